@@ -1,0 +1,7 @@
+// Package app holds the Sidecar's use cases, protocol-blind: the gate that
+// decides each statement (allow, deny by policy, file or reuse an approval and
+// deny, or claim an approved one and forward), the approval queries used by
+// the status path and the MCP server (read, wait with coalesced polling,
+// list), the listener runtime that protocol adapters serve, and the fx
+// modules that wire them.
+package app

@@ -1,0 +1,207 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/ports"
+)
+
+// Statement is one statement as a protocol adapter hands it to the gate.
+type Statement struct {
+	// Identity is the client's login user where the protocol has one.
+	Identity string
+	// IdentityValues are the values of the listener's IdentityKeys on this
+	// request (http headers, grpc metadata), keyed by lowercase key.
+	IdentityValues map[string][]string
+	// Canonical is the protocol's canonical bytes of the statement, with its
+	// parameters (what the fingerprint covers).
+	Canonical []byte
+	// Display is a readable rendering for the approver.
+	Display string
+	// Analysis is what the protocol's analyzer read from the statement.
+	Analysis domain.Analysis
+	// ReturnMode is true when the client asked for return mode on this
+	// connection or request (application name token, header, metadata).
+	ReturnMode bool
+	// Client is the client's address, for the audit trail and logs.
+	Client string
+}
+
+// Outcome is the gate's answer.
+type Outcome struct {
+	// Forward is true when the statement may go to the upstream.
+	Forward bool
+	// Denial is set when Forward is false.
+	Denial *domain.Denial
+	// Ticket is set when an approval was claimed with spend_approval_on:
+	// accepted; the adapter must call Ticket.Settle once the upstream has
+	// answered. Settle on a nil Ticket is a no-op.
+	Ticket *Ticket
+}
+
+// Gate decides statements. It is protocol-blind and safe for concurrent use.
+type Gate struct {
+	Sidecar string
+	CP      ports.ControlPlane // nil when the Sidecar has no Control Plane
+	Audit   ports.AuditSink
+	Clock   ports.Clock
+	Log     *slog.Logger
+	Metrics *Metrics
+	Watch   *Watcher
+	// WithMCP selects the denial text that names the approval_wait tool.
+	WithMCP bool
+}
+
+// ErrNoControlPlane is returned by queries when the Sidecar runs without one.
+var ErrNoControlPlane = errors.New("this Sidecar has no Control Plane")
+
+// Check decides one statement on a listener with settings s.
+func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Outcome {
+	ev := domain.Evaluate(st.Analysis, s.Policies, s.Approvals)
+	audit := ports.AuditEvent{Time: g.Clock.Now().UTC(), Listener: s.Name, Protocol: s.Protocol, Client: st.Client}
+	switch ev.Verdict {
+	case domain.VerdictAllow:
+		audit.Decision = "allow"
+		g.record(audit)
+		return Outcome{Forward: true}
+	case domain.VerdictPolicy:
+		audit.Decision, audit.Rule = "deny_policy", ev.Policy.Name
+		g.record(audit)
+		return Outcome{Denial: &domain.Denial{Kind: domain.DeniedByPolicy, Rule: ev.Policy.Name,
+			Message: domain.PolicyMessage(ev.Policy.Name, ev.Policy.Message)}}
+	}
+	rule := ev.Approval
+	fp := domain.Fingerprint(domain.FingerprintInput{Sidecar: g.Sidecar, Listener: s.Name, Protocol: s.Protocol,
+		Identity: st.Identity, IdentityValues: st.IdentityValues, Canonical: st.Canonical})
+	audit.Fingerprint, audit.Rule = fp, rule.Name
+	if g.CP == nil {
+		return g.unavailable(audit, rule.Name, ErrNoControlPlane)
+	}
+	filed, err := g.CP.File(ctx, ports.FileRequest{Fingerprint: fp, ListenerName: s.Name, ApprovalRule: rule.Name,
+		Statement: st.Display, Protocol: s.Protocol, ClientIdentity: st.Identity, TimeLimit: rule.TimeLimit})
+	if err != nil {
+		return g.unavailable(audit, rule.Name, err)
+	}
+	if !filed.Reused {
+		g.Metrics.approvalFiled(s.Name)
+	}
+	a := filed.Approval
+	if !filed.StatusKnown {
+		if got, err := g.CP.Get(ctx, a.ID); err == nil {
+			a = got
+		} else {
+			g.Log.Warn("approval filed but its status could not be read", "listener", s.Name, "approval_id", a.ID, "error", err)
+			a.Status = ""
+		}
+	}
+	returnMode := st.ReturnMode || s.Mode == ModeReturn
+	if a.EffectiveStatus(g.Clock.Now()) == domain.StatusPending && !returnMode {
+		a, err = g.waitDecision(ctx, s, a.ID)
+		if err != nil {
+			return g.unavailable(audit, rule.Name, err)
+		}
+	}
+	if a.EffectiveStatus(g.Clock.Now()) == domain.StatusApproved {
+		claimed, won, err := g.CP.Claim(ctx, a.ID, fp, s.SpendOn)
+		if err != nil {
+			return g.unavailable(audit, rule.Name, err)
+		}
+		g.Metrics.claim(s.Name, won)
+		if won {
+			audit.Decision, audit.ApprovalID, audit.Status = "forward_approved", a.ID, string(claimed.Status)
+			g.record(audit)
+			var t *Ticket
+			if s.SpendOn == ports.SpendOnAccepted {
+				t = &Ticket{gate: g, id: a.ID, audit: audit}
+			}
+			return Outcome{Forward: true, Ticket: t}
+		}
+		a = claimed
+	}
+	return g.deny(audit, rule.Name, a, returnMode)
+}
+
+// waitDecision holds the statement (wait mode) until the approval leaves
+// PENDING or the listener's WaitTimeout (default 10 minutes) ends; it then
+// returns the last status read.
+func (g *Gate) waitDecision(ctx context.Context, s *ListenerSettings, id string) (domain.Approval, error) {
+	timeout := s.WaitTimeout
+	if timeout <= 0 {
+		timeout = 10 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	a, _, err := g.Watch.WaitDecided(ctx, id)
+	return a, err
+}
+
+func (g *Gate) deny(audit ports.AuditEvent, rule string, a domain.Approval, returnMode bool) Outcome {
+	st := a.EffectiveStatus(g.Clock.Now())
+	d := &domain.Denial{Kind: domain.DeniedForApproval, ApprovalID: a.ID, Status: st, Rule: rule,
+		RetryAfter: returnMode && st == domain.StatusPending,
+		Message:    domain.DenialMessage(a.ID, st, a.RejectionReason, g.WithMCP)}
+	audit.Decision, audit.ApprovalID, audit.Status = "deny_approval", a.ID, string(st)
+	g.record(audit)
+	return Outcome{Denial: d}
+}
+
+func (g *Gate) unavailable(audit ports.AuditEvent, rule string, err error) Outcome {
+	audit.Decision, audit.Error = "deny_unavailable", err.Error()
+	g.record(audit)
+	g.Log.Error("statement needs approval but the Control Plane failed; denied", "listener", audit.Listener, "rule", rule, "error", err)
+	return Outcome{Denial: &domain.Denial{Kind: domain.DeniedUnavailable, Rule: rule,
+		Message: domain.UnavailableMessage(rule, err.Error())}}
+}
+
+func (g *Gate) record(e ports.AuditEvent) {
+	g.Metrics.statement(e.Listener, e.Decision)
+	if g.Audit != nil {
+		g.Audit.Record(e)
+	}
+}
+
+// Ticket is a claimed approval under spend_approval_on: accepted.
+type Ticket struct {
+	gate  *Gate
+	id    string
+	audit ports.AuditEvent
+	done  bool
+}
+
+// ApprovalID returns the claimed approval's id ("" on a nil Ticket).
+func (t *Ticket) ApprovalID() string {
+	if t == nil {
+		return ""
+	}
+	return t.id
+}
+
+// Settle tells the Control Plane how the upstream answered: accepted spends
+// the approval (EXECUTED), refused gives it back (APPROVED). It is safe on a
+// nil Ticket and runs at most once. It uses its own 10 s timeout, so a client
+// that hung up does not leave the approval PROCESSING.
+func (t *Ticket) Settle(accepted bool) {
+	if t == nil || t.done {
+		return
+	}
+	t.done = true
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := t.gate.CP.Settle(ctx, t.id, accepted)
+	e := t.audit
+	e.Time = t.gate.Clock.Now().UTC()
+	e.Decision = map[bool]string{true: "settle_accepted", false: "settle_refused"}[accepted]
+	if err != nil {
+		e.Error = err.Error()
+		t.gate.Log.Error("could not settle approval", "approval_id", t.id, "accepted", accepted, "error", err)
+	}
+	t.gate.record(e)
+}
+
+// String is for logs.
+func (t *Ticket) String() string { return fmt.Sprintf("ticket(%s)", t.ApprovalID()) }

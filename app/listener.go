@@ -1,0 +1,106 @@
+package app
+
+import (
+	"context"
+	"net"
+	"sync/atomic"
+	"time"
+
+	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/ports"
+)
+
+// Mode is what a listener does with a statement that needs approval.
+type Mode string
+
+// The two modes.
+const (
+	// ModeReturn files (or reuses) the approval request and denies at once
+	// with its id; the agent resends once approved.
+	ModeReturn Mode = "return"
+	// ModeWait holds the statement until a person decides or WaitTimeout ends.
+	ModeWait Mode = "wait"
+)
+
+// TLSClient is TLS towards an upstream.
+type TLSClient struct {
+	Enabled            bool
+	CAFile             string
+	ServerName         string
+	InsecureSkipVerify bool
+	CertFile, KeyFile  string // client certificate, optional
+}
+
+// TLSServer is TLS offered to clients on the listener.
+type TLSServer struct {
+	CertFile, KeyFile string
+}
+
+// Enabled reports whether a certificate is configured.
+func (t TLSServer) Enabled() bool { return t.CertFile != "" }
+
+// ListenerSettings is one listener's configuration, as protocol adapters see
+// it. It is immutable; a reload swaps in a new value (Listener.Settings).
+type ListenerSettings struct {
+	Name     string
+	Protocol string
+	Listen   string
+	Upstream string
+	// UpstreamTLS and TLS are the TLS settings towards the upstream and
+	// towards clients.
+	UpstreamTLS TLSClient
+	TLS         TLSServer
+	Mode        Mode
+	WaitTimeout time.Duration
+	SpendOn     ports.SpendOn
+	// IdentityKeys are the http headers / grpc metadata keys (lowercase)
+	// whose values enter the fingerprint (none by default).
+	IdentityKeys []string
+	Policies     []domain.PolicyRule
+	Approvals    []domain.ApprovalRule
+}
+
+// Protocol is one listener protocol (http, postgres, grpc…). An adapter
+// package registers one with fx (see ProvideProtocol). The core never knows
+// which protocol it serves.
+type Protocol interface {
+	// Name is the protocol's name in the config file (e.g. "postgres").
+	Name() string
+	// Serve serves clients on ln until ctx is cancelled or ln is closed, and
+	// then returns. It must not close live connections when ctx is cancelled
+	// because of a reload (the listener was removed or moved): those drain.
+	// l carries the settings and the gate.
+	Serve(ctx context.Context, ln net.Listener, l *Listener) error
+}
+
+// Listener is a running listener: its current settings (swapped atomically
+// on reload) and the gate its adapter asks about each statement.
+type Listener struct {
+	settings atomic.Pointer[ListenerSettings]
+	gate     *Gate
+	queries  *Approvals
+}
+
+// NewListener returns a Listener with settings s, deciding through g and
+// answering status reads through q (q may be used by adapters that serve a
+// status path).
+func NewListener(s ListenerSettings, g *Gate, q *Approvals) *Listener {
+	l := &Listener{gate: g, queries: q}
+	l.settings.Store(&s)
+	return l
+}
+
+// Settings returns the current settings. Adapters read it per statement (or
+// per connection), so a reload applies without dropping connections.
+func (l *Listener) Settings() *ListenerSettings { return l.settings.Load() }
+
+// Update swaps in new settings (reload).
+func (l *Listener) Update(s ListenerSettings) { l.settings.Store(&s) }
+
+// Approvals returns the approval queries (for a status path).
+func (l *Listener) Approvals() *Approvals { return l.queries }
+
+// Check asks the gate about one statement with the listener's current settings.
+func (l *Listener) Check(ctx context.Context, st Statement) Outcome {
+	return l.gate.Check(ctx, l.Settings(), st)
+}

@@ -1,0 +1,9 @@
+// Package domain is the pure core of the hoop Sidecar: the approval record and
+// its state machine, the status → next table with the instruction sentences,
+// the legacy (review_*) names, the statement fingerprint and the reuse rule,
+// the denial texts, and approval/policy rule matching.
+//
+// It imports the standard library only and does no I/O: no network, no files,
+// no clocks (callers pass the time in). Everything protocol-specific lives in
+// adapters; everything that talks to the Control Plane lives behind ports.
+package domain

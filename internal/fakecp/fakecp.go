@@ -1,0 +1,202 @@
+// Package fakecp is an in-memory ports.ControlPlane with the semantics of
+// docs/control-plane-api.md (reuse rule, atomic claim, settle, expiry, scoping
+// by Sidecar), plus approver actions, for unit tests of the core and of
+// protocol adapters. Conformance suites use the reference Control Plane
+// (cmd/controlplane) instead.
+package fakecp
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/ports"
+)
+
+// Record is a stored approval with the fields only the Control Plane sees.
+type Record struct {
+	domain.Approval
+	Fingerprint string
+	Statement   string
+	Protocol    string
+	Identity    string
+}
+
+// CP is the fake. The zero value is not usable; call New.
+type CP struct {
+	mu   sync.Mutex
+	seq  int
+	recs []*Record
+	now  func() time.Time
+	// Fail, when set, is returned by every call (e.g. ports.ErrUnavailable).
+	Fail error
+	// Gets counts Get calls (to check coalescing).
+	Gets atomic.Int64
+	// HideStatusOnFile makes File answer without a status.
+	HideStatusOnFile bool
+}
+
+// New returns an empty fake using now as its clock (time.Now when nil).
+func New(now func() time.Time) *CP {
+	if now == nil {
+		now = time.Now
+	}
+	return &CP{now: now}
+}
+
+func (c *CP) find(id string) *Record {
+	for _, r := range c.recs {
+		if r.ID == id {
+			return r
+		}
+	}
+	return nil
+}
+
+func (c *CP) effective(r *Record) domain.Approval {
+	a := r.Approval
+	if st := a.EffectiveStatus(c.now()); st != a.Status {
+		a.Status = st
+		if a.DecidedAt == nil {
+			a.DecidedAt = a.ExpiresAt
+		}
+	}
+	return a
+}
+
+// File implements ports.ControlPlane.
+func (c *CP) File(_ context.Context, r ports.FileRequest) (ports.Filed, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.Fail != nil {
+		return ports.Filed{}, c.Fail
+	}
+	for i := len(c.recs) - 1; i >= 0; i-- {
+		if c.recs[i].Fingerprint == r.Fingerprint {
+			a := c.effective(c.recs[i])
+			if domain.Reusable(a.Status) {
+				return ports.Filed{Approval: a, Reused: true, StatusKnown: !c.HideStatusOnFile}, nil
+			}
+			break
+		}
+	}
+	c.seq++
+	now := c.now().UTC().Truncate(time.Second)
+	rec := &Record{Approval: domain.Approval{ID: fmt.Sprintf("ap-%04d", c.seq), Status: domain.StatusPending,
+		ListenerName: r.ListenerName, ApprovalRule: r.ApprovalRule, CreatedAt: now},
+		Fingerprint: r.Fingerprint, Statement: r.Statement, Protocol: r.Protocol, Identity: r.ClientIdentity}
+	if r.TimeLimit > 0 {
+		e := now.Add(r.TimeLimit)
+		rec.ExpiresAt = &e
+	}
+	c.recs = append(c.recs, rec)
+	return ports.Filed{Approval: rec.Approval, StatusKnown: !c.HideStatusOnFile}, nil
+}
+
+// Get implements ports.ControlPlane.
+func (c *CP) Get(_ context.Context, id string) (domain.Approval, error) {
+	c.Gets.Add(1)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.Fail != nil {
+		return domain.Approval{}, c.Fail
+	}
+	r := c.find(id)
+	if r == nil {
+		return domain.Approval{}, ports.ErrNotFound
+	}
+	return c.effective(r), nil
+}
+
+// List implements ports.ControlPlane.
+func (c *CP) List(_ context.Context, status domain.Status, limit int) ([]domain.Approval, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.Fail != nil {
+		return nil, c.Fail
+	}
+	var out []domain.Approval
+	for i := len(c.recs) - 1; i >= 0 && len(out) < limit; i-- {
+		a := c.effective(c.recs[i])
+		if status == "" || a.Status == status {
+			out = append(out, a)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].CreatedAt.After(out[j].CreatedAt) })
+	return out, nil
+}
+
+// Claim implements ports.ControlPlane.
+func (c *CP) Claim(_ context.Context, id, fp string, spend ports.SpendOn) (domain.Approval, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.Fail != nil {
+		return domain.Approval{}, false, c.Fail
+	}
+	r := c.find(id)
+	if r == nil {
+		return domain.Approval{}, false, ports.ErrNotFound
+	}
+	a := c.effective(r)
+	if a.Status != domain.StatusApproved || r.Fingerprint != fp {
+		return a, false, nil
+	}
+	r.Status = domain.StatusExecuted
+	if spend == ports.SpendOnAccepted {
+		r.Status = domain.StatusProcessing
+	}
+	return r.Approval, true, nil
+}
+
+// Settle implements ports.ControlPlane.
+func (c *CP) Settle(_ context.Context, id string, accepted bool) (domain.Approval, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.Fail != nil {
+		return domain.Approval{}, c.Fail
+	}
+	r := c.find(id)
+	if r == nil {
+		return domain.Approval{}, ports.ErrNotFound
+	}
+	if r.Status != domain.StatusProcessing {
+		return r.Approval, ports.ErrConflict
+	}
+	r.Status = domain.StatusApproved
+	if accepted {
+		r.Status = domain.StatusExecuted
+	}
+	return r.Approval, nil
+}
+
+// Decide is the approver's side: move id to st (APPROVED, REJECTED,
+// REVOKED) with an optional reason, following the domain's transitions.
+func (c *CP) Decide(id string, st domain.Status, reason string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := c.find(id)
+	if r == nil {
+		return ports.ErrNotFound
+	}
+	if _, err := domain.Transition(r.Status, st); err != nil {
+		return err
+	}
+	now := c.now().UTC().Truncate(time.Second)
+	r.Status, r.DecidedAt, r.RejectionReason = st, &now, reason
+	return nil
+}
+
+// Records returns a copy of every record, oldest first.
+func (c *CP) Records() []Record {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]Record, len(c.recs))
+	for i, r := range c.recs {
+		out[i] = *r
+	}
+	return out
+}

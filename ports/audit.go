@@ -1,0 +1,37 @@
+package ports
+
+import "time"
+
+// AuditEvent is one gate decision. It never holds the Sidecar token; it holds
+// the statement's fingerprint, not the statement.
+type AuditEvent struct {
+	Time        time.Time `json:"time"`
+	Listener    string    `json:"listener"`
+	Protocol    string    `json:"protocol"`
+	Client      string    `json:"client,omitempty"`
+	Fingerprint string    `json:"fingerprint,omitempty"`
+	// Decision is one of allow, deny_policy, deny_approval, deny_unavailable,
+	// forward_approved, settle_accepted, settle_refused.
+	Decision   string `json:"decision"`
+	Rule       string `json:"rule,omitempty"`
+	ApprovalID string `json:"approval_id,omitempty"`
+	Status     string `json:"status,omitempty"`
+	Error      string `json:"error,omitempty"`
+}
+
+// AuditSink records decisions. Record must not block the statement for long
+// and must be safe for concurrent use.
+type AuditSink interface {
+	Record(e AuditEvent)
+}
+
+// Clock is the time source (a fake in tests).
+type Clock interface {
+	Now() time.Time
+}
+
+// SystemClock is the real clock.
+type SystemClock struct{}
+
+// Now returns time.Now().
+func (SystemClock) Now() time.Time { return time.Now() }

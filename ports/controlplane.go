@@ -1,0 +1,86 @@
+package ports
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/hoophq/sidecar/domain"
+)
+
+// Errors a ControlPlane returns. Implementations wrap them (errors.Is works)
+// and add the cause.
+var (
+	// ErrNotFound: the id is unknown, or belongs to another Sidecar (the
+	// Control Plane scopes every read to the caller's token).
+	ErrNotFound = errors.New("approval request not found on this Sidecar")
+	// ErrUnavailable: the Control Plane could not be reached or answered 5xx.
+	ErrUnavailable = errors.New("control plane unavailable")
+	// ErrOlder: the Control Plane does not implement the API version this
+	// Sidecar needs (docs/control-plane-api.md, "Versions").
+	ErrOlder = errors.New("the Control Plane is older than this Sidecar")
+	// ErrUnauthorized: the Sidecar token was refused.
+	ErrUnauthorized = errors.New("control plane refused the Sidecar token")
+	// ErrConflict: a claim or settle found the approval in another status.
+	ErrConflict = errors.New("approval is not in the status this call needs")
+)
+
+// SpendOn says when a claimed approval is spent (listener setting
+// spend_approval_on).
+type SpendOn string
+
+// The two spend modes.
+const (
+	// SpendOnSent spends the approval (EXECUTED) when the statement is forwarded.
+	SpendOnSent SpendOn = "sent"
+	// SpendOnAccepted moves it to PROCESSING, then EXECUTED when the upstream
+	// accepts or back to APPROVED when it refuses.
+	SpendOnAccepted SpendOn = "accepted"
+)
+
+// FileRequest asks the Control Plane to file an approval request for a
+// fingerprint, or to return the one it may reuse (domain.Reusable).
+type FileRequest struct {
+	Fingerprint  string
+	ListenerName string
+	ApprovalRule string
+	// Statement is a readable rendering for the approver. It is sent to the
+	// Control Plane only, never returned to agents.
+	Statement string
+	Protocol  string
+	// ClientIdentity is the login user (databases) or a label; may be empty.
+	ClientIdentity string
+	// TimeLimit, when not zero, sets expires_at = created_at + TimeLimit.
+	TimeLimit time.Duration
+}
+
+// Filed is the answer to File.
+type Filed struct {
+	Approval domain.Approval
+	// Reused is true when an existing request was returned.
+	Reused bool
+	// StatusKnown is false when the Control Plane's answer carried no status
+	// (the caller may then read it with Get).
+	StatusKnown bool
+}
+
+// ControlPlane is every call a Sidecar makes to its Control Plane
+// (docs/control-plane-api.md). All reads are scoped to the Sidecar's token.
+type ControlPlane interface {
+	// File files or reuses an approval request. Errors: ErrUnavailable,
+	// ErrOlder, ErrUnauthorized.
+	File(ctx context.Context, r FileRequest) (Filed, error)
+	// Get reads one approval request. Errors: ErrNotFound, ErrUnavailable,
+	// ErrOlder, ErrUnauthorized.
+	Get(ctx context.Context, id string) (domain.Approval, error)
+	// List lists this Sidecar's approval requests, newest first; status ""
+	// means every status; limit is 1..200.
+	List(ctx context.Context, status domain.Status, limit int) ([]domain.Approval, error)
+	// Claim atomically moves an APPROVED request with this fingerprint to
+	// EXECUTED (SpendOnSent) or PROCESSING (SpendOnAccepted). won is false
+	// when it was not APPROVED (the answer then carries its current state).
+	Claim(ctx context.Context, id, fingerprint string, spend SpendOn) (a domain.Approval, won bool, err error)
+	// Settle ends a PROCESSING request: accepted → EXECUTED, refused →
+	// APPROVED. ErrConflict when it is not PROCESSING.
+	Settle(ctx context.Context, id string, accepted bool) (domain.Approval, error)
+}

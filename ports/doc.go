@@ -1,0 +1,4 @@
+// Package ports holds the interfaces the core needs from the outside world:
+// the Control Plane (where approvals live), the audit sink, and the clock.
+// Adapters implement them; app/ uses them; tests fake them.
+package ports
