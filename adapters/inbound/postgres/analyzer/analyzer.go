@@ -1,0 +1,164 @@
+package analyzer
+
+import (
+	"sort"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/hoophq/sidecar/domain"
+)
+
+// Unknown is the one action of a statement the parser could not read. A rule
+// that lists it holds such statements (the upstream usually refuses them too).
+const Unknown = "UNKNOWN"
+
+// Statement is the analysis of one SQL statement.
+type Statement struct {
+	// Analysis is what rules match: Actions (statement kinds, upper case),
+	// Targets (relation and object names) and Functions (called functions).
+	Analysis domain.Analysis
+	// Prepare is set on PREPARE name AS query: the name and the analysis of
+	// the query, which runs only when EXECUTE name is sent.
+	Prepare *Prepared
+	// Execute is the name in EXECUTE name(...); the session adds the
+	// prepared query's analysis.
+	Execute string
+	// Deallocate names a DEALLOCATE; DeallocateAll is DEALLOCATE ALL.
+	Deallocate    string
+	DeallocateAll bool
+}
+
+// Prepared is a PREPARE's name and query.
+type Prepared struct {
+	Name     string
+	Analysis domain.Analysis
+}
+
+// Result is the analysis of one SQL text (one Query message or one Parse).
+type Result struct {
+	// Statements has one entry per statement, in order. Empty for an empty
+	// text (only comments or semicolons).
+	Statements []Statement
+	// Err is the parser's error; Statements then holds one entry whose only
+	// action is Unknown.
+	Err error
+}
+
+// Analyze parses sql with PostgreSQL's parser and classifies each statement.
+// It never fails: a text the parser refuses yields one Unknown statement and
+// Err set.
+func Analyze(sql string) Result {
+	tree, err := pg.Parse(sql)
+	if err != nil {
+		return Result{Statements: []Statement{{Analysis: domain.Analysis{Actions: []string{Unknown}}}}, Err: err}
+	}
+	out := Result{Statements: make([]Statement, 0, len(tree.Stmts))}
+	for _, raw := range tree.Stmts {
+		if raw.Stmt == nil {
+			continue
+		}
+		w := newWalker()
+		w.node(raw.Stmt.ProtoReflect())
+		out.Statements = append(out.Statements, w.statement())
+	}
+	return out
+}
+
+// walker collects one statement's analysis.
+type walker struct {
+	actions, targets, functions map[string]struct{}
+	st                          Statement
+}
+
+func newWalker() *walker {
+	return &walker{actions: map[string]struct{}{}, targets: map[string]struct{}{}, functions: map[string]struct{}{}}
+}
+
+func (w *walker) statement() Statement {
+	w.st.Analysis = domain.Analysis{Actions: keys(w.actions), Targets: keys(w.targets), Functions: keys(w.functions)}
+	return w.st
+}
+
+func keys(m map[string]struct{}) []string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (w *walker) act(a ...string) {
+	for _, s := range a {
+		w.actions[s] = struct{}{}
+	}
+}
+
+// relation adds a relation name: as written (schema-qualified when given),
+// the bare name, and for an unqualified name public.<name> (the default
+// search_path; see docs/postgres-listener.md).
+func (w *walker) relation(catalog, schema, name string) {
+	if name == "" {
+		return
+	}
+	w.targets[name] = struct{}{}
+	switch {
+	case schema == "":
+		w.targets["public."+name] = struct{}{}
+	case catalog != "":
+		w.targets[catalog+"."+schema+"."+name] = struct{}{}
+		w.targets[schema+"."+name] = struct{}{}
+	default:
+		w.targets[schema+"."+name] = struct{}{}
+	}
+}
+
+// qualified adds a dotted name list (e.g. DROP TABLE s.t's object) as a relation.
+func (w *walker) qualified(parts []string) {
+	switch len(parts) {
+	case 0:
+	case 1:
+		w.relation("", "", parts[0])
+	case 2:
+		w.relation("", parts[0], parts[1])
+	default:
+		n := len(parts)
+		w.relation(parts[n-3], parts[n-2], parts[n-1])
+	}
+}
+
+func (w *walker) function(parts []string) {
+	if len(parts) == 0 {
+		return
+	}
+	w.functions[strings.Join(parts, ".")] = struct{}{}
+	w.functions[parts[len(parts)-1]] = struct{}{}
+}
+
+// node classifies m and walks its children (statements nested in CTEs,
+// subqueries, CREATE TABLE AS, COPY (query), EXPLAIN ANALYZE, …).
+func (w *walker) node(m protoreflect.Message) {
+	if !m.IsValid() {
+		return
+	}
+	if !w.classify(m.Interface()) {
+		return
+	}
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsList() && fd.Message() != nil:
+			l := v.List()
+			for i := 0; i < l.Len(); i++ {
+				w.node(l.Get(i).Message())
+			}
+		case fd.Message() != nil && !fd.IsMap():
+			w.node(v.Message())
+		}
+		return true
+	})
+}
