@@ -16,6 +16,8 @@ const Unknown = "UNKNOWN"
 
 // Statement is the analysis of one SQL statement.
 type Statement struct {
+	// Text is the statement's own text within the analysed SQL.
+	Text string
 	// Analysis is what rules match: Actions (statement kinds, upper case),
 	// Targets (relation and object names) and Functions (called functions).
 	Analysis domain.Analysis
@@ -34,6 +36,8 @@ type Statement struct {
 type Prepared struct {
 	Name     string
 	Analysis domain.Analysis
+	// Text is the PREPARE statement's text (set by the session that keeps it).
+	Text string
 }
 
 // Result is the analysis of one SQL text (one Query message or one Parse).
@@ -52,7 +56,7 @@ type Result struct {
 func Analyze(sql string) Result {
 	tree, err := pg.Parse(sql)
 	if err != nil {
-		return Result{Statements: []Statement{{Analysis: domain.Analysis{Actions: []string{Unknown}}}}, Err: err}
+		return Result{Statements: []Statement{{Text: sql, Analysis: domain.Analysis{Actions: []string{Unknown}}}}, Err: err}
 	}
 	out := Result{Statements: make([]Statement, 0, len(tree.Stmts))}
 	for _, raw := range tree.Stmts {
@@ -61,9 +65,22 @@ func Analyze(sql string) Result {
 		}
 		w := newWalker()
 		w.node(raw.Stmt.ProtoReflect())
-		out.Statements = append(out.Statements, w.statement())
+		st := w.statement()
+		st.Text = stmtText(sql, int(raw.StmtLocation), int(raw.StmtLen))
+		out.Statements = append(out.Statements, st)
 	}
 	return out
+}
+
+// stmtText slices one statement out of sql (a length of 0 runs to the end).
+func stmtText(sql string, loc, n int) string {
+	if loc < 0 || loc > len(sql) {
+		return sql
+	}
+	if n <= 0 || loc+n > len(sql) {
+		return strings.TrimSpace(sql[loc:])
+	}
+	return strings.TrimSpace(sql[loc : loc+n])
 }
 
 // walker collects one statement's analysis.

@@ -138,6 +138,9 @@ func TestSeveralStatementsAndErrors(t *testing.T) {
 		t.Fatalf("got %d statements, err %v", len(r.Statements), r.Err)
 	}
 	has(t, "2nd", "actions", r.Statements[1].Analysis.Actions, "DROP_TABLE")
+	if r.Statements[1].Text != "DROP TABLE t" || r.Statements[2].Text != "INSERT INTO u VALUES (1)" {
+		t.Errorf("statement texts %q, %q", r.Statements[1].Text, r.Statements[2].Text)
+	}
 	lacks(t, "1st", "actions", r.Statements[0].Analysis.Actions, "DROP")
 
 	r = Analyze("DELET FROM t")

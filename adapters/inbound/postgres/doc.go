@@ -1,0 +1,26 @@
+// Package postgres is the postgres listener: a PostgreSQL wire-protocol
+// proxy (github.com/jackc/pgx/v5/pgproto3) that passes each client through
+// to its upstream server and asks the gate (app.Listener.Check) about every
+// statement before it is forwarded.
+//
+// What lives here, one job per file:
+//
+//   - protocol.go: New, Name, Serve (the accept loop).
+//   - startup.go: SSLRequest / GSSENCRequest / CancelRequest / direct TLS,
+//     the StartupMessage, and the connection to the upstream (tls.go).
+//   - cancel.go: routing a CancelRequest to the upstream backend it names.
+//   - session.go: one client connection: reads its messages and decides
+//     them unit by unit (query.go: the simple protocol; extended.go and
+//     batch.go: Parse/Bind/Describe/Execute/Close up to Sync or Flush).
+//   - relay.go: the upstream's answers back to the client, in order, with
+//     denials placed where the upstream would have put its error, the
+//     transaction status, SCRAM -PLUS stripping, and settling approvals
+//     claimed with spend_approval_on: accepted.
+//   - statement.go: the canonical bytes and the approver's rendering of a
+//     statement (query text plus bound parameters).
+//   - errors.go: ErrorResponse texts and the SQLSTATE codes.
+//
+// Everything protocol-blind (rules, approvals, fingerprints, texts) is in
+// app/ and domain/; SQL classification is in the analyzer subpackage.
+// docs/postgres-listener.md documents the behaviour for operators.
+package postgres

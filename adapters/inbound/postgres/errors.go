@@ -1,0 +1,76 @@
+package postgres
+
+import (
+	"fmt"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/hoophq/sidecar/domain"
+)
+
+// SQLSTATE codes the listener sends (documented in docs/postgres-listener.md).
+const (
+	// CodeHeld is a statement held for a person, or denied by a policy rule:
+	// 42501 insufficient_privilege.
+	CodeHeld = "42501"
+	// CodeUnavailable is a statement that needs approval while the Control
+	// Plane cannot be reached (nothing was filed or run): 58000 system_error.
+	CodeUnavailable = "58000"
+	// CodeCanceled is a statement held in wait mode that the client
+	// cancelled: 57014 query_canceled, as PostgreSQL sends.
+	CodeCanceled = "57014"
+	// CodeUpstream is a connection the Sidecar could not open to the
+	// upstream: 08006 connection_failure (FATAL).
+	CodeUpstream = "08006"
+	// CodeProtocol is a message that breaks the protocol: 08P01
+	// protocol_violation (FATAL; the connection closes).
+	CodeProtocol = "08P01"
+)
+
+// denialError renders a gate denial as an ErrorResponse (severity ERROR).
+// The message is the denial's text exactly; the detail carries the approval
+// id, status and rule; the hint says what to do next.
+func denialError(d *domain.Denial, withMCP bool) *pgproto3.ErrorResponse {
+	e := &pgproto3.ErrorResponse{Severity: "ERROR", SeverityUnlocalized: "ERROR", Message: d.Message}
+	switch d.Kind {
+	case domain.DeniedForApproval:
+		e.Code = CodeHeld
+		status := string(d.Status)
+		if status == "" {
+			status = "unknown"
+		}
+		e.Detail = fmt.Sprintf("approval id: %s; approval status: %s; approval rule: %s", d.ApprovalID, status, d.Rule)
+		e.Hint = approvalHint(d, withMCP)
+	case domain.DeniedByPolicy:
+		e.Code = CodeHeld
+		e.Detail = "policy rule: " + d.Rule
+		e.Hint = "This statement is not allowed through this listener; do not resend it."
+	default:
+		e.Code = CodeUnavailable
+		e.Detail = "approval rule: " + d.Rule
+		e.Hint = "Nothing was filed or run. Statements that need no approval keep working; resend this one once the Control Plane is back."
+	}
+	return e
+}
+
+func approvalHint(d *domain.Denial, withMCP bool) string {
+	if d.Status != "" && domain.NextFor(d.Status) == domain.NextStop {
+		return "Do not resend: only a person can ask again."
+	}
+	if withMCP {
+		return fmt.Sprintf("Call the MCP tool %s with id %s; once it is approved, resend the identical statement (same text and parameters) on any connection. It runs once.",
+			domain.FamilyApproval.Tool(domain.ToolWait), d.ApprovalID)
+	}
+	return fmt.Sprintf("Ask the person who approves to check approval %s in the Control Plane; once it is approved, resend the identical statement (same text and parameters) on any connection. It runs once.", d.ApprovalID)
+}
+
+// canceledError is a held statement the client cancelled.
+func canceledError() *pgproto3.ErrorResponse {
+	return &pgproto3.ErrorResponse{Severity: "ERROR", SeverityUnlocalized: "ERROR", Code: CodeCanceled,
+		Message: "canceling statement due to user request"}
+}
+
+// fatal is an error that ends the connection.
+func fatal(code, msg string) *pgproto3.ErrorResponse {
+	return &pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: code, Message: msg}
+}

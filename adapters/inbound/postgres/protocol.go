@@ -1,0 +1,77 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/hoophq/sidecar/adapters/inbound/postgres/analyzer"
+	"github.com/hoophq/sidecar/app"
+)
+
+// Protocol is the postgres listener protocol. One value serves any number of
+// listeners; it is safe for concurrent use.
+type Protocol struct {
+	log     *slog.Logger
+	cache   *analyzer.Cache
+	cancels *cancelRegistry
+}
+
+// New returns the postgres protocol, logging to log (discarded when nil).
+func New(log *slog.Logger) *Protocol {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Protocol{log: log, cache: analyzer.NewCache(4096), cancels: newCancelRegistry()}
+}
+
+// Name returns "postgres", the protocol's name in the config file.
+func (p *Protocol) Name() string { return "postgres" }
+
+// Serve accepts PostgreSQL clients on ln and passes each through to the
+// listener's upstream until ctx is cancelled or ln is closed. Live
+// connections are not closed when ctx ends: they drain.
+func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) error {
+	stop := context.AfterFunc(ctx, func() { ln.Close() })
+	defer stop()
+	delay := 5 * time.Millisecond
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			p.log.Warn("postgres listener: accept failed", "listener", l.Settings().Name, "error", err)
+			time.Sleep(delay)
+			delay = min(2*delay, time.Second)
+			continue
+		}
+		delay = 5 * time.Millisecond
+		go p.handle(conn, l)
+	}
+}
+
+// handle runs one client connection to its end.
+func (p *Protocol) handle(conn net.Conn, l *app.Listener) {
+	defer conn.Close()
+	set := l.Settings()
+	log := p.log.With("listener", set.Name, "client", conn.RemoteAddr().String())
+	defer func() {
+		if r := recover(); r != nil {
+			log.Error("postgres connection failed; closed", "panic", r)
+		}
+	}()
+	s, err := p.startup(conn, l, log)
+	if err != nil {
+		if !isClosed(err) {
+			log.Info("postgres connection ended during startup", "error", err)
+		}
+		return
+	}
+	if s == nil {
+		return // a CancelRequest, handled
+	}
+	s.run()
+}

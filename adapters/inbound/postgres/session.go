@@ -1,0 +1,185 @@
+package postgres
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hoophq/sidecar/adapters/inbound/postgres/analyzer"
+	"github.com/hoophq/sidecar/app"
+)
+
+// session is one client connection and its upstream connection. One
+// goroutine reads the client (readClient) and decides statements; another
+// relays the upstream's answers (relay). They share the expectation queue
+// and the client writer under mu.
+type session struct {
+	p   *Protocol
+	l   *app.Listener
+	log *slog.Logger
+
+	client net.Conn
+	cr     *bufio.Reader
+	up     net.Conn
+	ur     *bufio.Reader
+	uw     *bufio.Writer // written by the client reader only
+
+	user         string
+	upstreamAddr string
+	upstreamTLS  app.TLSClient
+	returnMode   atomic.Bool
+
+	// Shared with the relay, under mu.
+	mu         sync.Mutex
+	drained    *sync.Cond // signalled whenever an expectation is popped
+	cw         *bufio.Writer
+	fifo       []*expect
+	pushed     uint64
+	popped     uint64
+	skipping   bool // the upstream discards messages until Sync after an error
+	txStatus   byte
+	relayDone  bool
+	cancelKeys []string
+
+	// The wait of a held statement (wait mode), ended by a CancelRequest.
+	cancelMu   sync.Mutex
+	waitCancel context.CancelFunc
+	canceled   bool
+
+	// Reader-only state: prepared statements and portals by name, SQL-level
+	// PREPAREs, the extended-protocol messages not yet forwarded, the undo
+	// journal of their effects on those maps, and the current Sync batch.
+	stmts       map[string]*prepared
+	portals     map[string]*portal
+	sqlPrepared map[string]analyzer.Prepared
+	pending     []pendingMsg
+	pendingSize int
+	journal     []func()
+	discarding  bool
+	batch       *batch
+}
+
+func newSession(p *Protocol, l *app.Listener, log *slog.Logger, client net.Conn, cr *bufio.Reader, up net.Conn) *session {
+	s := &session{p: p, l: l, log: log, client: client, cr: cr, up: up,
+		ur: bufio.NewReaderSize(up, 32<<10), uw: bufio.NewWriterSize(up, 32<<10), cw: bufio.NewWriterSize(client, 32<<10),
+		txStatus: 'I', stmts: map[string]*prepared{}, portals: map[string]*portal{}, sqlPrepared: map[string]analyzer.Prepared{}}
+	s.drained = sync.NewCond(&s.mu)
+	return s
+}
+
+// run relays the session until either side ends it.
+func (s *session) run() {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.relay()
+	}()
+	err := s.readClient()
+	var pe *protocolError
+	if errors.As(err, &pe) {
+		s.log.Warn("postgres client broke the protocol; connection closed", "error", err)
+		s.mu.Lock()
+		s.cw.Write(encode(fatal(CodeProtocol, "hoop sidecar: "+pe.msg)))
+		s.cw.Flush()
+		s.mu.Unlock()
+	} else if err != nil && !isClosed(err) {
+		s.log.Info("postgres connection ended", "error", err)
+	}
+	s.up.Close()
+	<-done
+	s.mu.Lock()
+	keys := s.cancelKeys
+	s.mu.Unlock()
+	for _, k := range keys {
+		s.p.cancels.remove(k, s)
+	}
+}
+
+// readClient reads client messages until the client leaves or breaks the
+// protocol. It flushes what it forwarded whenever no more input is waiting.
+func (s *session) readClient() error {
+	for {
+		if s.cr.Buffered() == 0 {
+			if err := s.uw.Flush(); err != nil {
+				return err
+			}
+		}
+		typ, frame, err := readFrame(s.cr)
+		if err != nil {
+			return err
+		}
+		if err := s.fromClient(typ, frame); err != nil {
+			return err
+		}
+	}
+}
+
+func (s *session) fromClient(typ byte, frame []byte) error {
+	if s.discarding && typ != 'S' && typ != 'X' {
+		return nil // after a held statement, PostgreSQL's rule: discard until Sync
+	}
+	switch typ {
+	case 'Q':
+		return s.query(frame)
+	case 'P', 'B', 'D', 'E', 'C':
+		return s.extended(typ, frame)
+	case 'H':
+		return s.endUnit(false, frame)
+	case 'S':
+		return s.endUnit(true, frame)
+	case 'F':
+		return s.functionCall(frame)
+	case 'X':
+		s.forward(frame)
+		s.uw.Flush()
+		return io.EOF
+	default: // CopyData, CopyDone, CopyFail, authentication responses
+		return s.forward(frame)
+	}
+}
+
+func (s *session) forward(frame []byte) error {
+	_, err := s.uw.Write(frame)
+	return err
+}
+
+// check asks the gate about st. Anything forwarded earlier is flushed
+// first, since the gate may hold st for a while (wait mode). canceled is
+// true when a CancelRequest ended that wait.
+func (s *session) check(st app.Statement) (out app.Outcome, canceled bool) {
+	if err := s.uw.Flush(); err != nil {
+		s.log.Debug("flush to upstream failed", "error", err)
+	}
+	st.Identity, st.Client, st.ReturnMode = s.user, s.client.RemoteAddr().String(), s.returnMode.Load()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s.cancelMu.Lock()
+	s.waitCancel, s.canceled = cancel, false
+	s.cancelMu.Unlock()
+	out = s.l.Check(ctx, st)
+	s.cancelMu.Lock()
+	s.waitCancel, canceled = nil, s.canceled
+	s.cancelMu.Unlock()
+	return out, canceled && !out.Forward
+}
+
+// cancelWait ends the wait of a held statement, if any.
+func (s *session) cancelWait() {
+	s.cancelMu.Lock()
+	defer s.cancelMu.Unlock()
+	if s.waitCancel != nil {
+		s.canceled = true
+		s.waitCancel()
+	}
+}
+
+// ready is called by the relay once authentication succeeded.
+func (s *session) ready() {
+	s.client.SetDeadline(time.Time{})
+}

@@ -1,0 +1,100 @@
+package postgres
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/hoophq/sidecar/app"
+)
+
+// serverTLS returns the TLS config offered to clients (nil without a
+// certificate). ALPN "postgresql" is what direct TLS (PostgreSQL 17
+// sslnegotiation=direct) asks for.
+func serverTLS(t app.TLSServer) (*tls.Config, error) {
+	if !t.Enabled() {
+		return nil, nil
+	}
+	cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("listener certificate: %w", err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12,
+		NextProtos: []string{"postgresql"}}, nil
+}
+
+// clientTLS returns the TLS config towards the upstream at addr.
+func clientTLS(t app.TLSClient, addr string) (*tls.Config, error) {
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: t.ServerName, InsecureSkipVerify: t.InsecureSkipVerify}
+	if cfg.ServerName == "" {
+		if host, _, err := net.SplitHostPort(addr); err == nil {
+			cfg.ServerName = host
+		}
+	}
+	if t.CAFile != "" {
+		pem, err := os.ReadFile(t.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("upstream CA file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("upstream CA file %s holds no PEM certificate", t.CAFile)
+		}
+		cfg.RootCAs = pool
+	}
+	if t.CertFile != "" {
+		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("upstream client certificate: %w", err)
+		}
+		cfg.Certificates = []tls.Certificate{cert}
+	}
+	return cfg, nil
+}
+
+// dialUpstream connects to the upstream at addr, negotiating TLS with an
+// SSLRequest when t is enabled. The answer 'N' is an error: the listener
+// asked for TLS and the upstream refused it.
+func dialUpstream(ctx context.Context, addr string, t app.TLSClient) (net.Conn, error) {
+	d := net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	if !t.Enabled {
+		return conn, nil
+	}
+	cfg, err := clientTLS(t, addr)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := conn.Write(encode(&pgproto3.SSLRequest{})); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	var answer [1]byte
+	if _, err := io.ReadFull(conn, answer[:]); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	if answer[0] != 'S' {
+		conn.Close()
+		return nil, fmt.Errorf("upstream %s refused TLS (answered %q to SSLRequest)", addr, answer[0])
+	}
+	tc := tls.Client(conn, cfg)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("TLS handshake with upstream %s: %w", addr, err)
+	}
+	conn.SetDeadline(time.Time{})
+	return tc, nil
+}
