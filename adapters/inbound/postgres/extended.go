@@ -150,7 +150,7 @@ func (s *session) execution(name string) *execution {
 	p := s.portals[name]
 	if p == nil {
 		return &execution{st: app.Statement{Canonical: []byte("\x00hoop-portal-v1\x00" + name),
-			Display: "-- execute of portal " + quote(name) + " unknown to the Sidecar",
+			Display:  "-- execute of portal " + quote(name) + " unknown to the Sidecar",
 			Analysis: domain.Analysis{Actions: []string{analyzer.Unknown}}}}
 	}
 	e := &execution{st: app.Statement{Canonical: p.canonical, Display: p.display}}

@@ -43,7 +43,9 @@ type fixture struct {
 
 type option func(*app.ListenerSettings, *app.CoreOptions)
 
-func withMode(m app.Mode) option { return func(s *app.ListenerSettings, _ *app.CoreOptions) { s.Mode = m } }
+func withMode(m app.Mode) option {
+	return func(s *app.ListenerSettings, _ *app.CoreOptions) { s.Mode = m }
+}
 func withSpend(sp ports.SpendOn) option {
 	return func(s *app.ListenerSettings, _ *app.CoreOptions) { s.SpendOn = sp }
 }
