@@ -52,7 +52,7 @@ type Record struct {
 // FileInput is a Sidecar's request to file (or reuse) an approval request.
 type FileInput struct {
 	Fingerprint, ListenerName, ApprovalRule string
-	Statement, Protocol, ClientIdentity    string
+	Statement, Protocol, ClientIdentity     string
 	// TimeLimit, when > 0, sets ExpiresAt = CreatedAt + TimeLimit.
 	TimeLimit time.Duration
 }
