@@ -101,6 +101,14 @@ type Store interface {
 	Close() error
 }
 
+// Actions maps an approver's action (approve, reject, revoke) to the status
+// Decide sets.
+var Actions = map[string]domain.Status{
+	"approve": domain.StatusApproved,
+	"reject":  domain.StatusRejected,
+	"revoke":  domain.StatusRevoked,
+}
+
 // Effective returns r with the time limit applied at now: a PENDING or
 // APPROVED request at or past ExpiresAt reads EXPIRED with DecidedAt =
 // ExpiresAt.
