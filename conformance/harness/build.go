@@ -11,34 +11,41 @@ import (
 )
 
 var (
-	buildOnce sync.Once
-	buildDir  string
-	buildErr  error
+	buildMu  sync.Mutex
+	buildDir string
+	built    = map[string]string{}
 )
 
-// Binaries returns the paths of the sidecar and controlplane binaries, built
-// once per test process from this checkout.
+// Binary returns the path of ./cmd/<name> built from this checkout, once per
+// test process.
+func Binary(t testing.TB, name string) string {
+	t.Helper()
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if p, ok := built[name]; ok {
+		return p
+	}
+	if buildDir == "" {
+		d, err := os.MkdirTemp("", "hoop-bin-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		buildDir = d
+	}
+	out := filepath.Join(buildDir, name)
+	cmd := exec.Command("go", "build", "-o", out, "./cmd/"+name)
+	cmd.Dir = RepoRoot(t)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build %s: %v\n%s", name, err, b)
+	}
+	built[name] = out
+	return out
+}
+
+// Binaries returns the paths of the sidecar and controlplane binaries.
 func Binaries(t testing.TB) (sidecar, controlplane string) {
 	t.Helper()
-	buildOnce.Do(func() {
-		buildDir, buildErr = os.MkdirTemp("", "hoop-bin-")
-		if buildErr != nil {
-			return
-		}
-		root := RepoRoot(t)
-		for _, name := range []string{"sidecar", "controlplane"} {
-			cmd := exec.Command("go", "build", "-o", filepath.Join(buildDir, name), "./cmd/"+name)
-			cmd.Dir = root
-			if out, err := cmd.CombinedOutput(); err != nil {
-				buildErr = &buildError{name: name, out: string(out), err: err}
-				return
-			}
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("build binaries: %v", buildErr)
-	}
-	return filepath.Join(buildDir, "sidecar"), filepath.Join(buildDir, "controlplane")
+	return Binary(t, "sidecar"), Binary(t, "controlplane")
 }
 
 type buildError struct {

@@ -40,7 +40,7 @@ type ControlPlane struct {
 // StartControlPlane starts `controlplane serve` and waits for /healthz.
 func StartControlPlane(t testing.TB, o CPOptions) *ControlPlane {
 	t.Helper()
-	_, bin := Binaries(t)
+	bin := Binary(t, "controlplane")
 	if o.Sidecars == nil {
 		o.Sidecars = map[string]string{"test": "test-sidecar-token"}
 	}

@@ -30,7 +30,7 @@ type SidecarOptions struct {
 // and waits until it logs "sidecar ready".
 func StartSidecar(t testing.TB, o SidecarOptions) *Sidecar {
 	t.Helper()
-	bin, _ := Binaries(t)
+	bin := Binary(t, "sidecar")
 	path := filepath.Join(t.TempDir(), "config.yaml")
 	if err := os.WriteFile(path, []byte(o.Config), 0o600); err != nil {
 		t.Fatal(err)
