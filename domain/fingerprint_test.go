@@ -48,8 +48,10 @@ func TestFingerprintChangesWithEachField(t *testing.T) {
 		},
 		"identity header added": func(in *domain.FingerprintInput) { in.IdentityValues["x-user"] = []string{"bob"} },
 		"identity header gone":  func(in *domain.FingerprintInput) { delete(in.IdentityValues, "x-team") },
-		"parameters":            func(in *domain.FingerprintInput) { in.Canonical = []byte("DELETE FROM invoices WHERE id = $1\x00" + "43") },
-		"statement":             func(in *domain.FingerprintInput) { in.Canonical = []byte("DELETE FROM invoices") },
+		"parameters": func(in *domain.FingerprintInput) {
+			in.Canonical = []byte("DELETE FROM invoices WHERE id = $1\x00" + "43")
+		},
+		"statement": func(in *domain.FingerprintInput) { in.Canonical = []byte("DELETE FROM invoices") },
 		// Field boundaries are length-prefixed: moving bytes between fields changes it.
 		"bytes moved between fields": func(in *domain.FingerprintInput) { in.Identity, in.Canonical = "agentD", in.Canonical[1:] },
 	}

@@ -22,9 +22,9 @@ func TestNextForEveryRow(t *testing.T) {
 		{"REVOKED", "stop"},
 		{"EXECUTED", "stop"},
 		{"EXPIRED", "stop"},
-		{"ON_HOLD", "stop"},   // any other
-		{"pending", "stop"},   // statuses are exact strings
-		{"", "stop"},          // no status at all
+		{"ON_HOLD", "stop"}, // any other
+		{"pending", "stop"}, // statuses are exact strings
+		{"", "stop"},        // no status at all
 	}
 	for _, tc := range cases {
 		if got := domain.NextFor(tc.status); got != tc.next {
