@@ -218,3 +218,10 @@ func errorCode(err error) string {
 	}
 	return ""
 }
+
+// Ping reports whether the Control Plane answers Info with API version 1 or
+// later (for /readyz). Errors as Info.
+func (c *Client) Ping(ctx context.Context) error {
+	_, err := c.Info(ctx)
+	return err
+}

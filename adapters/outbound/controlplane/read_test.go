@@ -222,6 +222,9 @@ func TestInfo(t *testing.T) {
 	if p := s.requests()[0].Path; p != "/api/sidecars/info" {
 		t.Fatalf("path %q", p)
 	}
+	if err := newClient(t, s.URL, nil).Ping(context.Background()); err != nil {
+		t.Fatalf("Ping: %v", err)
+	}
 }
 
 func TestInfoOlder(t *testing.T) {
@@ -234,11 +237,11 @@ func TestInfoOlder(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := newServer(t, h)
 			_, err := newClient(t, s.URL, nil).Info(context.Background())
-			if !errors.Is(err, ports.ErrOlder) {
+			if !errors.Is(err, ports.ErrOlder) || !errors.Is(newClient(t, s.URL, nil).Ping(context.Background()), ports.ErrOlder) {
 				t.Fatalf("err = %v, want ErrOlder", err)
 			}
-			if n := len(s.requests()); n != 1 {
-				t.Fatalf("%d requests, want 1 (older is never retried)", n)
+			if n := len(s.requests()); n != 2 {
+				t.Fatalf("%d requests for Info and Ping, want 2 (older is never retried)", n)
 			}
 		})
 	}
