@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
@@ -13,7 +15,7 @@ import (
 
 // Open opens (and creates the table in) the store at addr:
 //
-//	sqlite:PATH                       a SQLite file (created if missing); one replica
+//	sqlite:PATH                       a SQLite file (created, with its folder, if missing); one replica
 //	postgres://user@host:5432/db?…    PostgreSQL (also postgresql://); any number of replicas
 //
 // Errors name the store without its password.
@@ -24,6 +26,11 @@ func Open(ctx context.Context, addr string) (Store, error) {
 		path := strings.TrimPrefix(addr, "sqlite:")
 		if path == "" || strings.Contains(path, "?") {
 			return nil, fmt.Errorf("store: bad sqlite path %q", path)
+		}
+		if dir := filepath.Dir(path); dir != "." {
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				return nil, fmt.Errorf("store: sqlite %s: %w", path, err)
+			}
 		}
 		// WAL lets readers run beside the writer; busy_timeout makes a
 		// writer wait for the lock instead of failing; _txlock=immediate
