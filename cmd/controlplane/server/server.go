@@ -81,7 +81,8 @@ func New(o Options) http.Handler {
 	mux.HandleFunc("POST /api/reviews/{id}/reject", s.approver(s.decide("reject")))
 	mux.HandleFunc("POST /api/reviews/{id}/revoke", s.approver(s.decide("revoke")))
 
-	page := web.New(web.Options{Store: o.Store, Authenticate: s.approvers.lookup, Logger: s.log, Now: s.now})
+	page := web.New(web.Options{Store: o.Store, Authenticate: s.approvers.lookup, Logger: s.log, Now: s.now,
+		Signed: func(r *http.Request, name string) { setWho(r, "approver:"+name+" (web)") }})
 	mux.Handle("GET /{$}", page)
 	mux.Handle("POST /ui/", page)
 

@@ -42,6 +42,9 @@ type Options struct {
 	Store store.Store
 	// Authenticate maps an approver token to the approver's name.
 	Authenticate func(token string) (name string, ok bool)
+	// Signed, when set, is told who signed in for each request (the server
+	// uses it to name the approver in its request log).
+	Signed func(r *http.Request, approver string)
 	// Logger receives decisions and failures; nil means slog.Default().
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
@@ -90,6 +93,9 @@ func (h *handler) auth(next authed) http.HandlerFunc {
 			w.Header().Set("WWW-Authenticate", `Basic realm="hoop Control Plane approvers", charset="UTF-8"`)
 			http.Error(w, "sign in with an approver token as the password", http.StatusUnauthorized)
 			return
+		}
+		if h.Signed != nil {
+			h.Signed(r, name)
 		}
 		next(w, r, name)
 	}
