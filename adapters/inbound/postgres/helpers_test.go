@@ -130,14 +130,14 @@ func randomHex(n int) string {
 }
 
 func (f *fixture) adminURL(db string) string {
-	return fmt.Sprintf("postgres://postgres@%s/%s?sslmode=disable", upstreamAddr(), db)
+	return fmt.Sprintf("postgres://postgres@%s/%s?sslmode=disable", f.set.Upstream, db)
 }
 
 func (f *fixture) createDB() {
 	ctx := context.Background()
 	c, err := pgx.Connect(ctx, f.adminURL("postgres"))
 	if err != nil {
-		f.t.Fatalf("no PostgreSQL at %s (set HOOP_TEST_PG_ADDR): %v", upstreamAddr(), err)
+		f.t.Fatalf("no PostgreSQL at %s (set HOOP_TEST_PG_ADDR): %v", f.set.Upstream, err)
 	}
 	defer c.Close(ctx)
 	if _, err := c.Exec(ctx, "CREATE DATABASE "+f.db); err != nil {
@@ -209,7 +209,8 @@ func (f *fixture) connect(appName string) *pgx.Conn {
 }
 
 // psql runs the real psql binary through the listener with input on stdin,
-// in one session, and returns what it printed (stdout and stderr).
+// in one session, and returns what it printed (stdout and stderr). extra
+// conninfo settings override the defaults (the last one wins in libpq).
 func (f *fixture) psql(appName, input string, extra ...string) string {
 	f.t.Helper()
 	host, port, _ := net.SplitHostPort(f.addr)

@@ -161,7 +161,12 @@ func (s *session) fromUpstream(typ byte, frame []byte) error {
 	case 'Z':
 		return s.readyForQuery(frame)
 	case 'R':
-		frame = stripChannelBinding(frame)
+		if b := body(frame); len(b) >= 4 && binary.BigEndian.Uint32(b) == 10 { // AuthenticationSASL
+			s.saslStarted.Store(true)
+			if !s.keepChannelBinding {
+				frame = stripChannelBinding(frame)
+			}
+		}
 	case 'K':
 		s.registerCancelKey(frame)
 	case 'S':
@@ -285,15 +290,11 @@ func (s *session) parameterStatus(frame []byte) {
 }
 
 // stripChannelBinding removes SCRAM mechanisms with channel binding (-PLUS)
-// from an AuthenticationSASL: the client's TLS ends at the Sidecar, so it
-// cannot bind to the upstream's channel. Other messages pass unchanged.
+// from an AuthenticationSASL frame: the client's TLS ends at the Sidecar, so
+// it cannot bind to the upstream's channel.
 func stripChannelBinding(frame []byte) []byte {
-	b := body(frame)
-	if len(b) < 4 || binary.BigEndian.Uint32(b) != 10 {
-		return frame
-	}
 	var sasl pgproto3.AuthenticationSASL
-	if sasl.Decode(b) != nil {
+	if sasl.Decode(body(frame)) != nil {
 		return frame
 	}
 	kept := sasl.AuthMechanisms[:0]

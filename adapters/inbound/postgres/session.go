@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgproto3"
+
 	"github.com/hoophq/sidecar/adapters/inbound/postgres/analyzer"
 	"github.com/hoophq/sidecar/app"
 )
@@ -34,6 +36,10 @@ type session struct {
 	upstreamAddr string
 	upstreamTLS  app.TLSClient
 	returnMode   atomic.Bool
+	// TLS on each side, and whether SCRAM-SHA-256-PLUS may reach the client
+	// (only when the listener presents the upstream's own certificate).
+	clientTLS, upstreamIsTLS, keepChannelBinding bool
+	saslStarted                                   atomic.Bool // the upstream asked for SASL; the next 'p' is its first message
 
 	// Shared with the relay, under mu.
 	mu         sync.Mutex
@@ -139,7 +145,14 @@ func (s *session) fromClient(typ byte, frame []byte) error {
 		s.forward(frame)
 		s.uw.Flush()
 		return io.EOF
-	default: // CopyData, CopyDone, CopyFail, authentication responses
+	case 'p':
+		if s.saslStarted.CompareAndSwap(true, false) {
+			if err := s.checkChannelBinding(frame); err != nil {
+				return err
+			}
+		}
+		return s.forward(frame)
+	default: // CopyData, CopyDone, CopyFail
 		return s.forward(frame)
 	}
 }
@@ -177,6 +190,22 @@ func (s *session) cancelWait() {
 		s.canceled = true
 		s.waitCancel()
 	}
+}
+
+// checkChannelBinding refuses, with an explanation, a SCRAM exchange the
+// upstream is bound to refuse: a client on TLS that supports channel
+// binding ('y' flag) while the upstream, also on TLS, supports it too.
+func (s *session) checkChannelBinding(frame []byte) error {
+	var m pgproto3.SASLInitialResponse
+	if m.Decode(body(frame)) != nil || len(m.Data) == 0 || m.Data[0] != 'y' || !s.upstreamIsTLS {
+		return nil
+	}
+	s.mu.Lock()
+	s.cw.Write(encode(fatal("28000", "hoop sidecar: SCRAM channel binding cannot pass through the Sidecar: "+
+		"connect with channel_binding=disable, or give the listener the upstream's own certificate")))
+	s.cw.Flush()
+	s.mu.Unlock()
+	return io.EOF
 }
 
 // ready is called by the relay once authentication succeeded.

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/binary"
@@ -95,7 +96,11 @@ func (p *Protocol) startup(conn net.Conn, l *app.Listener, log *slog.Logger) (*s
 				writeFatal(conn, CodeProtocol, "invalid startup packet: "+err.Error())
 				return nil, protoErr("invalid startup packet: %v", err)
 			}
-			return p.connect(conn, cr, l, &sm, log)
+			var own []byte
+			if secure {
+				own = cfg.Certificates[0].Certificate[0]
+			}
+			return p.connect(conn, cr, l, &sm, own, log)
 		default:
 			msg := fmt.Sprintf("unsupported frontend protocol %d.%d: the Sidecar speaks 3.0 and 3.2", code>>16, code&0xffff)
 			writeFatal(conn, CodeProtocol, msg)
@@ -123,7 +128,9 @@ func (c *prefixConn) Read(b []byte) (int, error) { return c.r.Read(b) }
 
 // connect opens the upstream connection, forwards the StartupMessage and
 // returns the session that relays authentication and then statements.
-func (p *Protocol) connect(conn net.Conn, cr *bufio.Reader, l *app.Listener, sm *pgproto3.StartupMessage, log *slog.Logger) (*session, error) {
+// clientCert is the listener certificate the client's TLS ended on (nil
+// without TLS).
+func (p *Protocol) connect(conn net.Conn, cr *bufio.Reader, l *app.Listener, sm *pgproto3.StartupMessage, clientCert []byte, log *slog.Logger) (*session, error) {
 	set := l.Settings()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
@@ -137,6 +144,15 @@ func (p *Protocol) connect(conn net.Conn, cr *bufio.Reader, l *app.Listener, sm 
 	s := newSession(p, l, log.With("user", user), conn, cr, up)
 	s.user = user
 	s.upstreamAddr, s.upstreamTLS = set.Upstream, set.UpstreamTLS
+	s.clientTLS = clientCert != nil
+	if tc, ok := up.(*tls.Conn); ok {
+		s.upstreamIsTLS = true
+		// Channel binding (tls-server-end-point) survives only when the client
+		// sees the upstream's own certificate.
+		if certs := tc.ConnectionState().PeerCertificates; len(certs) > 0 && clientCert != nil {
+			s.keepChannelBinding = bytes.Equal(certs[0].Raw, clientCert)
+		}
+	}
 	s.returnMode.Store(domain.WantsReturnMode(sm.Parameters["application_name"]))
 	s.push(&expect{kind: expStartup, unit: &unit{}})
 	if _, err := s.uw.Write(encode(sm)); err != nil {
