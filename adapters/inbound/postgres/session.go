@@ -39,7 +39,7 @@ type session struct {
 	// TLS on each side, and whether SCRAM-SHA-256-PLUS may reach the client
 	// (only when the listener presents the upstream's own certificate).
 	clientTLS, upstreamIsTLS, keepChannelBinding bool
-	saslStarted                                   atomic.Bool // the upstream asked for SASL; the next 'p' is its first message
+	saslStarted                                  atomic.Bool // the upstream asked for SASL; the next 'p' is its first message
 
 	// Shared with the relay, under mu.
 	mu         sync.Mutex
