@@ -39,10 +39,16 @@ func (s *session) endUnit(final bool, trailer []byte) error {
 			execs = append(execs, &msgs[i])
 		}
 	}
+	for _, m := range msgs {
+		if m.refuse != nil {
+			s.undoJournal()
+			return s.hold(m.refuse, b, final)
+		}
+	}
 	claims, denial, canceled := s.gateExecutions(execs)
 	if denial != nil {
 		s.undoJournal()
-		return s.hold(*denial, canceled, b, final)
+		return s.hold(s.denial(*denial, canceled), b, final)
 	}
 	s.journal = nil
 	exps := make([]*expect, 0, len(msgs)+1)
@@ -168,20 +174,24 @@ func combine(set *app.ListenerSettings, execs []*pendingMsg, covered []int) app.
 		Analysis: app.Deciding(set, parts)}
 }
 
+// denial renders the gate's denial, or the cancel of a wait.
+func (s *session) denial(out app.Outcome, canceled bool) *pgproto3.ErrorResponse {
+	if canceled {
+		return canceledError()
+	}
+	return denialError(out.Denial, s.l.WithMCP())
+}
+
 // hold answers a held unit: the denial as an ErrorResponse placed where the
 // upstream's error would be, then (at a Sync) the upstream's own
 // ReadyForQuery, so the transaction status is the real one and an open
 // transaction stays open. Before a Sync, the rest of the batch is discarded
 // until it comes. When part of the batch already ran in an implicit
 // transaction, the upstream is made to roll it back.
-func (s *session) hold(out app.Outcome, canceled bool, b *batch, final bool) error {
+func (s *session) hold(errResp *pgproto3.ErrorResponse, b *batch, final bool) error {
 	own := b != nil && b == s.batch
 	if b == nil {
 		b = &batch{unit: &unit{}}
-	}
-	errResp := canceledError()
-	if !canceled {
-		errResp = denialError(out.Denial, s.l.WithMCP())
 	}
 	entries := []*expect{{kind: expInject, msg: encode(errResp)}}
 	var toUpstream [][]byte

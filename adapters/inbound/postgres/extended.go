@@ -36,6 +36,9 @@ type pendingMsg struct {
 	kind  expKind
 	prep  *prepared // Describe of a statement
 	exec  *execution
+	// refuse is set on a Parse whose text cannot be checked: the unit is
+	// answered with it.
+	refuse *pgproto3.ErrorResponse
 }
 
 // execution is one Execute: the statement the gate decides.
@@ -75,6 +78,7 @@ func (s *session) extended(typ byte, frame []byte) error {
 			return protoErr("malformed Parse message: %v", err)
 		}
 		m.kind = expParse
+		m.refuse = s.refusal(msg.Query, s.pendingExecute())
 		s.setStmt(msg.Name, &prepared{query: msg.Query, oids: msg.ParameterOIDs, res: s.p.cache.Analyze(msg.Query)})
 	case 'B':
 		var msg pgproto3.Bind
@@ -117,6 +121,16 @@ func (s *session) extended(typ byte, frame []byte) error {
 		return s.endUnit(false, nil)
 	}
 	return nil
+}
+
+// pendingExecute reports whether the messages held back hold an Execute.
+func (s *session) pendingExecute() bool {
+	for _, m := range s.pending {
+		if m.exec != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // bind builds the portal of a Bind: the canonical bytes and rendering of

@@ -257,3 +257,7 @@ func (f *fixture) status(id string) domain.Status {
 	}
 	return a.Status
 }
+
+func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
+
+func pgxConnect(ctx context.Context, url string) (*pgx.Conn, error) { return pgx.Connect(ctx, url) }

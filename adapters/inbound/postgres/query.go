@@ -27,13 +27,16 @@ func (s *session) query(frame []byte) error {
 	if err := q.Decode(body(frame)); err != nil {
 		return protoErr("malformed Query message: %v", err)
 	}
+	if e := s.refusal(q.String, false); e != nil {
+		return s.hold(e, nil, true)
+	}
 	res := s.p.cache.Analyze(q.String)
 	parts := s.resolve(res)
 	st := app.Statement{Canonical: []byte(q.String), Display: s.displaySQL(q.String, res),
 		Analysis: app.Deciding(s.l.Settings(), parts)}
 	out, canceled := s.check(st)
 	if !out.Forward {
-		return s.hold(out, canceled, nil, true)
+		return s.hold(s.denial(out, canceled), nil, true)
 	}
 	u := &unit{}
 	if out.Ticket != nil {
@@ -68,7 +71,7 @@ func (s *session) functionCall(frame []byte) error {
 		Analysis: domain.Analysis{Actions: []string{"FUNCTION_CALL"}, Functions: []string{fn}}}
 	out, canceled := s.check(st)
 	if !out.Forward {
-		return s.hold(out, canceled, nil, true)
+		return s.hold(s.denial(out, canceled), nil, true)
 	}
 	u := &unit{}
 	if out.Ticket != nil {

@@ -105,11 +105,12 @@ func (s *session) drainInjections() (wrote bool) {
 }
 
 // waitDrained blocks until n expectations have been answered (or the relay
-// ended) and returns the transaction status then.
+// ended, or the upstream skips until Sync after an error: what is left will
+// not run) and returns the transaction status then.
 func (s *session) waitDrained(n uint64) byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for s.popped < n && !s.relayDone {
+	for s.popped < n && !s.relayDone && !s.skipping {
 		s.drained.Wait()
 	}
 	return s.txStatus
@@ -226,12 +227,14 @@ func (s *session) upstreamError(h *expect, frame []byte) error {
 	if h.kind == expSwallow { // the answer to our abort message
 		s.pop()
 		s.skipping = true
+		s.drained.Broadcast()
 		s.drainInjections()
 		return nil
 	}
 	if !h.kind.syncish() {
 		s.pop()
 		s.skipping = true
+		s.drained.Broadcast()
 	}
 	_, err := s.cw.Write(frame)
 	s.drainInjections()
@@ -281,12 +284,16 @@ func (s *session) registerCancelKey(frame []byte) {
 }
 
 // parameterStatus follows application_name, so that SET application_name
-// can ask for return mode too.
+// can ask for return mode too, and the settings the analysis depends on.
 func (s *session) parameterStatus(frame []byte) {
 	var ps pgproto3.ParameterStatus
-	if ps.Decode(body(frame)) == nil && ps.Name == "application_name" {
+	if ps.Decode(body(frame)) != nil {
+		return
+	}
+	if ps.Name == "application_name" {
 		s.returnMode.Store(domain.WantsReturnMode(ps.Value))
 	}
+	s.followSetting(ps.Name, ps.Value)
 }
 
 // stripChannelBinding removes SCRAM mechanisms with channel binding (-PLUS)

@@ -49,6 +49,9 @@ type session struct {
 	pushed     uint64
 	popped     uint64
 	skipping   bool // the upstream discards messages until Sync after an error
+	// Settings the analysis depends on, from the upstream's ParameterStatus.
+	scsOff         bool
+	clientEncoding string
 	txStatus   byte
 	relayDone  bool
 	cancelKeys []string

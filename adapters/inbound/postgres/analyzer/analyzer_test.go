@@ -188,3 +188,83 @@ func TestCache(t *testing.T) {
 		t.Fatal("least recently used entry was kept")
 	}
 }
+
+func TestShapeKey(t *testing.T) {
+	same := [][2]string{
+		{"SELECT abalance FROM pgbench_accounts WHERE aid = 1;", "SELECT abalance FROM pgbench_accounts WHERE aid = 98765;"},
+		{"SELECT * FROM t WHERE a = 'x' AND b = 1.5", "SELECT * FROM t WHERE a = 'it''s' /* c */ AND b = 2e10 -- d\n"},
+		{"INSERT INTO t VALUES (1, 'a')", "INSERT INTO t VALUES (2, E'b\\n')"},
+	}
+	for _, p := range same {
+		a, oka := shapeKey(p[0])
+		b, okb := shapeKey(p[1])
+		if !oka || !okb || a != b {
+			t.Errorf("%q and %q must share a shape (%v %v)", p[0], p[1], oka, okb)
+		}
+	}
+	differ := [][2]string{
+		{"SELECT * FROM t WHERE a = 1", "SELECT * FROM u WHERE a = 1"},
+		{"SELECT lower('a')", "SELECT upper('a')"},
+		{"SELECT 'a' FROM t", "SELECT a FROM t"},
+		{"SELECT * FROM t WHERE a = '1'", "SELECT * FROM t WHERE a = 1"},
+	}
+	for _, p := range differ {
+		a, _ := shapeKey(p[0])
+		b, _ := shapeKey(p[1])
+		if a == b {
+			t.Errorf("%q and %q must not share a shape", p[0], p[1])
+		}
+	}
+	for _, sql := range []string{
+		"EXPLAIN (ANALYZE 'false') DELETE FROM t",
+		"SELECT 1; DROP TABLE t",
+		"SELECT 'a\\'; DROP TABLE t; --'",
+		"DROP TABLE t",
+		"PREPARE p AS SELECT 1",
+		"",
+		"SELECT 'unterminated",
+	} {
+		if _, ok := shapeKey(sql); ok {
+			t.Errorf("%q must be keyed by its exact text only", sql)
+		}
+	}
+}
+
+func TestCacheByShapeKeepsOwnText(t *testing.T) {
+	c := NewCache(16)
+	c.Analyze("SELECT * FROM t WHERE id = 1")
+	r := c.Analyze("SELECT * FROM t WHERE id = 2")
+	if r.Statements[0].Text != "SELECT * FROM t WHERE id = 2" {
+		t.Fatalf("text %q", r.Statements[0].Text)
+	}
+	if len(c.entries) != 2 { // the first text and its shape
+		t.Fatalf("%d entries", len(c.entries))
+	}
+	// EXPLAIN options are constants that matter: never shared.
+	a := c.Analyze("EXPLAIN (ANALYZE 'false') DELETE FROM t")
+	b := c.Analyze("EXPLAIN (ANALYZE 'true') DELETE FROM t")
+	if slices.Contains(a.Statements[0].Analysis.Actions, "DELETE") || !slices.Contains(b.Statements[0].Analysis.Actions, "DELETE") {
+		t.Fatalf("EXPLAIN ANALYZE option: %v / %v", a.Statements[0].Analysis.Actions, b.Statements[0].Analysis.Actions)
+	}
+}
+
+func TestLexicalRisk(t *testing.T) {
+	cases := []struct {
+		sql       string
+		plain, mb bool
+	}{
+		{"SELECT 'a'", false, false},
+		{"SELECT 'é'", false, false},
+		{"SELECT E'a\\nb'", false, false},
+		{"SELECT 'C:\\path'", true, false},
+		{"SELECT 'a\\'' ; DROP TABLE t; --'", true, false},
+		{"SELECT E'\x95\\' ; DROP TABLE t; --'", false, true},
+		{"SELECT $$a\\b$$", false, false},
+	}
+	for _, c := range cases {
+		r := LexicalRisk(c.sql)
+		if r.PlainStringBackslash != c.plain || r.MultibyteBackslash != c.mb {
+			t.Errorf("%q: %+v, want plain=%v multibyte=%v", c.sql, r, c.plain, c.mb)
+		}
+	}
+}

@@ -31,29 +31,53 @@ func NewCache(size int) *Cache {
 	return &Cache{size: size, order: list.New(), entries: map[string]*list.Element{}}
 }
 
-// Analyze returns Analyze(sql), from the cache when it has it. The result is
-// shared: callers must not modify its slices.
+// Analyze returns Analyze(sql), from the cache when it has it: by the exact
+// text, or for a single DML statement by its shape (see shapeKey), with the
+// statement's Text set to sql's own. The result is shared: callers must not
+// modify its slices.
 func (c *Cache) Analyze(sql string) Result {
 	if len(sql) > MaxText {
 		return Analyze(sql)
 	}
-	c.mu.Lock()
-	if e, ok := c.entries[sql]; ok {
-		c.order.MoveToFront(e)
-		r := e.Value.(*cached).res
-		c.mu.Unlock()
+	if r, ok := c.get(sql); ok {
 		return r
 	}
-	c.mu.Unlock()
-	r := Analyze(sql)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.entries[sql]; !ok {
-		c.entries[sql] = c.order.PushFront(&cached{sql: sql, res: r})
-		for c.order.Len() > c.size {
-			old := c.order.Remove(c.order.Back()).(*cached)
-			delete(c.entries, old.sql)
+	shape, shaped := shapeKey(sql)
+	if shaped {
+		if r, ok := c.get(shape); ok {
+			st := r.Statements[0]
+			st.Text = stmtText(sql, 0, 0)
+			return Result{Statements: []Statement{st}}
 		}
 	}
+	r := Analyze(sql)
+	c.put(sql, r)
+	if shaped && r.Err == nil && len(r.Statements) == 1 {
+		c.put(shape, r)
+	}
 	return r
+}
+
+func (c *Cache) get(key string) (Result, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[key]
+	if !ok {
+		return Result{}, false
+	}
+	c.order.MoveToFront(e)
+	return e.Value.(*cached).res, true
+}
+
+func (c *Cache) put(key string, r Result) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.entries[key]; ok {
+		return
+	}
+	c.entries[key] = c.order.PushFront(&cached{sql: key, res: r})
+	for c.order.Len() > c.size {
+		old := c.order.Remove(c.order.Back()).(*cached)
+		delete(c.entries, old.sql)
+	}
 }
