@@ -42,19 +42,19 @@ type session struct {
 	saslStarted                                  atomic.Bool // the upstream asked for SASL; the next 'p' is its first message
 
 	// Shared with the relay, under mu.
-	mu         sync.Mutex
-	drained    *sync.Cond // signalled whenever an expectation is popped
-	cw         *bufio.Writer
-	fifo       []*expect
-	pushed     uint64
-	popped     uint64
-	skipping   bool // the upstream discards messages until Sync after an error
+	mu       sync.Mutex
+	drained  *sync.Cond // signalled whenever an expectation is popped
+	cw       *bufio.Writer
+	fifo     []*expect
+	pushed   uint64
+	popped   uint64
+	skipping bool // the upstream discards messages until Sync after an error
 	// Settings the analysis depends on, from the upstream's ParameterStatus.
 	scsOff         bool
 	clientEncoding string
-	txStatus   byte
-	relayDone  bool
-	cancelKeys []string
+	txStatus       byte
+	relayDone      bool
+	cancelKeys     []string
 
 	// The wait of a held statement (wait mode), ended by a CancelRequest.
 	cancelMu   sync.Mutex

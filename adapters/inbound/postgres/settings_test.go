@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// With standard_conforming_strings off, '\'' is an escaped quote to the
+// With standard_conforming_strings off, '\” is an escaped quote to the
 // server but not to the parser: a text that hides a DROP in what the parser
 // reads as a string is refused, not forwarded.
 func TestStandardConformingStringsOffIsRefused(t *testing.T) {
