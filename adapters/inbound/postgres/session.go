@@ -87,6 +87,12 @@ func (s *session) run() {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Error("postgres relay failed; connection closed", "panic", r)
+				s.client.Close()
+			}
+		}()
 		s.relay()
 	}()
 	err := s.readClient()
