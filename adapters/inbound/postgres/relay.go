@@ -144,13 +144,17 @@ func (s *session) relay() {
 			}
 			return
 		}
-		s.mu.Lock()
-		err = s.fromUpstream(typ, frame)
-		s.mu.Unlock()
-		if err != nil {
+		if err := s.locked(func() error { return s.fromUpstream(typ, frame) }); err != nil {
 			return
 		}
 	}
+}
+
+// locked runs fn under mu, releasing it even if fn panics.
+func (s *session) locked(fn func() error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return fn()
 }
 
 // fromUpstream handles one upstream message under mu.
