@@ -6,18 +6,22 @@
 // What lives here, one job per file:
 //
 //   - protocol.go: New, Name, Serve (the accept loop).
-//   - startup.go: SSLRequest / GSSENCRequest / CancelRequest / direct TLS,
-//     the StartupMessage, and the connection to the upstream (tls.go).
+//   - startup.go, tls.go: SSLRequest / GSSENCRequest / CancelRequest /
+//     direct TLS, the StartupMessage, and the connection to the upstream.
 //   - cancel.go: routing a CancelRequest to the upstream backend it names.
+//   - frame.go: reading and writing raw protocol messages.
 //   - session.go: one client connection: reads its messages and decides
-//     them unit by unit (query.go: the simple protocol; extended.go and
-//     batch.go: Parse/Bind/Describe/Execute/Close up to Sync or Flush).
+//     them unit by unit (query.go: the simple protocol and FunctionCall;
+//     extended.go and batch.go: Parse/Bind/Describe/Execute/Close up to
+//     Sync or Flush, denials, rolling back a partly forwarded pipeline).
 //   - relay.go: the upstream's answers back to the client, in order, with
-//     denials placed where the upstream would have put its error, the
-//     transaction status, SCRAM -PLUS stripping, and settling approvals
-//     claimed with spend_approval_on: accepted.
-//   - statement.go: the canonical bytes and the approver's rendering of a
-//     statement (query text plus bound parameters).
+//     denials placed where the upstream's error would be, the transaction
+//     status, SCRAM -PLUS stripping, and settling approvals claimed with
+//     spend_approval_on: accepted.
+//   - settings.go: the session settings the analysis depends on
+//     (standard_conforming_strings, client_encoding).
+//   - statement.go: the canonical bytes and the approver's rendering of an
+//     extended-protocol statement (query text plus bound parameters).
 //   - errors.go: ErrorResponse texts and the SQLSTATE codes.
 //
 // Everything protocol-blind (rules, approvals, fingerprints, texts) is in

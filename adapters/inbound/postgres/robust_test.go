@@ -91,6 +91,23 @@ func TestBadInputClosesOnlyThatConnection(t *testing.T) {
 		t.Fatalf("answer to a huge length: %q", out)
 	}
 
+	// GSSENCRequest and SSLRequest (no certificate) are answered N, then the
+	// startup proceeds on the same connection.
+	c = dial()
+	for _, m := range []encoder{&pgproto3.GSSEncRequest{}, &pgproto3.SSLRequest{}} {
+		c.Write(encode(m))
+		var b [1]byte
+		if _, err := io.ReadFull(c, b[:]); err != nil || b[0] != 'N' {
+			t.Fatalf("answer to %T: %q %v", m, b[0], err)
+		}
+	}
+	c.Write(encode(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersion30,
+		Parameters: map[string]string{"user": "postgres", "database": f.db}}))
+	r = bufio.NewReader(c)
+	if typ, _, err := readFrame(r); err != nil || typ != 'R' {
+		t.Fatalf("after GSSENCRequest and SSLRequest: %q %v", typ, err)
+	}
+
 	// The listener still serves.
 	var one int
 	if err := f.connect("").QueryRow(context.Background(), "SELECT 1").Scan(&one); err != nil || one != 1 {
