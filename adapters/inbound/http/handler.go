@@ -1,0 +1,106 @@
+package httplistener
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+
+	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/domain"
+)
+
+// MaxHeldBody is the largest request body (bytes) of a request that an
+// approval rule covers. Such a body is part of the statement, so the listener
+// reads it whole before deciding; a larger one is refused with 413. Bodies
+// of requests no approval rule covers stream to the upstream unread.
+const MaxHeldBody = 8 << 20
+
+// handler serves one listener.
+type handler struct {
+	p   *Protocol
+	l   *app.Listener
+	log *slog.Logger
+}
+
+// ServeHTTP decides one request:
+//
+//  1. Under /.well-known/hoop/: answered by the Sidecar when it is the first
+//     request on its connection (statuspath.go), else the connection is
+//     closed unanswered. Never forwarded.
+//  2. Otherwise the gate decides the statement (method, path, query,
+//     Content-Type, body) and the request is forwarded (proxy.go) or denied
+//     with a 403 (denial.go). In wait mode the gate holds the request until
+//     a person decides.
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	n := requestNumber(r)
+	if isReserved(r) {
+		if n > 1 {
+			h.hangUp(w, r)
+			return
+		}
+		h.serveReserved(w, r)
+		return
+	}
+	s := h.l.Settings()
+	an := analyze(r)
+	var body []byte
+	if domain.Evaluate(an, s.Policies, s.Approvals).Verdict == domain.VerdictApproval {
+		var err error
+		if body, err = readHeldBody(r); err != nil {
+			if errors.Is(err, errBodyTooLarge) {
+				writeText(w, http.StatusRequestEntityTooLarge, fmt.Sprintf(
+					"request body too large: a request that needs human approval may carry at most %d bytes", MaxHeldBody))
+			} else {
+				h.log.Info("could not read the body of a request that needs approval", "client", r.RemoteAddr, "error", err)
+				writeText(w, http.StatusBadRequest, "bad request: the body could not be read")
+			}
+			return
+		}
+	}
+	out := h.l.Check(r.Context(), app.Statement{
+		IdentityValues: identityValues(r, s.IdentityKeys),
+		Canonical:      canonical(r, body),
+		Display:        display(r, body),
+		Analysis:       an,
+		ReturnMode:     wantsReturnMode(r),
+		Client:         r.RemoteAddr,
+	})
+	if !out.Forward {
+		if r.Context().Err() != nil {
+			return // the client left while the request was held
+		}
+		writeDenial(w, out.Denial)
+		return
+	}
+	h.forward(w, r, s, out.Ticket)
+}
+
+var errBodyTooLarge = errors.New("body too large")
+
+// readHeldBody reads r's whole body (at most MaxHeldBody bytes) and puts it
+// back so that it can still be forwarded. A chunked body is forwarded with a
+// Content-Length once read.
+func readHeldBody(r *http.Request) ([]byte, error) {
+	if r.ContentLength > MaxHeldBody {
+		return nil, errBodyTooLarge
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, MaxHeldBody+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxHeldBody {
+		return nil, errBodyTooLarge
+	}
+	_ = r.Body.Close()
+	if len(b) == 0 {
+		r.Body = http.NoBody
+	} else {
+		r.Body = io.NopCloser(bytes.NewReader(b))
+	}
+	r.ContentLength = int64(len(b))
+	r.TransferEncoding = nil
+	return b, nil
+}
