@@ -47,7 +47,8 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s := h.l.Settings()
 	an := analyze(r)
 	var body []byte
-	if domain.Evaluate(an, s.Policies, s.Approvals).Verdict == domain.VerdictApproval {
+	held := domain.Evaluate(an, s.Policies, s.Approvals).Verdict == domain.VerdictApproval
+	if held {
 		var err error
 		if body, err = readHeldBody(r); err != nil {
 			if errors.Is(err, errBodyTooLarge) {
@@ -75,7 +76,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeDenial(w, out.Denial)
 		return
 	}
-	h.forward(w, r, s, out.Ticket)
+	h.forward(w, r, s, held, out.Ticket)
 }
 
 var errBodyTooLarge = errors.New("body too large")

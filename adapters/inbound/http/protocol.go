@@ -23,7 +23,7 @@ type Protocol struct {
 	log *slog.Logger
 
 	mu         sync.Mutex
-	transports map[app.TLSClient]*http.Transport
+	transports map[transportKey]*http.Transport
 }
 
 // New returns the http protocol, logging through log (a discarding logger
@@ -32,7 +32,7 @@ func New(log *slog.Logger) *Protocol {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Protocol{log: log, transports: map[app.TLSClient]*http.Transport{}}
+	return &Protocol{log: log, transports: map[transportKey]*http.Transport{}}
 }
 
 // Name returns "http".

@@ -48,10 +48,11 @@ func upstreamURL(s *app.ListenerSettings) (*url.URL, error) {
 // X-Forwarded-Host and X-Forwarded-Proto (a client's own X-Forwarded-* are
 // dropped), and no X-Hoop-Approval header.
 //
-// With a ticket (spend_approval_on: accepted), an upstream answer below 400
+// held says an approval rule covered the request (it runs on a connection of
+// its own, never replayed). With a ticket (spend_approval_on: accepted), an upstream answer below 400
 // settles the approval as accepted (EXECUTED) and any other answer, or no
 // answer, as refused (given back, APPROVED).
-func (h *handler) forward(w http.ResponseWriter, r *http.Request, s *app.ListenerSettings, ticket *app.Ticket) {
+func (h *handler) forward(w http.ResponseWriter, r *http.Request, s *app.ListenerSettings, held bool, ticket *app.Ticket) {
 	defer ticket.Settle(false) // no-op once settled
 	target, err := upstreamURL(s)
 	if err != nil {
@@ -59,7 +60,7 @@ func (h *handler) forward(w http.ResponseWriter, r *http.Request, s *app.Listene
 		writeText(w, http.StatusBadGateway, "bad gateway: the listener's upstream is misconfigured")
 		return
 	}
-	tr, err := h.p.transport(s.UpstreamTLS)
+	tr, err := h.p.transport(s.UpstreamTLS, held)
 	if err != nil {
 		h.log.Error("bad upstream tls", "error", err)
 		writeText(w, http.StatusBadGateway, "bad gateway: the listener's upstream TLS settings do not load")

@@ -38,14 +38,26 @@ func (c *certLoader) get(*tls.ClientHelloInfo) (*tls.Certificate, error) {
 	return c.cert, nil
 }
 
+// transportKey picks one of the shared transports.
+type transportKey struct {
+	tls app.TLSClient
+	// once: a new connection per request, so the transport never replays
+	// the request on another connection (a statement that used an approval
+	// runs once even if the upstream drops a kept-alive connection).
+	once bool
+}
+
 // transport returns the shared transport towards upstreams with TLS settings
 // t. It speaks HTTP/1.1 only, so upgrades (WebSocket, SPDY for kubectl exec
 // and port-forward) always work, never decompresses (bodies pass untouched)
 // and ignores proxy environment variables (the upstream is dialled directly).
-func (p *Protocol) transport(t app.TLSClient) (*http.Transport, error) {
+// With once, every request gets its own connection, which Go's transport
+// never retries.
+func (p *Protocol) transport(t app.TLSClient, once bool) (*http.Transport, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if tr, ok := p.transports[t]; ok {
+	key := transportKey{t, once}
+	if tr, ok := p.transports[key]; ok {
 		return tr, nil
 	}
 	cfg, err := clientTLS(t)
@@ -60,7 +72,8 @@ func (p *Protocol) transport(t app.TLSClient) (*http.Transport, error) {
 	tr.DisableCompression = true
 	tr.ResponseHeaderTimeout = 0
 	tr.IdleConnTimeout = 90 * time.Second
-	p.transports[t] = tr
+	tr.DisableKeepAlives = once
+	p.transports[key] = tr
 	return tr, nil
 }
 
