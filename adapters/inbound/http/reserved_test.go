@@ -74,7 +74,7 @@ func TestStatusPathBehindAnotherRequestClosesUnanswered(t *testing.T) {
 	out = rawExchange(t, addr, "GET /.well-known/hoop/approvals/"+id+" HTTP/1.1\r\nHost: x\r\n\r\n"+
 		"GET /v1/second HTTP/1.1\r\nHost: x\r\n\r\n")
 	rs = readResponses(t, out)
-	if len(rs) != 1 || rs[0].StatusCode != 200 || !rs[0].Close || !strings.Contains(out, `"next":"wait"`) {
+	if len(rs) != 1 || rs[0].StatusCode != 200 || !rs[0].Close || !strings.Contains(out, `"next": "wait"`) {
 		t.Fatalf("status path first: %q", out)
 	}
 	if rec.count("GET", "/v1/second") != 0 {

@@ -81,10 +81,11 @@ type messageBody struct {
 
 func errorBody(msg string) messageBody { return messageBody{Message: msg} }
 
-// writeJSON writes v as the answer with code; HEAD gets the same headers and
-// no body. The connection closes after the answer.
+// writeJSON writes v as the answer with code, indented like the spec's
+// example; HEAD gets the same headers and no body. The connection closes
+// after the answer.
 func writeJSON(w http.ResponseWriter, r *http.Request, code int, v any) {
-	b, err := json.Marshal(v)
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		code, b = http.StatusInternalServerError, []byte(`{"message":"internal error"}`)
 	}
