@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
@@ -44,6 +45,14 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.serveReserved(w, r)
 		return
 	}
+	if r.Method == http.MethodConnect {
+		// A tunnel would carry requests the gate never sees.
+		w.Header().Set("Allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS, TRACE")
+		w.Header().Set("Connection", "close")
+		writeText(w, http.StatusMethodNotAllowed, "method not allowed: CONNECT is not served by this listener")
+		return
+	}
+	dropH2CUpgrade(r)
 	s := h.l.Settings()
 	an := analyze(r)
 	var body []byte
@@ -72,6 +81,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !out.Forward {
 		if r.Context().Err() != nil {
 			return // the client left while the request was held
+		}
+		if out.Denial == nil {
+			out.Denial = &domain.Denial{Kind: domain.DeniedByPolicy, Message: "statement denied"}
 		}
 		writeDenial(w, out.Denial)
 		return
@@ -104,4 +116,21 @@ func readHeldBody(r *http.Request) ([]byte, error) {
 	r.ContentLength = int64(len(b))
 	r.TransferEncoding = nil
 	return b, nil
+}
+
+// dropH2CUpgrade removes a request's offer to switch to HTTP/2 cleartext
+// (Upgrade: h2c): after such a switch the client could send any number of
+// further requests on the tunnel that the gate would never see. Without the
+// offer the upstream answers the request in HTTP/1.1, as RFC 9110 allows.
+// Other upgrades (WebSocket, SPDY) carry messages, not requests, and pass.
+func dropH2CUpgrade(r *http.Request) {
+	for _, v := range r.Header.Values("Upgrade") {
+		for _, p := range strings.Split(v, ",") {
+			if name, _, _ := strings.Cut(strings.TrimSpace(p), "/"); strings.EqualFold(name, "h2c") {
+				r.Header.Del("Upgrade")
+				r.Header.Del("Http2-Settings")
+				return
+			}
+		}
+	}
 }

@@ -196,3 +196,32 @@ func TestTLSOnBothSides(t *testing.T) {
 		t.Errorf("untrusted upstream: %d %q", resp.StatusCode, body)
 	}
 }
+
+func TestNoTunnelsAroundTheGate(t *testing.T) {
+	up, rec := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Upgrade") != "" { // an upstream that would switch to h2c
+			c, _, _ := w.(http.Hijacker).Hijack()
+			defer c.Close()
+			_, _ = io.WriteString(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c\r\nConnection: Upgrade\r\n\r\n")
+			return
+		}
+		_, _ = io.WriteString(w, "plain answer")
+	})
+	addr := newSidecar(true).serve(t, app.ListenerSettings{Name: "api", Upstream: up.URL})
+	out := rawExchange(t, addr, "GET /v1/x HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n\r\n"+
+		"GET /v1/closed HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+	rs := readResponses(t, out)
+	if len(rs) != 2 || rs[0].StatusCode != 200 {
+		t.Fatalf("h2c offer: want two plain HTTP/1.1 answers, got %q", out)
+	}
+	if r := rec.all()[0]; r.Header.Get("Upgrade") != "" || r.Header.Get("Http2-Settings") != "" {
+		t.Errorf("the h2c offer reached the upstream: %v", r.Header)
+	}
+	out = rawExchange(t, addr, "CONNECT upstream.internal:443 HTTP/1.1\r\nHost: upstream.internal:443\r\n\r\n")
+	if rs := readResponses(t, out); len(rs) != 1 || rs[0].StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("CONNECT: %q", out)
+	}
+	if n := len(rec.all()); n != 2 {
+		t.Errorf("upstream saw %d requests, want 2", n)
+	}
+}
