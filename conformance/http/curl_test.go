@@ -43,7 +43,7 @@ func pendingBody(id string) string {
 
 func TestCurlHeldDeleteApprovedResendRunsOnce(t *testing.T) {
 	up, rec := newUpstream(t, nil)
-	w := newWorld(t, true)
+	w := newWorld(t, startControlPlane(t, nil), "test")
 	base := w.listen(t, listener{Name: "billing-api", Upstream: up.URL, Rules: []rule{heldDeletes}})
 	send := func() (*http.Response, string) {
 		return curl(t, "-X", "DELETE", "-H", "X-Hoop-Approval: return", base+"/v1/invoices/42?reason=dup")
@@ -96,7 +96,7 @@ func TestCurlHeldDeleteApprovedResendRunsOnce(t *testing.T) {
 
 func TestRetryAfterOnlyWhilePending(t *testing.T) {
 	up, _ := newUpstream(t, nil)
-	w := newWorld(t, true)
+	w := newWorld(t, startControlPlane(t, nil), "test")
 	base := w.listen(t, listener{Name: "api", Upstream: up.URL, Rules: []rule{heldDeletes}})
 	url := base + "/v1/accounts/7"
 
@@ -119,7 +119,7 @@ func TestRetryAfterOnlyWhilePending(t *testing.T) {
 
 func TestApprovalStatusAbsentWhenTheReadAfterFilingFails(t *testing.T) {
 	up, rec := newUpstream(t, nil)
-	w := newWorld(t, true)
+	w := newWorld(t, startControlPlane(t, nil), "test")
 	base := w.listen(t, listener{Name: "api", Upstream: up.URL, Rules: []rule{heldDeletes}})
 	w.breakReads(t)
 	resp, body := curl(t, "-X", "DELETE", "-H", "X-Hoop-Approval: return", base+"/v1/accounts/8")

@@ -10,8 +10,8 @@
 // /.well-known/hoop/ ever reaches an upstream (checked across the whole
 // suite in TestMain).
 //
-// Until the conformance harness can start a Sidecar with http listeners and
-// the reference Control Plane, the Sidecar runs in-process (app.NewCore and
-// the adapter) with the in-memory Control Plane of internal/fakecp; world.go
-// is the one file to switch.
+// The Control Plane is the reference one, the real cmd/controlplane binary
+// started by conformance/harness; people approve and reject with its CLI, and
+// a test stops its process to see the 502. The Sidecar runs in-process: the
+// core, this adapter and the real Control Plane client (world_test.go).
 package httpconformance

@@ -13,7 +13,7 @@ import (
 func TestKubectlDeleteHeldGetPodsPasses(t *testing.T) {
 	kube := newKubeAPI()
 	up, rec := newUpstream(t, kube)
-	w := newWorld(t, true)
+	w := newWorld(t, startControlPlane(t, nil), "test")
 	// kubectl cannot send X-Hoop-Approval, so the listener defaults to return mode.
 	server := w.listen(t, listener{Name: "k8s", Upstream: up.URL, Mode: app.ModeReturn,
 		Rules: []rule{{Name: "pod-deletes", Actions: []string{"DELETE"}, Targets: []string{"/api/v1/namespaces/*/pods/*"}}}})
@@ -48,7 +48,7 @@ func TestKubectlDeleteHeldGetPodsPasses(t *testing.T) {
 func TestKubectlLogsFollowStreams(t *testing.T) {
 	kube := newKubeAPI()
 	up, _ := newUpstream(t, kube)
-	w := newWorld(t, true)
+	w := newWorld(t, startControlPlane(t, nil), "test")
 	server := w.listen(t, listener{Name: "k8s", Upstream: up.URL, Mode: app.ModeReturn,
 		Rules: []rule{{Name: "pod-deletes", Actions: []string{"DELETE"}, Targets: []string{"/api/v1/namespaces/*/pods/*"}}}})
 	// The upstream sends line 1 and holds the stream open until released:

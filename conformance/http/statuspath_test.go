@@ -30,9 +30,12 @@ func errorMessage(t *testing.T, resp *http.Response, body string, code int) stri
 
 func TestStatusPathCodes(t *testing.T) {
 	up, rec := newUpstream(t, nil)
-	w := newWorld(t, true)
+	cp := startControlPlane(t, nil)
+	w := newWorld(t, cp, "test")
 	base := w.listen(t, listener{Name: "billing-api", Upstream: up.URL, Rules: []rule{heldDeletes}})
 	other := w.listen(t, listener{Name: "ledger-api", Upstream: up.URL, Rules: []rule{heldDeletes}})
+	// Another Sidecar on the same Control Plane, with a listener of the same name.
+	otherSidecar := newWorld(t, cp, "other").listen(t, listener{Name: "billing-api", Upstream: up.URL})
 	resp, _ := curl(t, "-X", "DELETE", "-H", "X-Hoop-Approval: return", base+"/v1/x")
 	id := resp.Header.Get("X-Hoop-Approval-Id")
 
@@ -46,9 +49,11 @@ func TestStatusPathCodes(t *testing.T) {
 			t.Errorf("HEAD: %d %v %q", resp.StatusCode, resp.Header, body)
 		}
 	})
-	t.Run("404 wrong id and other listener", func(t *testing.T) {
+	t.Run("404 wrong id, other listener, other Sidecar", func(t *testing.T) {
 		for _, u := range []string{base + "/.well-known/hoop/approvals/no-such-id",
-			other + "/.well-known/hoop/approvals/" + id, other + "/.well-known/hoop/reviews/" + id} {
+			base + "/.well-known/hoop/approvals/00000000-0000-4000-8000-000000000000",
+			other + "/.well-known/hoop/approvals/" + id, other + "/.well-known/hoop/reviews/" + id,
+			otherSidecar + "/.well-known/hoop/approvals/" + id} {
 			resp, body := curl(t, u)
 			if msg := errorMessage(t, resp, body, 404); msg != "approval request not found on this listener" {
 				t.Errorf("%s: %q", u, msg)
@@ -80,9 +85,20 @@ func TestStatusPathCodes(t *testing.T) {
 	}
 }
 
+func TestStatusPathControlPlaneOlder502(t *testing.T) {
+	up, _ := newUpstream(t, nil)
+	zero := 0 // the Control Plane leaves X-Hoop-Api-Version out: older than the Sidecar
+	w := newWorld(t, startControlPlane(t, &zero), "test")
+	base := w.listen(t, listener{Name: "api", Upstream: up.URL, Rules: []rule{heldDeletes}})
+	resp, body := curl(t, base+"/.well-known/hoop/approvals/some-id")
+	if msg := errorMessage(t, resp, body, 502); !strings.Contains(msg, "older than this Sidecar") {
+		t.Errorf("502 message %q", msg)
+	}
+}
+
 func TestStatusPathWithoutControlPlane503(t *testing.T) {
 	up, _ := newUpstream(t, nil)
-	w := newWorld(t, false)
+	w := newWorld(t, nil, "test")
 	base := w.listen(t, listener{Name: "api", Upstream: up.URL, Rules: []rule{heldDeletes}})
 	for _, p := range []string{"/.well-known/hoop/approvals/abc", "/.well-known/hoop/reviews/abc"} {
 		resp, body := curl(t, base+p)
@@ -134,7 +150,7 @@ func responses(t *testing.T, s string) []*http.Response {
 
 func TestRawTCPStatusPathOnlyAsFirstRequest(t *testing.T) {
 	up, rec := newUpstream(t, nil)
-	w := newWorld(t, true)
+	w := newWorld(t, startControlPlane(t, nil), "test")
 	base := w.listen(t, listener{Name: "api", Upstream: up.URL, Rules: []rule{heldDeletes}})
 	resp, _ := curl(t, "-X", "DELETE", "-H", "X-Hoop-Approval: return", base+"/v1/y")
 	id := resp.Header.Get("X-Hoop-Approval-Id")
@@ -168,9 +184,9 @@ func TestRawTCPStatusPathOnlyAsFirstRequest(t *testing.T) {
 
 func TestNothingUnderWellKnownHoopReachesTheUpstream(t *testing.T) {
 	up, rec := newUpstream(t, nil)
-	w := newWorld(t, true)
+	w := newWorld(t, startControlPlane(t, nil), "test")
 	base := w.listen(t, listener{Name: "api", Upstream: up.URL, Rules: []rule{heldDeletes}})
-	noCP := newWorld(t, false).listen(t, listener{Name: "api", Upstream: up.URL})
+	noCP := newWorld(t, nil, "test").listen(t, listener{Name: "api", Upstream: up.URL})
 	subpaths := []string{"", "approvals", "approvals/", "approvals/x/y", "reviews/x?y=1", "other", "a/b/c",
 		"../hoop/approvals/x", "%2e%2e/hoop/x"}
 	methods := []string{"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"}

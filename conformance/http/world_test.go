@@ -8,26 +8,47 @@ import (
 	"time"
 
 	httplistener "github.com/hoophq/sidecar/adapters/inbound/http"
+	"github.com/hoophq/sidecar/adapters/outbound/controlplane"
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/conformance/harness"
 	"github.com/hoophq/sidecar/domain"
-	"github.com/hoophq/sidecar/internal/fakecp"
 	"github.com/hoophq/sidecar/ports"
 )
 
-// world is one Sidecar with its Control Plane.
-type world struct {
-	cp   *switchableCP // nil: the Sidecar has no Control Plane
-	core *app.Core
+// The Sidecar names the suite's Control Planes know, with their tokens.
+var sidecarTokens = map[string]string{"test": "test-sidecar-token", "other": "other-sidecar-token"}
+
+// startControlPlane starts the reference Control Plane (the real
+// cmd/controlplane binary, on a fresh store) knowing the Sidecars "test" and
+// "other". apiVersion, when not nil, makes it claim that API version
+// (0 = the header left out: a Control Plane older than the Sidecar).
+func startControlPlane(t *testing.T, apiVersion *int) *harness.ControlPlane {
+	t.Helper()
+	return harness.StartControlPlane(t, harness.CPOptions{Sidecars: sidecarTokens, APIVersion: apiVersion})
 }
 
-// newWorld starts a Sidecar named "test", with a Control Plane or without.
-func newWorld(t *testing.T, withCP bool) *world {
+// world is one Sidecar, in-process (the core, the http adapter and the real
+// Control Plane client), talking to a reference Control Plane process.
+type world struct {
+	cp    *harness.ControlPlane // nil: the Sidecar has no Control Plane
+	reads *readSwitch           // between the core and the Control Plane client
+	core  *app.Core
+}
+
+// newWorld starts the Sidecar named sidecar against cp (nil: no Control
+// Plane block).
+func newWorld(t *testing.T, cp *harness.ControlPlane, sidecar string) *world {
 	t.Helper()
-	w := &world{}
-	opts := app.CoreOptions{Sidecar: "test"}
-	if withCP {
-		w.cp = &switchableCP{CP: fakecp.New(nil)}
-		opts.CP = w.cp
+	w := &world{cp: cp}
+	opts := app.CoreOptions{Sidecar: sidecar}
+	if cp != nil {
+		c, err := controlplane.New(controlplane.Options{URL: cp.URL, Timeout: 2 * time.Second,
+			Token: controlplane.StaticToken(sidecarTokens[sidecar])})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.reads = &readSwitch{ControlPlane: c}
+		opts.CP = w.reads
 	}
 	w.core = app.NewCore(opts)
 	return w
@@ -38,9 +59,7 @@ type listener struct {
 	Name     string
 	Upstream string
 	Mode     app.Mode
-	SpendOn  ports.SpendOn
-	// Rules: each approval rule is {name, actions, targets}.
-	Rules []rule
+	Rules    []rule
 }
 
 type rule struct {
@@ -53,12 +72,9 @@ type rule struct {
 func (w *world) listen(t *testing.T, l listener) string {
 	t.Helper()
 	s := app.ListenerSettings{Name: l.Name, Protocol: "http", Upstream: l.Upstream, Mode: l.Mode,
-		SpendOn: l.SpendOn, WaitTimeout: time.Minute}
+		SpendOn: ports.SpendOnSent, WaitTimeout: time.Minute}
 	if s.Mode == "" {
 		s.Mode = app.ModeWait
-	}
-	if s.SpendOn == "" {
-		s.SpendOn = ports.SpendOnSent
 	}
 	for _, r := range l.Rules {
 		m := domain.Match{Actions: r.Actions, Targets: r.Targets}
@@ -83,71 +99,38 @@ func (w *world) listen(t *testing.T, l listener) string {
 	return "http://" + ln.Addr().String()
 }
 
-// approve is the approver approving id in the Control Plane.
-func (w *world) approve(t *testing.T, id string) {
-	t.Helper()
-	if err := w.cp.Decide(id, domain.StatusApproved, ""); err != nil {
-		t.Fatalf("approve %s: %v", id, err)
-	}
+// approve is a person approving id with the Control Plane's CLI.
+func (w *world) approve(t *testing.T, id string) { w.cp.Approve(t, id) }
+
+// reject is a person rejecting id with the CLI, giving a reason.
+func (w *world) reject(t *testing.T, id, reason string) { w.cp.Reject(t, id, reason) }
+
+// stopControlPlane stops the Control Plane process.
+func (w *world) stopControlPlane(t *testing.T) { w.cp.Stop() }
+
+// breakReads makes the Sidecar see filing answers without a status and
+// failing reads (a Control Plane that files asynchronously and then cannot
+// be read), so it cannot learn the status of what it filed.
+func (w *world) breakReads(t *testing.T) { w.reads.broken.Store(true) }
+
+// readSwitch passes every call to the Control Plane client; once broken,
+// File answers without a status and Get fails as unavailable.
+type readSwitch struct {
+	ports.ControlPlane
+	broken atomic.Bool
 }
 
-// reject is the approver rejecting id with a reason.
-func (w *world) reject(t *testing.T, id, reason string) {
-	t.Helper()
-	if err := w.cp.Decide(id, domain.StatusRejected, reason); err != nil {
-		t.Fatalf("reject %s: %v", id, err)
-	}
-}
-
-// stopControlPlane makes the Control Plane unreachable from now on.
-func (w *world) stopControlPlane(t *testing.T) { w.cp.stopped.Store(true) }
-
-// breakReads makes the Control Plane file requests without reporting their
-// status and fail every read, so the Sidecar cannot learn the status.
-func (w *world) breakReads(t *testing.T) { w.cp.readsFail.Store(true) }
-
-// switchableCP is the in-memory Control Plane with an off switch.
-type switchableCP struct {
-	*fakecp.CP
-	stopped   atomic.Bool
-	readsFail atomic.Bool
-}
-
-func (c *switchableCP) File(ctx context.Context, r ports.FileRequest) (ports.Filed, error) {
-	if c.stopped.Load() {
-		return ports.Filed{}, ports.ErrUnavailable
-	}
-	f, err := c.CP.File(ctx, r)
-	if c.readsFail.Load() {
-		f.StatusKnown = false // an answer without a status: the Sidecar must read it
+func (r *readSwitch) File(ctx context.Context, req ports.FileRequest) (ports.Filed, error) {
+	f, err := r.ControlPlane.File(ctx, req)
+	if r.broken.Load() {
+		f.StatusKnown = false
 	}
 	return f, err
 }
 
-func (c *switchableCP) Get(ctx context.Context, id string) (domain.Approval, error) {
-	if c.stopped.Load() || c.readsFail.Load() {
+func (r *readSwitch) Get(ctx context.Context, id string) (domain.Approval, error) {
+	if r.broken.Load() {
 		return domain.Approval{}, ports.ErrUnavailable
 	}
-	return c.CP.Get(ctx, id)
-}
-
-func (c *switchableCP) List(ctx context.Context, st domain.Status, limit int) ([]domain.Approval, error) {
-	if c.stopped.Load() {
-		return nil, ports.ErrUnavailable
-	}
-	return c.CP.List(ctx, st, limit)
-}
-
-func (c *switchableCP) Claim(ctx context.Context, id, fp string, s ports.SpendOn) (domain.Approval, bool, error) {
-	if c.stopped.Load() {
-		return domain.Approval{}, false, ports.ErrUnavailable
-	}
-	return c.CP.Claim(ctx, id, fp, s)
-}
-
-func (c *switchableCP) Settle(ctx context.Context, id string, accepted bool) (domain.Approval, error) {
-	if c.stopped.Load() {
-		return domain.Approval{}, ports.ErrUnavailable
-	}
-	return c.CP.Settle(ctx, id, accepted)
+	return r.ControlPlane.Get(ctx, id)
 }
