@@ -15,11 +15,11 @@ const (
 	// progressEvery is the interval between progress notifications (spec:
 	// "a progress notification every 2 seconds to a client that asks").
 	progressEvery = 2 * time.Second
-	// noProgressCap caps a wait whose client sent no progress token: such a
+	// defaultNoProgressCap caps a wait whose client sent no progress token: such a
 	// client gets no bytes until the answer, and some clients drop a call
 	// that is silent for 60 s. The wait answers timed_out: true near 50 s
 	// instead, and the agent calls again.
-	noProgressCap = 50 * time.Second
+	defaultNoProgressCap = 50 * time.Second
 )
 
 // wait answers approval_wait / review_wait: it reads the approval request
@@ -40,8 +40,8 @@ func (s *Server) wait(ctx context.Context, req *sdk.CallToolRequest, args rawArg
 	}
 	timeout := time.Duration(secs) * time.Second
 	token := req.Params.GetProgressToken()
-	if token == nil && timeout > noProgressCap {
-		timeout = noProgressCap
+	if token == nil && timeout > s.noProgressCap {
+		timeout = s.noProgressCap
 	}
 	wctx, cancel := callerContext(ctx, s.stopping)
 	defer cancel()
