@@ -1,0 +1,23 @@
+# hoop Sidecar. `make run` brings up a working setup on this machine; `make test` runs every test.
+GO ?= go
+
+.PHONY: run test deps build clean help
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+
+build: ## build bin/sidecar and bin/controlplane
+	$(GO) build -o bin/sidecar ./cmd/sidecar
+	$(GO) build -o bin/controlplane ./cmd/controlplane
+
+run: ## start the reference Control Plane, an example upstream and a Sidecar; print what to try
+	./scripts/run.sh
+
+deps: ## install what the tests need (idempotent; Go proxy, Debian and npm only)
+	./scripts/deps.sh
+
+test: deps ## vet and run every test (unit, race, conformance with real clients and servers)
+	./scripts/test.sh
+
+clean: ## remove build output and the make-run state
+	rm -rf bin .run

@@ -1,0 +1,109 @@
+package config
+
+// File is the config file as written. Durations are Go duration strings
+// ("30m", "1s", "1h30m").
+type File struct {
+	// Sidecar is this Sidecar's name (used in fingerprints and logs). Required.
+	Sidecar      string        `yaml:"sidecar"`
+	ControlPlane *ControlPlane `yaml:"control_plane"`
+	Log          Log           `yaml:"log"`
+	Admin        *Admin        `yaml:"admin"`
+	Audit        *Audit        `yaml:"audit"`
+	MCP          *MCP          `yaml:"mcp"`
+	// ApprovalRules and PolicyRules are named here and referenced by listeners.
+	ApprovalRules []ApprovalRule `yaml:"approval_rules"`
+	PolicyRules   []PolicyRule   `yaml:"policy_rules"`
+	Listeners     []Listener     `yaml:"listeners"`
+}
+
+// ControlPlane is where approvals live. The token comes from an environment
+// variable (token_env) or a file (token_file), never from the file itself.
+type ControlPlane struct {
+	URL       string `yaml:"url"`
+	TokenEnv  string `yaml:"token_env"`
+	TokenFile string `yaml:"token_file"`
+	// Timeout per Control Plane call; default 5s.
+	Timeout string `yaml:"timeout"`
+}
+
+// Log selects the log format (text, json) and level (debug, info, warn, error).
+type Log struct {
+	Format string `yaml:"format"`
+	Level  string `yaml:"level"`
+}
+
+// Admin is the optional admin address with /healthz, /readyz and /metrics.
+type Admin struct {
+	Listen string `yaml:"listen"`
+}
+
+// Audit selects where decisions are written as JSON lines: a file path, or "-"
+// for standard output.
+type Audit struct {
+	File string `yaml:"file"`
+}
+
+// MCP starts the MCP server (spec, "The MCP server"). Listen is required.
+type MCP struct {
+	Listen string `yaml:"listen"`
+	// AllowedHosts are Host names accepted besides loopback names (DNS
+	// rebinding protection), e.g. the Kubernetes Service name.
+	AllowedHosts []string `yaml:"allowed_hosts"`
+}
+
+// Match selects statements; see domain.Match.
+type Match struct {
+	Actions   []string `yaml:"actions"`
+	Targets   []string `yaml:"targets"`
+	Functions []string `yaml:"functions"`
+}
+
+// ApprovalRule holds matching statements for a person.
+type ApprovalRule struct {
+	Name      string `yaml:"name"`
+	Match     Match  `yaml:"match"`
+	TimeLimit string `yaml:"time_limit"`
+}
+
+// PolicyRule denies matching statements outright.
+type PolicyRule struct {
+	Name    string `yaml:"name"`
+	Match   Match  `yaml:"match"`
+	Message string `yaml:"message"`
+}
+
+// TLSServer is TLS offered to clients.
+type TLSServer struct {
+	CertFile string `yaml:"cert_file"`
+	KeyFile  string `yaml:"key_file"`
+}
+
+// TLSClient is TLS towards the upstream.
+type TLSClient struct {
+	Enabled            bool   `yaml:"enabled"`
+	CAFile             string `yaml:"ca_file"`
+	ServerName         string `yaml:"server_name"`
+	InsecureSkipVerify bool   `yaml:"insecure_skip_verify"`
+	CertFile           string `yaml:"cert_file"`
+	KeyFile            string `yaml:"key_file"`
+}
+
+// Listener is one listener.
+type Listener struct {
+	Name     string `yaml:"name"`
+	Protocol string `yaml:"protocol"`
+	Listen   string `yaml:"listen"`
+	Upstream string `yaml:"upstream"`
+	// Mode: "wait" (default) holds a statement until decided; "return" denies
+	// at once with the approval id.
+	Mode string `yaml:"mode"`
+	// WaitTimeout bounds wait mode; default 10m.
+	WaitTimeout string `yaml:"wait_timeout"`
+	// SpendApprovalOn: "sent" (default) or "accepted".
+	SpendApprovalOn string     `yaml:"spend_approval_on"`
+	ApprovalRules   []string   `yaml:"approval_rules"`
+	PolicyRules     []string   `yaml:"policy_rules"`
+	IdentityKeys    []string   `yaml:"identity_keys"`
+	TLS             *TLSServer `yaml:"tls"`
+	UpstreamTLS     *TLSClient `yaml:"upstream_tls"`
+}

@@ -1,0 +1,202 @@
+package config
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hoophq/sidecar/domain"
+)
+
+// FieldError is one mistake in the config file, with its path.
+type FieldError struct {
+	// Path is the field's path, e.g. "listeners[2].listen".
+	Path    string
+	Message string
+}
+
+func (e FieldError) Error() string { return e.Path + ": " + e.Message }
+
+// Errors is every mistake found by Validate.
+type Errors []FieldError
+
+func (es Errors) Error() string {
+	s := make([]string, len(es))
+	for i, e := range es {
+		s[i] = e.Error()
+	}
+	return strings.Join(s, "\n")
+}
+
+var nameRE = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$`)
+
+// Validate checks f and returns every mistake (nil when there is none).
+// protocols are the listener protocols this binary serves (e.g. "http",
+// "postgres"). Besides field checks it enforces the spec's startup refusals:
+// an mcp block needs listen and a Control Plane.
+func Validate(f *File, protocols []string) Errors {
+	v := &validator{}
+	if f.Sidecar == "" {
+		v.add("sidecar", "is required (this Sidecar's name)")
+	} else if !nameRE.MatchString(f.Sidecar) {
+		v.add("sidecar", "must be letters, digits, '-', '_' or '.', up to 63 characters")
+	}
+	if cp := f.ControlPlane; cp != nil {
+		if u, err := url.Parse(cp.URL); cp.URL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			v.add("control_plane.url", "must be an http:// or https:// URL")
+		}
+		if (cp.TokenEnv == "") == (cp.TokenFile == "") {
+			v.add("control_plane", "set exactly one of token_env or token_file (the Sidecar token is never written in the config)")
+		}
+		v.duration("control_plane.timeout", cp.Timeout)
+	}
+	switch f.Log.Format {
+	case "", "text", "json":
+	default:
+		v.add("log.format", fmt.Sprintf("%q is not text or json", f.Log.Format))
+	}
+	switch f.Log.Level {
+	case "", "debug", "info", "warn", "error":
+	default:
+		v.add("log.level", fmt.Sprintf("%q is not debug, info, warn or error", f.Log.Level))
+	}
+	if f.Admin != nil {
+		v.hostPort("admin.listen", f.Admin.Listen)
+	}
+	if f.Audit != nil && f.Audit.File == "" {
+		v.add("audit.file", "is required in an audit block (a path, or - for standard output)")
+	}
+	if f.MCP != nil {
+		if f.MCP.Listen == "" {
+			v.add("mcp.listen", "is required; remove the mcp block to turn the MCP server off")
+		} else {
+			v.hostPort("mcp.listen", f.MCP.Listen)
+		}
+		if f.ControlPlane == nil {
+			v.add("mcp", "the MCP server needs a Control Plane: add a control_plane block or remove the mcp block")
+		}
+	}
+	approvals := map[string]bool{}
+	for i, r := range f.ApprovalRules {
+		p := fmt.Sprintf("approval_rules[%d]", i)
+		v.ruleName(p, r.Name, approvals)
+		v.match(p+".match", r.Match)
+		if d := v.duration(p+".time_limit", r.TimeLimit); d < 0 {
+			v.add(p+".time_limit", "must not be negative")
+		}
+	}
+	policies := map[string]bool{}
+	for i, r := range f.PolicyRules {
+		p := fmt.Sprintf("policy_rules[%d]", i)
+		v.ruleName(p, r.Name, policies)
+		v.match(p+".match", r.Match)
+	}
+	known := map[string]bool{}
+	for _, p := range protocols {
+		known[p] = true
+	}
+	names, addrs := map[string]bool{}, map[string]string{}
+	for i, l := range f.Listeners {
+		p := fmt.Sprintf("listeners[%d]", i)
+		switch {
+		case l.Name == "":
+			v.add(p+".name", "is required")
+		case !nameRE.MatchString(l.Name):
+			v.add(p+".name", "must be letters, digits, '-', '_' or '.', up to 63 characters")
+		case names[l.Name]:
+			v.add(p+".name", fmt.Sprintf("%q is used by another listener", l.Name))
+		}
+		names[l.Name] = true
+		if !known[l.Protocol] {
+			v.add(p+".protocol", fmt.Sprintf("%q is not one of: %s", l.Protocol, strings.Join(sorted(protocols), ", ")))
+		}
+		if v.hostPort(p+".listen", l.Listen) {
+			if other, dup := addrs[l.Listen]; dup {
+				v.add(p+".listen", fmt.Sprintf("%s is also the address of listener %s", l.Listen, other))
+			}
+			addrs[l.Listen] = l.Name
+		}
+		if l.Upstream == "" {
+			v.add(p+".upstream", "is required")
+		}
+		switch l.Mode {
+		case "", "wait", "return":
+		default:
+			v.add(p+".mode", fmt.Sprintf("%q is not wait or return", l.Mode))
+		}
+		v.duration(p+".wait_timeout", l.WaitTimeout)
+		switch l.SpendApprovalOn {
+		case "", "sent", "accepted":
+		default:
+			v.add(p+".spend_approval_on", fmt.Sprintf("%q is not sent or accepted", l.SpendApprovalOn))
+		}
+		for j, r := range l.ApprovalRules {
+			if !approvals[r] {
+				v.add(fmt.Sprintf("%s.approval_rules[%d]", p, j), fmt.Sprintf("no approval rule is named %q", r))
+			}
+		}
+		for j, r := range l.PolicyRules {
+			if !policies[r] {
+				v.add(fmt.Sprintf("%s.policy_rules[%d]", p, j), fmt.Sprintf("no policy rule is named %q", r))
+			}
+		}
+		if l.TLS != nil && (l.TLS.CertFile == "") != (l.TLS.KeyFile == "") {
+			v.add(p+".tls", "set both cert_file and key_file")
+		}
+	}
+	return v.errs
+}
+
+type validator struct{ errs Errors }
+
+func (v *validator) add(path, msg string) { v.errs = append(v.errs, FieldError{path, msg}) }
+
+func (v *validator) hostPort(path, s string) bool {
+	if s == "" {
+		v.add(path, "is required (host:port)")
+		return false
+	}
+	if _, port, err := net.SplitHostPort(s); err != nil || port == "" {
+		v.add(path, fmt.Sprintf("%q is not host:port", s))
+		return false
+	}
+	return true
+}
+
+func (v *validator) duration(path, s string) time.Duration {
+	if s == "" {
+		return 0
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		v.add(path, fmt.Sprintf("%q is not a duration such as 30s, 10m or 1h", s))
+	}
+	return d
+}
+
+func (v *validator) ruleName(p, name string, seen map[string]bool) {
+	switch {
+	case name == "":
+		v.add(p+".name", "is required")
+	case seen[name]:
+		v.add(p+".name", fmt.Sprintf("%q is used by another rule", name))
+	}
+	seen[name] = true
+}
+
+func (v *validator) match(p string, m Match) {
+	dm := domain.Match{Actions: m.Actions, Targets: m.Targets, Functions: m.Functions}
+	if err := dm.Compile(); err != nil {
+		v.add(p, err.Error())
+	}
+}
+
+func sorted(s []string) []string {
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.uber.org/fx"
+
+	"github.com/hoophq/sidecar/adapters/outbound/config"
+	"github.com/hoophq/sidecar/app"
+)
+
+// admin serves /healthz (the process is up), /readyz (every listener is bound
+// and the Control Plane answered, when there is one) and /metrics
+// (Prometheus). It is off unless the config has an admin block.
+type admin struct {
+	srv *http.Server
+	ln  net.Listener
+}
+
+// cpPinger checks that the Control Plane answers (nil when there is none).
+type cpPinger func(ctx context.Context) error
+
+func newAdmin(f *config.File, sup *app.Supervisor, m *app.Metrics, ping cpPinger, log *slog.Logger) *admin {
+	if f.Admin == nil {
+		return nil
+	}
+	want := len(f.Listeners)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if n := sup.Count(); n < want {
+			http.Error(w, "listeners not all bound", http.StatusServiceUnavailable)
+			return
+		}
+		if ping != nil {
+			ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+			defer cancel()
+			if err := ping(ctx); err != nil {
+				http.Error(w, "control plane: "+err.Error(), http.StatusServiceUnavailable)
+				return
+			}
+		}
+		_, _ = w.Write([]byte("ready\n"))
+	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}))
+	return &admin{srv: &http.Server{Addr: f.Admin.Listen, Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
+}
+
+func startAdmin(lc fx.Lifecycle, a *admin, log *slog.Logger) {
+	if a == nil {
+		return
+	}
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error {
+			ln, err := net.Listen("tcp", a.srv.Addr)
+			if err != nil {
+				return err
+			}
+			a.ln = ln
+			log.Info("admin listening", "listen", ln.Addr().String(), "paths", "/healthz /readyz /metrics")
+			go func() {
+				if err := a.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+					log.Error("admin server stopped", "error", err)
+				}
+			}()
+			return nil
+		},
+		OnStop: func(ctx context.Context) error { return a.srv.Shutdown(ctx) },
+	})
+}

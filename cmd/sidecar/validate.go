@@ -1,0 +1,43 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hoophq/sidecar/adapters/outbound/config"
+)
+
+func validateCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "validate FILE",
+		Short: "Check a config file and print every mistake with its path",
+		Long: `validate parses FILE and prints each mistake on its own line as "path: message"
+(for example "listeners[2].listen: is required (host:port)"). It exits 0 when the file is valid
+and 1 otherwise. It does not contact the Control Plane or bind any address.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, errs, err := loadConfig(args[0])
+			if err != nil {
+				return err
+			}
+			if len(errs) > 0 {
+				for _, e := range errs {
+					fmt.Fprintln(cmd.ErrOrStderr(), e.Error())
+				}
+				return fmt.Errorf("%s: %d mistake(s)", args[0], len(errs))
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: valid\n", args[0])
+			return nil
+		},
+	}
+}
+
+// loadConfig parses and validates path against the protocols this binary serves.
+func loadConfig(path string) (*config.File, config.Errors, error) {
+	f, err := config.Load(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, config.Validate(f, protocolNames()), nil
+}

@@ -1,0 +1,74 @@
+package harness
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+var (
+	buildMu  sync.Mutex
+	buildDir string
+	built    = map[string]string{}
+)
+
+// Binary returns the path of ./cmd/<name> built from this checkout, once per
+// test process.
+func Binary(t testing.TB, name string) string {
+	t.Helper()
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if p, ok := built[name]; ok {
+		return p
+	}
+	if buildDir == "" {
+		d, err := os.MkdirTemp("", "hoop-bin-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		buildDir = d
+	}
+	out := filepath.Join(buildDir, name)
+	cmd := exec.Command("go", "build", "-o", out, "./cmd/"+name)
+	cmd.Dir = RepoRoot(t)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build %s: %v\n%s", name, err, b)
+	}
+	built[name] = out
+	return out
+}
+
+// Binaries returns the paths of the sidecar and controlplane binaries.
+func Binaries(t testing.TB) (sidecar, controlplane string) {
+	t.Helper()
+	return Binary(t, "sidecar"), Binary(t, "controlplane")
+}
+
+type buildError struct {
+	name, out string
+	err       error
+}
+
+func (e *buildError) Error() string { return e.name + ": " + e.err.Error() + "\n" + e.out }
+
+// RepoRoot returns the repository root (the folder holding go.mod).
+func RepoRoot(t testing.TB) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+// FreeAddr returns a free 127.0.0.1:port. The port is free when returned; a
+// test binds it soon after.
+func FreeAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
