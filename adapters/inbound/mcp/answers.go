@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -88,6 +89,10 @@ func (s *Server) errorResult(err error, id string, f domain.Family, k domain.Too
 		return errorText(unauthorizedText(subject))
 	case errors.Is(err, app.ErrNoControlPlane):
 		return errorText(noControlPlaneText)
+	case errors.Is(err, context.Canceled):
+		// The caller hung up or cancelled; nobody reads this answer.
+		s.log.Debug("mcp: call ended by the caller", "tool", f.Tool(k), "approval_id", id)
+		return errorText("The call was cancelled before the Sidecar answered. Call " + f.Tool(k) + " again.")
 	default:
 		s.log.Warn("mcp: the Control Plane could not answer", "tool", f.Tool(k), "approval_id", id, "error", err)
 		return errorText(unavailableText(subject, f, k))

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -50,7 +51,7 @@ func (s *Server) wait(ctx context.Context, req *sdk.CallToolRequest, args rawArg
 		defer stop()
 	}
 	a, timedOut, waited, err := s.q.Wait(wctx, id, timeout)
-	if err != nil && s.stopping.Err() != nil && ctx.Err() == nil {
+	if errors.Is(err, context.Canceled) && s.stopping.Err() != nil && ctx.Err() == nil {
 		// Shutdown ended the wait: answer what is known, so the agent calls again.
 		if a.ID == "" {
 			return errorText(shuttingDownText)
@@ -58,9 +59,6 @@ func (s *Server) wait(ctx context.Context, req *sdk.CallToolRequest, args rawArg
 		timedOut, err = true, nil
 	}
 	if err != nil {
-		if wctx.Err() != nil {
-			s.log.Debug("mcp: approval_wait caller left", "approval_id", id, "waited", waited)
-		}
 		return s.errorResult(err, id, f, domain.ToolWait)
 	}
 	v := s.q.View(a, true, f)
