@@ -32,6 +32,14 @@ type guard struct {
 	log   *slog.Logger
 }
 
+// CheckAllowedHosts returns an error naming the first mcp.allowed_hosts entry
+// that is not a host name ("name" or "name:port"), for config validation.
+// New runs the same check.
+func CheckAllowedHosts(hosts []string) error {
+	_, err := newGuard(hosts, nil)
+	return err
+}
+
 func newGuard(allowed []string, log *slog.Logger) (*guard, error) {
 	g := &guard{
 		names: map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true},

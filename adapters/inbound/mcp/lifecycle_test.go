@@ -31,6 +31,14 @@ func TestNewRefusesAConfigItCannotServe(t *testing.T) {
 			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
 		}
 	}
+	if err := mcp.CheckAllowedHosts([]string{"sidecar.internal", "mcp.example:8765", "[fd00::1]:8765", "10.0.0.7"}); err != nil {
+		t.Errorf("good allowed_hosts refused: %v", err)
+	}
+	for _, bad := range []string{"", "http://x", "a b", "*.example"} {
+		if err := mcp.CheckAllowedHosts([]string{bad}); err == nil {
+			t.Errorf("allowed_hosts %q accepted", bad)
+		}
+	}
 }
 
 func TestStartReturnsTheBindError(t *testing.T) {

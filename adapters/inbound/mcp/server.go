@@ -140,7 +140,6 @@ func (s *Server) Start() error {
 			s.log.Error("mcp server stopped", "listen", ln.Addr().String(), "error", err)
 		}
 	}()
-	s.log.Info("mcp server listening", "url", "http://"+ln.Addr().String()+Path)
 	return nil
 }
 
