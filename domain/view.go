@@ -42,7 +42,9 @@ func NewView(a Approval, now time.Time, withInstruction bool, f Family) View {
 		RejectionReason: a.RejectionReason,
 		Next:            NextFor(st),
 	}
-	if st == StatusExpired && v.DecidedAt == nil && a.ExpiresAt != nil {
+	if st == StatusExpired && a.Status != StatusExpired && a.ExpiresAt != nil {
+		// Lapsed here (PENDING or APPROVED past the limit): decided_at is
+		// expires_at, as the Control Plane reports it (control-plane-api.md).
 		v.DecidedAt = utcSecond(a.ExpiresAt)
 	}
 	if withInstruction {

@@ -2,13 +2,17 @@ package main
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"log/slog"
+	"time"
 
 	"go.uber.org/fx"
 
+	"github.com/hoophq/sidecar/adapters/outbound/audit"
 	"github.com/hoophq/sidecar/adapters/outbound/config"
+	"github.com/hoophq/sidecar/adapters/outbound/controlplane"
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/version"
 	"github.com/hoophq/sidecar/ports"
 )
 
@@ -19,11 +23,50 @@ func newControlPlane(f *config.File, m *app.Metrics, log *slog.Logger) (ports.Co
 		log.Warn("no control_plane configured: statements that need approval are denied; status path answers 503")
 		return nil, nil, nil
 	}
-	return nil, nil, errors.New("control plane client not wired yet")
+	cp := f.ControlPlane
+	var tok controlplane.TokenSource
+	var err error
+	if cp.TokenEnv != "" {
+		tok, err = controlplane.TokenFromEnv(cp.TokenEnv)
+	} else {
+		tok, err = controlplane.TokenFromFile(cp.TokenFile)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("control_plane: %w", err)
+	}
+	timeout, _ := time.ParseDuration(cp.Timeout)
+	c, err := controlplane.New(controlplane.Options{URL: cp.URL, Token: tok, Timeout: timeout,
+		SidecarVersion: version.Version,
+		Observe: func(call string, seconds float64, kind string) {
+			m.CPLatency.WithLabelValues(call).Observe(seconds)
+			if kind != "" {
+				m.CPErrors.WithLabelValues(call, kind).Inc()
+			}
+		}})
+	if err != nil {
+		return nil, nil, fmt.Errorf("control_plane: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if info, err := c.Info(ctx); err != nil {
+		log.Warn("Control Plane does not answer yet; held statements are denied until it does", "url", cp.URL, "error", err)
+	} else {
+		log.Info("Control Plane answers", "url", cp.URL, "api_version", info.APIVersion, "version", info.Version, "sidecar", info.Sidecar)
+	}
+	return c, c.Ping, nil
 }
 
-func newAudit(lc fx.Lifecycle, f *config.File) (ports.AuditSink, error) {
-	return nil, nil
+// newAudit opens the audit sink (a discarding one without an audit block).
+func newAudit(lc fx.Lifecycle, f *config.File, log *slog.Logger) (ports.AuditSink, error) {
+	if f.Audit == nil {
+		return audit.Discard, nil
+	}
+	w, err := audit.Open(f.Audit.File, log)
+	if err != nil {
+		return nil, fmt.Errorf("audit.file: %w", err)
+	}
+	lc.Append(fx.Hook{OnStop: func(context.Context) error { return w.Close() }})
+	return w, nil
 }
 
 // mcpServer is the MCP server's lifecycle surface.

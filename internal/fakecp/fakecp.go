@@ -61,9 +61,7 @@ func (c *CP) effective(r *Record) domain.Approval {
 	a := r.Approval
 	if st := a.EffectiveStatus(c.now()); st != a.Status {
 		a.Status = st
-		if a.DecidedAt == nil {
-			a.DecidedAt = a.ExpiresAt
-		}
+		a.DecidedAt = a.ExpiresAt
 	}
 	return a
 }

@@ -1,0 +1,200 @@
+package audit
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hoophq/sidecar/ports"
+)
+
+func event(i int) ports.AuditEvent {
+	return ports.AuditEvent{Time: time.Date(2026, 9, 29, 14, 2, 11, 0, time.UTC), Listener: "pg", Protocol: "postgres",
+		Client: "127.0.0.1:5000", Fingerprint: "v1:abc", Decision: "deny_approval", Rule: "db-destructive",
+		ApprovalID: fmt.Sprintf("ap-%04d", i), Status: "PENDING"}
+}
+
+func readLines(t *testing.T, r io.Reader) []ports.AuditEvent {
+	t.Helper()
+	var out []ports.AuditEvent
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		var e ports.AuditEvent
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("line %q is not one JSON object: %v", sc.Text(), err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func TestFileConcurrentRecords(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	w, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const goroutines, each = 20, 100
+	var wg sync.WaitGroup
+	for g := 0; g < goroutines; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				w.Record(event(g*each + i))
+			}
+		}(g)
+	}
+	wg.Wait()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v, want 0600", fi.Mode().Perm())
+	}
+	f, _ := os.Open(path)
+	defer f.Close()
+	got := readLines(t, f)
+	if len(got) != goroutines*each {
+		t.Fatalf("%d lines, want %d", len(got), goroutines*each)
+	}
+	ids := map[string]bool{}
+	for _, e := range got {
+		ids[e.ApprovalID] = true
+	}
+	if len(ids) != goroutines*each {
+		t.Fatalf("%d distinct events, want %d", len(ids), goroutines*each)
+	}
+	if want := event(7); !ids[want.ApprovalID] {
+		t.Fatal("event 7 missing")
+	}
+	for _, e := range got[:1] {
+		want := event(0)
+		want.ApprovalID = e.ApprovalID
+		if e != want {
+			t.Fatalf("read back %+v, want %+v", e, want)
+		}
+	}
+}
+
+func TestFileAppendsAndDropsAfterClose(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	if err := os.WriteFile(path, []byte(`{"decision":"allow","time":"2026-01-01T00:00:00Z","listener":"old","protocol":"http"}`+"\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Record(event(1))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w.Record(event(2)) // after Close: dropped, no panic
+	if err := w.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	b, _ := os.ReadFile(path)
+	got := readLines(t, bytes.NewReader(b))
+	if len(got) != 2 || got[0].Listener != "old" || got[1].ApprovalID != "ap-0001" {
+		t.Fatalf("file holds %+v, want the old line then ap-0001", got)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o640 {
+		t.Fatalf("an existing file's mode changed to %v", fi.Mode().Perm())
+	}
+}
+
+func TestOmitsEmptyFields(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf, nil)
+	w.Record(ports.AuditEvent{Time: time.Date(2026, 9, 29, 14, 2, 11, 0, time.UTC), Listener: "pg", Protocol: "postgres", Decision: "allow"})
+	want := `{"time":"2026-09-29T14:02:11Z","listener":"pg","protocol":"postgres","decision":"allow"}` + "\n"
+	if buf.String() != want {
+		t.Fatalf("line = %s want %s", buf.String(), want)
+	}
+}
+
+func TestStdout(t *testing.T) {
+	r, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stdout
+	os.Stdout = pw
+	w, err := Open(Stdout, nil)
+	os.Stdout = old
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Record(event(3))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pw.Write([]byte{}); err != nil {
+		t.Fatalf("Close closed stdout: %v", err)
+	}
+	pw.Close()
+	got := readLines(t, r)
+	if len(got) != 1 || got[0].ApprovalID != "ap-0003" {
+		t.Fatalf("stdout got %+v", got)
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	if _, err := Open("", nil); err == nil {
+		t.Fatal("Open accepted an empty path")
+	}
+	bad := filepath.Join(t.TempDir(), "no-such-dir", "audit.jsonl")
+	_, err := Open(bad, nil)
+	if err == nil || !strings.Contains(err.Error(), bad) {
+		t.Fatalf("err = %v, want it to name %s", err, bad)
+	}
+}
+
+type failingWriter struct{ fail bool }
+
+func (f *failingWriter) Write(b []byte) (int, error) {
+	if f.fail {
+		return 0, errors.New("disk full")
+	}
+	return len(b), nil
+}
+
+func TestWriteFailureLoggedOnce(t *testing.T) {
+	var logs bytes.Buffer
+	fw := &failingWriter{fail: true}
+	w := NewWriter(fw, slog.New(slog.NewTextHandler(&logs, nil)))
+	for i := 0; i < 5; i++ {
+		w.Record(event(i))
+	}
+	if n := strings.Count(logs.String(), "disk full"); n != 1 {
+		t.Fatalf("failure logged %d times, want once:\n%s", n, logs.String())
+	}
+	fw.fail = false
+	w.Record(event(9))
+	if !strings.Contains(logs.String(), "work again") {
+		t.Fatalf("recovery not logged:\n%s", logs.String())
+	}
+}
+
+func TestDiscard(t *testing.T) {
+	var s ports.AuditSink = Discard
+	s.Record(event(1))
+	if err := Discard.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

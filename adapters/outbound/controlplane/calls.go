@@ -1,0 +1,227 @@
+package controlplane
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/ports"
+)
+
+const reviewsPath = "/api/sidecars/reviews"
+
+var _ ports.ControlPlane = (*Client)(nil)
+
+func reviewPath(id, suffix string) string {
+	return reviewsPath + "/" + url.PathEscape(id) + suffix
+}
+
+// File files an approval request or returns the one the Control Plane reuses
+// (POST /api/sidecars/reviews). 201 → Reused false, 200 → Reused true (another
+// 2xx: the "reused" field decides). StatusKnown is false when the answer has
+// no status. Never retried. Errors: ErrUnavailable, ErrOlder, ErrUnauthorized,
+// ErrRejected (400 invalid), ErrBadAnswer.
+func (c *Client) File(ctx context.Context, r ports.FileRequest) (f ports.Filed, err error) {
+	c.observed("file", func() error {
+		var a answer
+		a, err = c.once(ctx, request{call: "file", method: http.MethodPost, path: reviewsPath, body: fileBody{
+			Fingerprint: r.Fingerprint, ListenerName: r.ListenerName, ApprovalRule: r.ApprovalRule,
+			Statement: r.Statement, Protocol: r.Protocol, ClientIdentity: r.ClientIdentity,
+			TimeLimitSeconds: int64(math.Ceil(r.TimeLimit.Seconds()))}})
+		if err != nil {
+			return err
+		}
+		var w wireApproval
+		if err = decode("file", a, &w); err != nil {
+			return err
+		}
+		if f.Approval, f.StatusKnown, err = w.toDomain(); err != nil {
+			err = &Error{Call: "file", Kind: ErrBadAnswer, HTTPStatus: a.status, Cause: err}
+			return err
+		}
+		switch {
+		case a.status == http.StatusCreated:
+			f.Reused = false
+		case a.status == http.StatusOK:
+			f.Reused = true
+		default:
+			f.Reused = w.Reused != nil && *w.Reused
+		}
+		return nil
+	})
+	return f, err
+}
+
+// Get reads one approval request (GET /api/sidecars/reviews/{id}); retried on
+// network errors and 5xx. Errors: ErrNotFound, ErrUnavailable, ErrOlder,
+// ErrUnauthorized, ErrBadAnswer.
+func (c *Client) Get(ctx context.Context, id string) (ap domain.Approval, err error) {
+	c.observed("get", func() error {
+		var a answer
+		if a, err = c.read(ctx, request{call: "get", method: http.MethodGet, path: reviewPath(id, "")}); err != nil {
+			return err
+		}
+		ap, err = approvalOf("get", a)
+		return err
+	})
+	return ap, err
+}
+
+// List lists this Sidecar's approval requests, newest first
+// (GET /api/sidecars/reviews?status=&limit=); status "" and limit 0 leave the
+// parameter out (every status, the Control Plane's default limit of 20).
+// Retried like Get. Errors: ErrUnavailable, ErrOlder, ErrUnauthorized,
+// ErrRejected (400 invalid), ErrBadAnswer.
+func (c *Client) List(ctx context.Context, status domain.Status, limit int) (out []domain.Approval, err error) {
+	c.observed("list", func() error {
+		q := url.Values{}
+		if status != "" {
+			q.Set("status", string(status))
+		}
+		if limit > 0 {
+			q.Set("limit", strconv.Itoa(limit))
+		}
+		var a answer
+		if a, err = c.read(ctx, request{call: "list", method: http.MethodGet, path: reviewsPath, query: q}); err != nil {
+			return err
+		}
+		var lb listBody
+		if err = decode("list", a, &lb); err != nil {
+			return err
+		}
+		out = make([]domain.Approval, 0, len(lb.Reviews))
+		for i, w := range lb.Reviews {
+			ap, _, derr := w.toDomain()
+			if derr != nil {
+				err = &Error{Call: "list", Kind: ErrBadAnswer, HTTPStatus: a.status, Cause: fmt.Errorf("reviews[%d]: %w", i, derr)}
+				return err
+			}
+			out = append(out, ap)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Claim atomically spends an APPROVED request with this fingerprint
+// (POST /api/sidecars/reviews/{id}/claim): 200 → won with the new state;
+// 409 claim_lost → won false with the current state from "review". Never
+// retried. Errors: ErrNotFound, ErrUnavailable, ErrOlder, ErrUnauthorized,
+// ErrConflict (another 409, or claim_lost without a readable "review"),
+// ErrBadAnswer.
+func (c *Client) Claim(ctx context.Context, id, fingerprint string, spend ports.SpendOn) (ap domain.Approval, won bool, err error) {
+	if spend == "" {
+		spend = ports.SpendOnSent
+	}
+	c.observed("claim", func() error {
+		var a answer
+		a, err = c.once(ctx, request{call: "claim", method: http.MethodPost, path: reviewPath(id, "/claim"),
+			body: claimBody{Fingerprint: fingerprint, SpendApprovalOn: string(spend)}})
+		if err != nil {
+			if a.status == http.StatusConflict && errorCode(err) == "claim_lost" {
+				if cur, ok := conflictState(a); ok {
+					ap, err = cur, nil
+				}
+			}
+			return err
+		}
+		if ap, err = approvalOf("claim", a); err != nil {
+			return err
+		}
+		won = true
+		return nil
+	})
+	return ap, won, err
+}
+
+// Settle ends a PROCESSING request (POST /api/sidecars/reviews/{id}/settle):
+// accepted → EXECUTED, refused → APPROVED. Never retried. Errors:
+// ErrConflict (409 not_processing; the approval returned is the current
+// state when the answer carried one), ErrNotFound, ErrUnavailable, ErrOlder,
+// ErrUnauthorized, ErrRejected, ErrBadAnswer.
+func (c *Client) Settle(ctx context.Context, id string, accepted bool) (ap domain.Approval, err error) {
+	outcome := "refused"
+	if accepted {
+		outcome = "accepted"
+	}
+	c.observed("settle", func() error {
+		var a answer
+		a, err = c.once(ctx, request{call: "settle", method: http.MethodPost, path: reviewPath(id, "/settle"),
+			body: settleBody{Outcome: outcome}})
+		if err != nil {
+			if a.status == http.StatusConflict {
+				if cur, ok := conflictState(a); ok {
+					ap = cur
+				}
+			}
+			return err
+		}
+		ap, err = approvalOf("settle", a)
+		return err
+	})
+	return ap, err
+}
+
+// Info reads which Control Plane this is (GET /api/sidecars/info); retried
+// like Get. Used for /readyz and the startup log line. Errors: ErrUnavailable,
+// ErrOlder (also when api_version < 1), ErrUnauthorized, ErrBadAnswer.
+func (c *Client) Info(ctx context.Context) (in Info, err error) {
+	c.observed("info", func() error {
+		var a answer
+		if a, err = c.read(ctx, request{call: "info", method: http.MethodGet, path: "/api/sidecars/info"}); err != nil {
+			return err
+		}
+		if err = decode("info", a, &in); err != nil {
+			return err
+		}
+		if in.APIVersion < APIVersion {
+			err = &Error{Call: "info", Kind: ports.ErrOlder, HTTPStatus: a.status,
+				Cause: fmt.Errorf("api_version %d, this Sidecar needs %d", in.APIVersion, APIVersion)}
+		}
+		return err
+	})
+	return in, err
+}
+
+// approvalOf decodes a 2xx answer holding one approval object.
+func approvalOf(call string, a answer) (domain.Approval, error) {
+	var w wireApproval
+	if err := decode(call, a, &w); err != nil {
+		return domain.Approval{}, err
+	}
+	ap, _, err := w.toDomain()
+	if err != nil {
+		return domain.Approval{}, &Error{Call: call, Kind: ErrBadAnswer, HTTPStatus: a.status, Cause: err}
+	}
+	return ap, nil
+}
+
+// conflictState reads the current state from a 409's "review"; ok is false
+// when the body has none (the caller then keeps the 409's error).
+func conflictState(a answer) (ap domain.Approval, ok bool) {
+	var cb conflictBody
+	if decode("", a, &cb) != nil || cb.Review == nil {
+		return ap, false
+	}
+	ap, _, err := cb.Review.toDomain()
+	return ap, err == nil
+}
+
+// errorCode returns the JSON code of an *Error ("" otherwise).
+func errorCode(err error) string {
+	if e, ok := err.(*Error); ok {
+		return e.Code
+	}
+	return ""
+}
+
+// Ping reports whether the Control Plane answers Info with API version 1 or
+// later (for /readyz). Errors as Info.
+func (c *Client) Ping(ctx context.Context) error {
+	_, err := c.Info(ctx)
+	return err
+}

@@ -1,0 +1,20 @@
+// Package controlplane is the Sidecar's HTTP client of its Control Plane
+// (docs/control-plane-api.md, contract v1). *Client implements
+// ports.ControlPlane (File, Get, List, Claim, Settle) and adds Info.
+//
+// What lives here:
+//   - options.go: Options, New and the redacting String/GoString/LogValue.
+//   - token.go: the Sidecar token sources (a literal, an environment
+//     variable, a file). A token never appears in logs, errors or %v output.
+//   - errors.go: *Error, which wraps ports.ErrNotFound, ErrUnavailable,
+//     ErrOlder, ErrUnauthorized or ErrConflict together with its cause, and
+//     the rules that classify an HTTP answer ("older" detection included).
+//   - transport.go: one HTTP exchange, the per-call timeout, and the retry of
+//     idempotent reads (Get, List, Info) with exponential backoff.
+//   - wire.go: the JSON shapes of the contract and their mapping to domain.
+//   - calls.go: the six calls.
+//
+// Reads (Get, List, Info) are retried on network errors and 5xx answers, at
+// most 3 tries with 100 ms..1 s backoff, bounded by the caller's context.
+// File, Claim and Settle are never retried: they are not idempotent.
+package controlplane
