@@ -8,15 +8,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/hoophq/sidecar/adapters/inbound/mcp"
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/conformance/harness"
 	"github.com/hoophq/sidecar/internal/fakecp"
 	"github.com/hoophq/sidecar/ports"
 )
@@ -95,9 +99,47 @@ func sidecarMCP(t *testing.T) (url, id string) {
 	return "http://" + srv.Addr() + mcp.Path, f.Approval.ID
 }
 
+// sidecarBinaryMCP starts the reference Control Plane and the sidecar binary
+// with an mcp block, files one PENDING approval through the Control Plane's
+// Sidecar API, and returns the endpoint and the approval id.
+func sidecarBinaryMCP(t *testing.T) (url, id string) {
+	t.Helper()
+	const token = "test-sidecar-token"
+	cp := harness.StartControlPlane(t, harness.CPOptions{})
+	addr := harness.FreeAddr(t)
+	harness.StartSidecar(t, harness.SidecarOptions{Token: token, Config: fmt.Sprintf(
+		"sidecar: test\ncontrol_plane: {url: %s, token_env: HOOP_SIDECAR_TOKEN}\nmcp: {listen: %s}\nlisteners: []\n", cp.URL, addr)})
+	body := `{"fingerprint":"fp-ts","listener_name":"payments","approval_rule":"payments-approvers","statement":"DELETE FROM invoices","protocol":"postgres"}`
+	req, _ := http.NewRequest(http.MethodPost, cp.URL+"/api/sidecars/reviews", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var a struct {
+		ID string `json:"id"`
+	}
+	if resp.StatusCode != http.StatusCreated || json.NewDecoder(resp.Body).Decode(&a) != nil || a.ID == "" {
+		t.Fatalf("file an approval at the Control Plane: %s", resp.Status)
+	}
+	return "http://" + addr + "/mcp", a.ID
+}
+
+// TestTypeScriptSDKClient runs script.mjs against the sidecar binary and the
+// reference Control Plane, or, while cmd/controlplane is not in the tree,
+// against an in-process MCP server backed by the fake Control Plane.
 func TestTypeScriptSDKClient(t *testing.T) {
 	installDeps(t)
-	url, id := sidecarMCP(t)
+	var url, id string
+	if _, err := os.Stat(filepath.Join(harness.RepoRoot(t), "cmd", "controlplane")); err == nil {
+		t.Log("against the sidecar and controlplane binaries")
+		url, id = sidecarBinaryMCP(t)
+	} else {
+		t.Log("cmd/controlplane is not in this tree: against an in-process MCP server on the fake Control Plane")
+		url, id = sidecarMCP(t)
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()

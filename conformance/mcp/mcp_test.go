@@ -23,6 +23,7 @@ func TestWaitReturnsSoonAfterTheCLIDecides(t *testing.T) {
 	for _, v := range protocolVersions {
 		for _, tool := range []string{"approval_wait", "review_wait"} {
 			t.Run(v+"/"+tool, func(t *testing.T) {
+				t.Parallel()
 				id := s.file(t, "fp-cli-"+v+tool)
 				cs := connect(t, s.url(), v)
 				decided := make(chan time.Time, 1)
