@@ -4,13 +4,16 @@ import (
 	"log/slog"
 	"sort"
 
+	httplistener "github.com/hoophq/sidecar/adapters/inbound/http"
 	"github.com/hoophq/sidecar/app"
 )
 
 // protocols returns every listener protocol this binary serves. Adding a
 // protocol is one line here and one package under adapters/inbound/.
 func protocols(log *slog.Logger) []app.Protocol {
-	return []app.Protocol{}
+	return []app.Protocol{
+		httplistener.New(log),
+	}
 }
 
 func protocolNames() []string {
