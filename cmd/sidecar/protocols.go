@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	grpclistener "github.com/hoophq/sidecar/adapters/inbound/grpc"
+	httplistener "github.com/hoophq/sidecar/adapters/inbound/http"
 	"github.com/hoophq/sidecar/app"
 )
 
@@ -13,6 +14,7 @@ import (
 func protocols(log *slog.Logger) []app.Protocol {
 	return []app.Protocol{
 		grpclistener.New(log),
+		httplistener.New(log),
 	}
 }
 

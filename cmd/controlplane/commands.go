@@ -1,0 +1,211 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// review is the approver API's review object as the CLI reads it.
+type review struct {
+	ID              string     `json:"id"`
+	Status          string     `json:"status"`
+	Sidecar         string     `json:"sidecar"`
+	ListenerName    string     `json:"listener_name"`
+	ApprovalRule    string     `json:"approval_rule"`
+	Protocol        string     `json:"protocol"`
+	Fingerprint     string     `json:"fingerprint"`
+	ClientIdentity  string     `json:"client_identity"`
+	Statement       string     `json:"statement"`
+	CreatedAt       time.Time  `json:"created_at"`
+	DecidedAt       *time.Time `json:"decided_at"`
+	ExpiresAt       *time.Time `json:"expires_at"`
+	RejectionReason string     `json:"rejection_reason"`
+	DecidedBy       *string    `json:"decided_by"`
+	SidecarReads    int64      `json:"sidecar_reads"`
+	PreviousStatus  string     `json:"previous_status"`
+}
+
+// newDecideCmds returns approve, reject and revoke.
+func newDecideCmds() []*cobra.Command {
+	type spec struct{ action, past, short string }
+	var cmds []*cobra.Command
+	for _, s := range []spec{
+		{"approve", "approved", "Approve a PENDING approval request"},
+		{"reject", "rejected", "Reject a PENDING approval request, with an optional --reason"},
+		{"revoke", "revoked", "Revoke an APPROVED approval request before it is used"},
+	} {
+		var cf clientFlags
+		var reason string
+		cmd := &cobra.Command{
+			Use:   s.action + " ID",
+			Short: s.short,
+			Args:  cobra.ExactArgs(1),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				c, err := cf.client()
+				if err != nil {
+					return err
+				}
+				var body any
+				if s.action == "reject" && reason != "" {
+					body = map[string]string{"reason": reason}
+				}
+				var r review
+				if err := c.call(cmd.Context(), "POST", "/api/reviews/"+url.PathEscape(args[0])+"/"+s.action, body, &r); err != nil {
+					return err
+				}
+				line := fmt.Sprintf("%s %s (was %s)", s.past, r.ID, r.PreviousStatus)
+				if r.RejectionReason != "" {
+					line += ": " + strconv.Quote(r.RejectionReason)
+				}
+				fmt.Fprintln(cmd.OutOrStdout(), line)
+				return nil
+			},
+		}
+		cf.add(cmd)
+		if s.action == "reject" {
+			cmd.Flags().StringVar(&reason, "reason", "", "why (shown to the agent as rejection_reason)")
+		}
+		cmds = append(cmds, cmd)
+	}
+	return cmds
+}
+
+func newListCmd() *cobra.Command {
+	var cf clientFlags
+	var status string
+	var limit int
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list [--status S] [--limit N]",
+		Short: "List approval requests of every Sidecar, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := cf.client()
+			if err != nil {
+				return err
+			}
+			q := url.Values{"limit": {strconv.Itoa(limit)}}
+			if status != "" {
+				q.Set("status", strings.ToUpper(status))
+			}
+			var out struct {
+				Reviews []json.RawMessage `json:"reviews"`
+			}
+			if err := c.call(cmd.Context(), "GET", "/api/reviews?"+q.Encode(), nil, &out); err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if asJSON {
+				return printJSON(w, out)
+			}
+			if len(out.Reviews) == 0 {
+				fmt.Fprintln(w, "no approval requests")
+				return nil
+			}
+			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tSTATUS\tSIDECAR\tLISTENER\tRULE\tCREATED\tSTATEMENT")
+			for _, raw := range out.Reviews {
+				var r review
+				if err := json.Unmarshal(raw, &r); err != nil {
+					return err
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Status, r.Sidecar, r.ListenerName,
+					r.ApprovalRule, r.CreatedAt.UTC().Format(time.RFC3339), oneLine(r.Statement, 60))
+			}
+			return tw.Flush()
+		},
+	}
+	cf.add(cmd)
+	cmd.Flags().StringVar(&status, "status", "", "only this status: PENDING APPROVED REJECTED REVOKED PROCESSING EXECUTED EXPIRED")
+	cmd.Flags().IntVar(&limit, "limit", 20, "at most this many (1-200)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
+	return cmd
+}
+
+func newShowCmd() *cobra.Command {
+	var cf clientFlags
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show one approval request with its statement",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := cf.client()
+			if err != nil {
+				return err
+			}
+			var raw json.RawMessage
+			if err := c.call(cmd.Context(), "GET", "/api/reviews/"+url.PathEscape(args[0]), nil, &raw); err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if asJSON {
+				return printJSON(w, raw)
+			}
+			var r review
+			if err := json.Unmarshal(raw, &r); err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
+			row := func(k, v string) {
+				if v != "" {
+					fmt.Fprintf(tw, "%s:\t%s\n", k, v)
+				}
+			}
+			row("id", r.ID)
+			row("status", r.Status)
+			row("sidecar", r.Sidecar)
+			row("listener", r.ListenerName)
+			row("protocol", r.Protocol)
+			row("rule", r.ApprovalRule)
+			row("client", r.ClientIdentity)
+			row("created_at", r.CreatedAt.UTC().Format(time.RFC3339))
+			row("decided_at", when(r.DecidedAt))
+			if r.DecidedBy != nil {
+				row("decided_by", *r.DecidedBy)
+			}
+			row("expires_at", when(r.ExpiresAt))
+			row("rejection_reason", r.RejectionReason)
+			row("sidecar_reads", strconv.FormatInt(r.SidecarReads, 10))
+			row("fingerprint", r.Fingerprint)
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "statement:\n%s\n", r.Statement)
+			return nil
+		},
+	}
+	cf.add(cmd)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
+	return cmd
+}
+
+func when(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// oneLine flattens s to one line of at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,87 @@
+// Command controlplane is the reference Control Plane of the hoop Sidecar
+// (docs/controlplane.md): `serve` runs the Sidecar API, the approver API and
+// the approvers' web page; approve, reject, revoke, list and show call the
+// approver API of a running one.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time: -ldflags "-X main.version=1.2.3".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes the CLI with args and returns the exit code (0 ok, 1 failed).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := newRoot(stdout, stderr)
+	root.SetArgs(normalizeArgs(args))
+	if err := root.ExecuteContext(ctx); err != nil {
+		fmt.Fprintln(stderr, "controlplane: error:", err)
+		return 1
+	}
+	return 0
+}
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "controlplane",
+		Short: "Reference Control Plane of the hoop Sidecar",
+		Long: `controlplane keeps the approval requests that hoop Sidecars file, and lets
+people approve, reject or revoke them (CLI, web page at /, or /api/reviews).
+
+Run one with:   controlplane serve --config controlplane.yaml
+Then approve:   controlplane approve ID --token $HOOP_APPROVER_TOKEN`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.AddCommand(newServeCmd(), newVersionCmd())
+	root.AddCommand(newDecideCmds()...)
+	root.AddCommand(newListCmd(), newShowCmd())
+	return root
+}
+
+// normalizeArgs accepts the single-dash long form -config (and -config=FILE)
+// that Go's flag package users expect, by rewriting it to --config.
+func normalizeArgs(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if a == "-config" || strings.HasPrefix(a, "-config=") {
+			a = "-" + a
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version and the Control Plane API version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprintf(cmd.OutOrStdout(), "controlplane %s (Control Plane API %d)\n", version, 1)
+			return nil
+		},
+	}
+}

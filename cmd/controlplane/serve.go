@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hoophq/sidecar/cmd/controlplane/cpconfig"
+	"github.com/hoophq/sidecar/cmd/controlplane/server"
+	"github.com/hoophq/sidecar/cmd/controlplane/store"
+)
+
+func newServeCmd() *cobra.Command {
+	var cfgPath, listen, logFormat string
+	var apiVersion int
+	cmd := &cobra.Command{
+		Use:   "serve --config FILE",
+		Short: "Run the Control Plane (Sidecar API, approver API, web page)",
+		Long: `serve runs the Control Plane on the address and store of its config file
+(see examples/controlplane.yaml and docs/controlplane.md). It logs one line per
+HTTP request and stops cleanly on SIGINT or SIGTERM.
+
+--api-version is a testing aid: it sets what the X-Hoop-Api-Version header and
+/api/sidecars/info say, so that other tests can play an OLDER Control Plane;
+0 leaves the header out. Keep the default (1) in real use.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cfgPath == "" {
+				return errors.New("serve needs --config FILE (see examples/controlplane.yaml)")
+			}
+			if apiVersion < 0 {
+				return fmt.Errorf("--api-version %d: must be 0 (header left out) or more", apiVersion)
+			}
+			var log *slog.Logger
+			switch logFormat {
+			case "text":
+				log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
+			case "json":
+				log = slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
+			default:
+				return fmt.Errorf("--log-format %q: must be text or json", logFormat)
+			}
+			cfg, err := cpconfig.Load(cfgPath)
+			if err != nil {
+				return err
+			}
+			if listen != "" {
+				cfg.Listen = listen
+			}
+			return serve(cmd.Context(), cfg, apiVersion, log)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfgPath, "config", "", "config file (YAML); -config works too")
+	f.StringVar(&listen, "listen", "", "host:port to listen on, overriding the config's listen (port 0 picks a free one)")
+	f.IntVar(&apiVersion, "api-version", server.APIVersion, "testing aid: X-Hoop-Api-Version to send (0 = leave the header out)")
+	f.StringVar(&logFormat, "log-format", "text", "log format on stderr: text or json")
+	return cmd
+}
+
+// serve runs until ctx ends, then shuts down within 10 s.
+func serve(ctx context.Context, cfg *cpconfig.Config, apiVersion int, log *slog.Logger) error {
+	openCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	st, err := store.Open(openCtx, cfg.Store)
+	cancel()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+	}
+	opts := server.Options{Store: st, Sidecars: cfg.Sidecars, Approvers: cfg.Approvers,
+		Version: version, APIVersion: apiVersion, OmitAPIVersion: apiVersion == 0, Logger: log}
+	hs := &http.Server{
+		Handler:           server.New(opts),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	log.Info("control plane listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String(),
+		"store", store.Kind(st), "store_addr", cpconfig.Redact(cfg.Store), "sidecars", len(cfg.Sidecars),
+		"approvers", len(cfg.Approvers), "api_version", apiVersion, "version", version)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("control plane stopping")
+	shCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}

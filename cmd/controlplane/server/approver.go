@@ -1,0 +1,85 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/hoophq/sidecar/cmd/controlplane/store"
+	"github.com/hoophq/sidecar/domain"
+)
+
+// maxReason bounds a rejection reason (characters).
+const maxReason = 2000
+
+// listReviews: GET /api/reviews?status=&limit= (every Sidecar's).
+func (s *srv) listReviews(w http.ResponseWriter, r *http.Request, _ string) {
+	st, limit, err := listParams(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid", err.Error())
+		return
+	}
+	recs, err := s.st.List(r.Context(), store.Filter{Status: st, Limit: limit}, s.now())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	out := make([]Review, len(recs))
+	for i, rec := range recs {
+		out[i] = reviewOf(rec)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"reviews": out})
+}
+
+// getReview: GET /api/reviews/{id}.
+func (s *srv) getReview(w http.ResponseWriter, r *http.Request, _ string) {
+	rec, err := s.st.Get(r.Context(), r.PathValue("id"), s.now())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, reviewOf(rec))
+}
+
+// Decided is the answer to approve, reject and revoke: the review plus the
+// status it moved from.
+type Decided struct {
+	Review
+	PreviousStatus domain.Status `json:"previous_status"`
+}
+
+// decide: POST /api/reviews/{id}/{approve|reject|revoke}. reject takes an
+// optional {"reason": "…"}. 409 conflict (with the current review) when the
+// state machine does not allow it.
+func (s *srv) decide(action string) sidecarHandler {
+	to := store.Actions[action]
+	return func(w http.ResponseWriter, r *http.Request, approver string) {
+		var b struct {
+			Reason string `json:"reason"`
+		}
+		if err := decode(w, r, &b, true); err != nil {
+			writeError(w, http.StatusBadRequest, "invalid", err.Error())
+			return
+		}
+		b.Reason = strings.TrimSpace(b.Reason)
+		if len([]rune(b.Reason)) > maxReason {
+			writeError(w, http.StatusBadRequest, "invalid", "reason is longer than 2000 characters")
+			return
+		}
+		rec, from, err := s.st.Decide(r.Context(), r.PathValue("id"), to, b.Reason, approver, s.now())
+		var ce *store.ConflictError
+		switch {
+		case errors.As(err, &ce):
+			writeJSON(w, http.StatusConflict, struct {
+				Error
+				Review Review `json:"review"`
+			}{Error{"conflict", "cannot " + action + " approval " + ce.Current.ID + ": it is " +
+				string(ce.Current.Status) + " (" + action + " needs " + string(ce.Want) + ")"}, reviewOf(ce.Current)})
+		case err != nil:
+			s.fail(w, r, err)
+		default:
+			s.log.Info("approval decided", "id", rec.ID, "action", action, "from", from, "to", rec.Status, "approver", approver, "sidecar", rec.Sidecar)
+			writeJSON(w, http.StatusOK, Decided{reviewOf(rec), from})
+		}
+	}
+}

@@ -1,0 +1,133 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/hoophq/sidecar/cmd/controlplane/store"
+	"github.com/hoophq/sidecar/domain"
+)
+
+// maxBody caps request bodies (a statement rendering included).
+const maxBody = 1 << 20
+
+// Approval is the approval object of the Sidecar API
+// (docs/control-plane-api.md, "The approval object"). It never holds the
+// statement.
+type Approval struct {
+	ID              string        `json:"id"`
+	Status          domain.Status `json:"status"`
+	ListenerName    string        `json:"listener_name"`
+	ApprovalRule    string        `json:"approval_rule"`
+	Protocol        string        `json:"protocol"`
+	Fingerprint     string        `json:"fingerprint"`
+	CreatedAt       time.Time     `json:"created_at"`
+	DecidedAt       *time.Time    `json:"decided_at"`
+	ExpiresAt       *time.Time    `json:"expires_at,omitempty"`
+	RejectionReason string        `json:"rejection_reason,omitempty"`
+}
+
+// Review is the approver API's object: the approval object plus what only
+// approvers see. DecidedBy is null until a person decides; SidecarReads
+// counts the Sidecar's GETs of /api/sidecars/reviews/{id}.
+type Review struct {
+	Approval
+	Sidecar        string  `json:"sidecar"`
+	Statement      string  `json:"statement"`
+	ClientIdentity string  `json:"client_identity"`
+	DecidedBy      *string `json:"decided_by"`
+	SidecarReads   int64   `json:"sidecar_reads"`
+}
+
+func approvalOf(r store.Record) Approval {
+	return Approval{
+		ID: r.ID, Status: r.Status, ListenerName: r.ListenerName, ApprovalRule: r.ApprovalRule,
+		Protocol: r.Protocol, Fingerprint: r.Fingerprint, CreatedAt: r.CreatedAt.UTC().Truncate(time.Second),
+		DecidedAt: second(r.DecidedAt), ExpiresAt: second(r.ExpiresAt), RejectionReason: r.RejectionReason,
+	}
+}
+
+func reviewOf(r store.Record) Review {
+	v := Review{Approval: approvalOf(r), Sidecar: r.Sidecar, Statement: r.Statement,
+		ClientIdentity: r.ClientIdentity, SidecarReads: r.SidecarReads}
+	if r.DecidedBy != "" {
+		by := r.DecidedBy
+		v.DecidedBy = &by
+	}
+	return v
+}
+
+func second(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC().Truncate(time.Second)
+	return &u
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// Error is the error body: {"code","message"}.
+type Error struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	writeJSON(w, status, Error{Code: code, Message: msg})
+}
+
+// fail answers a store error: 404 not_found, or 500 internal (logged; the
+// answer does not leak the cause).
+func (s *srv) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, store.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "not_found", "approval request "+strconv.Quote(r.PathValue("id"))+" not found")
+		return
+	}
+	s.log.Error("control plane store failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	writeError(w, http.StatusInternalServerError, "internal", "the Control Plane failed; see its log")
+}
+
+// decode reads a JSON object body into v. An empty body is allowed when
+// emptyOK. Unknown keys are ignored (a newer Sidecar may send more).
+func decode(w http.ResponseWriter, r *http.Request, v any, emptyOK bool) error {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		return fmt.Errorf("body: %w", err)
+	}
+	if len(body) == 0 && emptyOK {
+		return nil
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("body is not the JSON object this call takes: %w", err)
+	}
+	return nil
+}
+
+// listParams parses ?status=&limit= (docs/control-plane-api.md, "List").
+func listParams(r *http.Request) (domain.Status, int, error) {
+	q := r.URL.Query()
+	st := domain.ParseStatus(q.Get("status"))
+	if st != "" && !st.IsKnown() {
+		return "", 0, fmt.Errorf("status %q is not one of %v", string(st), domain.KnownStatuses)
+	}
+	limit := 20
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 200 {
+			return "", 0, fmt.Errorf("limit %q is not an integer from 1 to 200", v)
+		}
+		limit = n
+	}
+	return st, limit, nil
+}

@@ -1,0 +1,101 @@
+package server
+
+import (
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/hoophq/sidecar/cmd/controlplane/store"
+	"github.com/hoophq/sidecar/cmd/controlplane/web"
+)
+
+// APIVersion is the contract version this Control Plane implements.
+const APIVersion = 1
+
+// Options configure New.
+type Options struct {
+	// Store keeps the approval requests (required).
+	Store store.Store
+	// Sidecars maps each Sidecar token to the Sidecar's name.
+	Sidecars map[string]string
+	// Approvers maps each approver token to the approver's name.
+	Approvers map[string]string
+	// Version is this Control Plane's version, reported by /api/sidecars/info.
+	Version string
+	// APIVersion is what X-Hoop-Api-Version and /api/sidecars/info say;
+	// 0 means APIVersion (1). A testing aid: set a lower one to play an
+	// older Control Plane.
+	APIVersion int
+	// OmitAPIVersion leaves the X-Hoop-Api-Version header out (a Control
+	// Plane older than the contract). A testing aid.
+	OmitAPIVersion bool
+	// Logger receives one line per request and every internal error.
+	// Nil means slog.Default().
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+type srv struct {
+	st        store.Store
+	sidecars  tokens
+	approvers tokens
+	version   string
+	apiVer    int
+	log       *slog.Logger
+	now       func() time.Time
+}
+
+// New returns the Control Plane's HTTP handler. Unknown paths answer the
+// standard library's plain-text 404 (and a wrong method its 405), which a
+// Sidecar reads as "this Control Plane is older" (docs/control-plane-api.md).
+func New(o Options) http.Handler {
+	s := &srv{st: o.Store, sidecars: newTokens(o.Sidecars), approvers: newTokens(o.Approvers),
+		version: o.Version, apiVer: o.APIVersion, log: o.Logger, now: o.Now}
+	if s.apiVer == 0 {
+		s.apiVer = APIVersion
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.version == "" {
+		s.version = "dev"
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", s.healthz)
+
+	mux.HandleFunc("GET /api/sidecars/info", s.sidecar(s.info))
+	mux.HandleFunc("POST /api/sidecars/reviews", s.sidecar(s.file))
+	mux.HandleFunc("GET /api/sidecars/reviews", s.sidecar(s.list))
+	mux.HandleFunc("GET /api/sidecars/reviews/{id}", s.sidecar(s.read))
+	mux.HandleFunc("POST /api/sidecars/reviews/{id}/claim", s.sidecar(s.claim))
+	mux.HandleFunc("POST /api/sidecars/reviews/{id}/settle", s.sidecar(s.settle))
+
+	mux.HandleFunc("GET /api/reviews", s.approver(s.listReviews))
+	mux.HandleFunc("GET /api/reviews/{id}", s.approver(s.getReview))
+	mux.HandleFunc("POST /api/reviews/{id}/approve", s.approver(s.decide("approve")))
+	mux.HandleFunc("POST /api/reviews/{id}/reject", s.approver(s.decide("reject")))
+	mux.HandleFunc("POST /api/reviews/{id}/revoke", s.approver(s.decide("revoke")))
+
+	page := web.New(web.Options{Store: o.Store, Authenticate: s.approvers.lookup, Logger: s.log, Now: s.now,
+		Signed: func(r *http.Request, name string) { setWho(r, "approver:"+name+" (web)") }})
+	mux.Handle("GET /{$}", page)
+	mux.Handle("POST /ui/", page)
+
+	var h http.Handler = mux
+	if !o.OmitAPIVersion {
+		h = withHeader(h, "X-Hoop-Api-Version", strconv.Itoa(s.apiVer))
+	}
+	return logRequests(s.log, h)
+}
+
+func withHeader(next http.Handler, k, v string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(k, v)
+		next.ServeHTTP(w, r)
+	})
+}

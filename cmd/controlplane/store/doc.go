@@ -1,0 +1,21 @@
+// Package store keeps the reference Control Plane's approval requests.
+//
+// Store is the interface the HTTP server uses; Open returns its SQLite
+// implementation ("sqlite:PATH", pure Go via modernc.org/sqlite, no cgo) or
+// its PostgreSQL one (a postgres:// URL, via pgx's database/sql driver), which
+// several Control Plane replicas may share.
+//
+// Every rule that must hold across replicas lives in the database, never in a
+// lock of one process (docs/control-plane-api.md):
+//   - File (reuse rule, domain.Reusable) runs in one transaction that is
+//     serialised per (sidecar, fingerprint): pg_advisory_xact_lock on
+//     PostgreSQL, BEGIN IMMEDIATE on SQLite (WAL, busy_timeout).
+//   - Claim and Settle are each one conditional UPDATE … RETURNING.
+//   - Decide (approve, reject, revoke) follows domain.Transition and writes
+//     with an UPDATE conditioned on the status it read.
+//
+// The time limit is applied when reading: every method takes now and returns
+// records whose status is the effective one (a PENDING or APPROVED request at
+// or past expires_at reads EXPIRED, with DecidedAt = ExpiresAt); the List
+// status filter matches that effective status.
+package store

@@ -1,0 +1,298 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/hoophq/sidecar/domain"
+)
+
+// sqlStore is the Store over database/sql; d holds what differs between
+// SQLite and PostgreSQL.
+type sqlStore struct {
+	db *sql.DB
+	d  dialect
+}
+
+// dialect is what differs between the two databases.
+type dialect struct {
+	name string
+	// rebind turns '?' placeholders into the driver's own.
+	rebind func(string) string
+	// schema is run once at Open, in one transaction.
+	schema []string
+	// lockSchema serialises schema creation across processes (may be nil).
+	lockSchema func(ctx context.Context, tx *sql.Tx) error
+	// lockFingerprint serialises File for one (sidecar, fingerprint) inside
+	// tx across processes (nil when the transaction itself is exclusive).
+	lockFingerprint func(ctx context.Context, tx *sql.Tx, sidecar, fingerprint string) error
+}
+
+const columns = `id, sidecar, status, listener_name, approval_rule, protocol, fingerprint, statement,
+	client_identity, created_at, decided_at, expires_at, rejection_reason, decided_by, sidecar_reads`
+
+// notExpired is the SQL condition "the time limit has not lapsed at ?".
+const notExpired = `(expires_at IS NULL OR expires_at > ?)`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanRecord(s scanner) (Record, error) {
+	var r Record
+	var status string
+	var created int64
+	var decided, expires sql.NullInt64
+	err := s.Scan(&r.ID, &r.Sidecar, &status, &r.ListenerName, &r.ApprovalRule, &r.Protocol, &r.Fingerprint,
+		&r.Statement, &r.ClientIdentity, &created, &decided, &expires, &r.RejectionReason, &r.DecidedBy, &r.SidecarReads)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, ErrNotFound
+	}
+	if err != nil {
+		return r, fmt.Errorf("store: %w", err)
+	}
+	r.Status = domain.ParseStatus(status)
+	r.CreatedAt = time.Unix(created, 0).UTC()
+	r.DecidedAt = unixPtr(decided)
+	r.ExpiresAt = unixPtr(expires)
+	return r, nil
+}
+
+func unixPtr(v sql.NullInt64) *time.Time {
+	if !v.Valid {
+		return nil
+	}
+	t := time.Unix(v.Int64, 0).UTC()
+	return &t
+}
+
+func sec(t time.Time) int64 { return t.Unix() }
+
+func (s *sqlStore) q(query string) string { return s.d.rebind(query) }
+
+func (s *sqlStore) migrate(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: migrate: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit it is a no-op
+	if s.d.lockSchema != nil {
+		if err := s.d.lockSchema(ctx, tx); err != nil {
+			return fmt.Errorf("store: migrate: %w", err)
+		}
+	}
+	for _, stmt := range s.d.schema {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("store: migrate: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: migrate: %w", err)
+	}
+	return nil
+}
+
+// File implements Store.
+func (s *sqlStore) File(ctx context.Context, sidecar string, in FileInput, now time.Time) (Record, bool, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return Record{}, false, fmt.Errorf("store: file: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit it is a no-op
+	if s.d.lockFingerprint != nil {
+		if err := s.d.lockFingerprint(ctx, tx, sidecar, in.Fingerprint); err != nil {
+			return Record{}, false, fmt.Errorf("store: file: lock: %w", err)
+		}
+	}
+	prev, err := scanRecord(tx.QueryRowContext(ctx, s.q(`SELECT `+columns+` FROM hoop_approvals
+		WHERE sidecar = ? AND fingerprint = ? ORDER BY seq DESC LIMIT 1`), sidecar, in.Fingerprint))
+	switch {
+	case err == nil:
+		if eff := prev.Effective(now); domain.Reusable(eff.Status) {
+			return eff, true, tx.Commit()
+		}
+	case !errors.Is(err, ErrNotFound):
+		return Record{}, false, err
+	}
+	created := now.UTC().Truncate(time.Second)
+	rec := Record{
+		Approval: domain.Approval{ID: uuid.NewString(), Status: domain.StatusPending,
+			ListenerName: in.ListenerName, ApprovalRule: in.ApprovalRule, CreatedAt: created},
+		Sidecar: sidecar, Fingerprint: in.Fingerprint, Statement: in.Statement,
+		Protocol: in.Protocol, ClientIdentity: in.ClientIdentity,
+	}
+	var expires sql.NullInt64
+	if in.TimeLimit > 0 {
+		e := created.Add(in.TimeLimit.Truncate(time.Second))
+		rec.ExpiresAt = &e
+		expires = sql.NullInt64{Int64: sec(e), Valid: true}
+	}
+	_, err = tx.ExecContext(ctx, s.q(`INSERT INTO hoop_approvals
+		(id, sidecar, status, listener_name, approval_rule, protocol, fingerprint, statement, client_identity, created_at, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		rec.ID, sidecar, string(rec.Status), in.ListenerName, in.ApprovalRule, in.Protocol, in.Fingerprint,
+		in.Statement, in.ClientIdentity, sec(created), expires)
+	if err != nil {
+		return Record{}, false, fmt.Errorf("store: file: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return Record{}, false, fmt.Errorf("store: file: %w", err)
+	}
+	return rec.Effective(now), false, nil
+}
+
+// Read implements Store.
+func (s *sqlStore) Read(ctx context.Context, sidecar, id string, now time.Time) (Record, error) {
+	r, err := scanRecord(s.db.QueryRowContext(ctx, s.q(`UPDATE hoop_approvals SET sidecar_reads = sidecar_reads + 1
+		WHERE id = ? AND sidecar = ? RETURNING `+columns), id, sidecar))
+	return r.Effective(now), err
+}
+
+// Get implements Store.
+func (s *sqlStore) Get(ctx context.Context, id string, now time.Time) (Record, error) {
+	r, err := scanRecord(s.db.QueryRowContext(ctx, s.q(`SELECT `+columns+` FROM hoop_approvals WHERE id = ?`), id))
+	return r.Effective(now), err
+}
+
+// getFor reads sidecar's request without counting a read.
+func (s *sqlStore) getFor(ctx context.Context, sidecar, id string, now time.Time) (Record, error) {
+	r, err := scanRecord(s.db.QueryRowContext(ctx, s.q(`SELECT `+columns+` FROM hoop_approvals
+		WHERE id = ? AND sidecar = ?`), id, sidecar))
+	return r.Effective(now), err
+}
+
+// List implements Store.
+func (s *sqlStore) List(ctx context.Context, f Filter, now time.Time) ([]Record, error) {
+	where, args := "WHERE 1 = 1", []any{}
+	if f.Sidecar != "" {
+		where += " AND sidecar = ?"
+		args = append(args, f.Sidecar)
+	}
+	n := sec(now)
+	switch f.Status {
+	case "":
+	case domain.StatusExpired:
+		where += ` AND (status = 'EXPIRED' OR (status IN ('PENDING', 'APPROVED') AND expires_at IS NOT NULL AND expires_at <= ?))`
+		args = append(args, n)
+	case domain.StatusPending, domain.StatusApproved:
+		where += " AND status = ? AND " + notExpired
+		args = append(args, string(f.Status), n)
+	default:
+		where += " AND status = ?"
+		args = append(args, string(f.Status))
+	}
+	args = append(args, f.Limit)
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+columns+` FROM hoop_approvals `+where+`
+		ORDER BY created_at DESC, seq DESC LIMIT ?`), args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: list: %w", err)
+	}
+	defer rows.Close()
+	out := []Record{}
+	for rows.Next() {
+		r, err := scanRecord(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r.Effective(now))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: list: %w", err)
+	}
+	return out, nil
+}
+
+// Claim implements Store: one conditional UPDATE, so of any number of
+// concurrent claims (from any number of processes) exactly one wins.
+func (s *sqlStore) Claim(ctx context.Context, sidecar, id, fingerprint string, to domain.Status, now time.Time) (Record, bool, error) {
+	if to != domain.StatusExecuted && to != domain.StatusProcessing {
+		return Record{}, false, fmt.Errorf("store: claim: target status %s is not EXECUTED or PROCESSING", to)
+	}
+	r, err := scanRecord(s.db.QueryRowContext(ctx, s.q(`UPDATE hoop_approvals SET status = ?
+		WHERE id = ? AND sidecar = ? AND status = 'APPROVED' AND fingerprint = ? AND `+notExpired+`
+		RETURNING `+columns), string(to), id, sidecar, fingerprint, sec(now)))
+	if err == nil {
+		return r.Effective(now), true, nil
+	}
+	if !errors.Is(err, ErrNotFound) {
+		return Record{}, false, err
+	}
+	cur, err := s.getFor(ctx, sidecar, id, now)
+	if err != nil {
+		return Record{}, false, err
+	}
+	return cur, false, nil
+}
+
+// Settle implements Store with one conditional UPDATE.
+func (s *sqlStore) Settle(ctx context.Context, sidecar, id string, accepted bool, now time.Time) (Record, error) {
+	to := domain.StatusApproved
+	if accepted {
+		to = domain.StatusExecuted
+	}
+	r, err := scanRecord(s.db.QueryRowContext(ctx, s.q(`UPDATE hoop_approvals SET status = ?
+		WHERE id = ? AND sidecar = ? AND status = 'PROCESSING' RETURNING `+columns), string(to), id, sidecar))
+	if err == nil {
+		return r.Effective(now), nil
+	}
+	if !errors.Is(err, ErrNotFound) {
+		return Record{}, err
+	}
+	cur, err := s.getFor(ctx, sidecar, id, now)
+	if err != nil {
+		return Record{}, err
+	}
+	return cur, &ConflictError{Current: cur, Want: domain.StatusProcessing, To: to}
+}
+
+// Decide implements Store: it reads the effective status, checks
+// domain.Transition, and writes with an UPDATE conditioned on that status
+// (and on the time limit not having lapsed). A concurrent change makes it
+// read again.
+func (s *sqlStore) Decide(ctx context.Context, id string, to domain.Status, reason, by string, now time.Time) (Record, domain.Status, error) {
+	if _, ok := personFrom[to]; !ok {
+		return Record{}, "", fmt.Errorf("store: decide: %s is not a person's decision", to)
+	}
+	if to != domain.StatusRejected {
+		reason = ""
+	}
+	for attempt := 0; attempt < 5; attempt++ {
+		cur, err := s.Get(ctx, id, now)
+		if err != nil {
+			return Record{}, "", err
+		}
+		if cur.Status != personFrom[to] || !domain.CanTransition(cur.Status, to) {
+			return cur, cur.Status, &ConflictError{Current: cur, Want: personFrom[to], To: to}
+		}
+		r, err := scanRecord(s.db.QueryRowContext(ctx, s.q(`UPDATE hoop_approvals
+			SET status = ?, decided_at = ?, decided_by = ?, rejection_reason = ?
+			WHERE id = ? AND status = ? AND `+notExpired+` RETURNING `+columns),
+			string(to), sec(now), by, reason, id, string(cur.Status), sec(now)))
+		if err == nil {
+			return r.Effective(now), cur.Status, nil
+		}
+		if !errors.Is(err, ErrNotFound) {
+			return Record{}, "", err
+		}
+		// Changed (or lapsed) since we read it: read again.
+	}
+	return Record{}, "", fmt.Errorf("store: decide %s: the request kept changing; try again", id)
+}
+
+// personFrom is the only status each person's decision starts from
+// (docs/control-plane-api.md, "Approver calls"); domain.Transition allows
+// more (PROCESSING → APPROVED is the Sidecar's settle, not a person's).
+var personFrom = map[domain.Status]domain.Status{
+	domain.StatusApproved: domain.StatusPending,
+	domain.StatusRejected: domain.StatusPending,
+	domain.StatusRevoked:  domain.StatusApproved,
+}
+
+// Ping implements Store.
+func (s *sqlStore) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
+
+// Close implements Store.
+func (s *sqlStore) Close() error { return s.db.Close() }

@@ -1,0 +1,124 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hoophq/sidecar/domain"
+)
+
+// Errors the Store returns (errors.Is works on wrapped ones).
+var (
+	// ErrNotFound: no request with this id, or it belongs to another Sidecar.
+	ErrNotFound = errors.New("approval request not found")
+	// ErrConflict: the request is not in the status the call needs. The
+	// error is a *ConflictError that carries the current state.
+	ErrConflict = errors.New("approval request is not in the status this call needs")
+)
+
+// ConflictError is returned when a Claim, Settle or Decide finds the request
+// in another status. Current is its state (expiry applied) at that moment.
+type ConflictError struct {
+	Current Record
+	// Want is the status the call needed, To the status it would have set.
+	Want, To domain.Status
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("approval %s is %s; moving it to %s needs %s", e.Current.ID, e.Current.Status, e.To, e.Want)
+}
+
+// Is makes errors.Is(err, ErrConflict) true.
+func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
+
+// Record is one approval request with everything the Control Plane keeps.
+// The embedded Approval is what the Sidecar API shows; Statement,
+// ClientIdentity, DecidedBy and SidecarReads are shown to approvers only.
+type Record struct {
+	domain.Approval
+	Sidecar        string
+	Fingerprint    string
+	Statement      string
+	Protocol       string
+	ClientIdentity string
+	// DecidedBy is the approver's name from the config ("" until decided).
+	DecidedBy string
+	// SidecarReads counts the Sidecar's reads of this request (Read calls).
+	SidecarReads int64
+}
+
+// FileInput is a Sidecar's request to file (or reuse) an approval request.
+type FileInput struct {
+	Fingerprint, ListenerName, ApprovalRule string
+	Statement, Protocol, ClientIdentity     string
+	// TimeLimit, when > 0, sets ExpiresAt = CreatedAt + TimeLimit.
+	TimeLimit time.Duration
+}
+
+// Filter selects requests for List.
+type Filter struct {
+	// Sidecar limits the list to one Sidecar; "" lists every Sidecar's.
+	Sidecar string
+	// Status matches the effective status; "" matches any.
+	Status domain.Status
+	// Limit is the maximum number of records (callers keep it 1..200).
+	Limit int
+}
+
+// Store keeps approval requests. Implementations are safe for concurrent use
+// by many goroutines and by many processes sharing the same database. Times
+// are truncated to whole seconds (UTC); now is the caller's clock.
+type Store interface {
+	// File files a new PENDING request for sidecar, or returns the newest one
+	// with this fingerprint when domain.Reusable says so (reused = true).
+	File(ctx context.Context, sidecar string, in FileInput, now time.Time) (rec Record, reused bool, err error)
+	// Read returns sidecar's request id and counts one Sidecar read.
+	// ErrNotFound for an unknown id or another Sidecar's.
+	Read(ctx context.Context, sidecar, id string, now time.Time) (Record, error)
+	// Get returns request id of any Sidecar (approver side). ErrNotFound.
+	Get(ctx context.Context, id string, now time.Time) (Record, error)
+	// List returns requests newest first (created_at, then filing order).
+	List(ctx context.Context, f Filter, now time.Time) ([]Record, error)
+	// Claim moves sidecar's APPROVED, unexpired request id with this
+	// fingerprint to `to` (EXECUTED or PROCESSING) in one conditional
+	// update. won is false when the condition did not hold; rec is then the
+	// current state. ErrNotFound for an unknown id or another Sidecar's.
+	Claim(ctx context.Context, sidecar, id, fingerprint string, to domain.Status, now time.Time) (rec Record, won bool, err error)
+	// Settle ends sidecar's PROCESSING request: accepted → EXECUTED, else
+	// APPROVED. *ConflictError when it is not PROCESSING; ErrNotFound.
+	Settle(ctx context.Context, sidecar, id string, accepted bool, now time.Time) (Record, error)
+	// Decide is an approver's decision: to is APPROVED, REJECTED or REVOKED,
+	// allowed by domain.Transition from the effective status. It sets
+	// DecidedAt = now, DecidedBy = by and, for REJECTED, the reason. It
+	// returns the new state and the status it moved from; *ConflictError
+	// when the transition is not allowed; ErrNotFound.
+	Decide(ctx context.Context, id string, to domain.Status, reason, by string, now time.Time) (rec Record, from domain.Status, err error)
+	// Ping checks that the database answers.
+	Ping(ctx context.Context) error
+	// Close releases the database.
+	Close() error
+}
+
+// Actions maps an approver's action (approve, reject, revoke) to the status
+// Decide sets.
+var Actions = map[string]domain.Status{
+	"approve": domain.StatusApproved,
+	"reject":  domain.StatusRejected,
+	"revoke":  domain.StatusRevoked,
+}
+
+// Effective returns r with the time limit applied at now: a PENDING or
+// APPROVED request at or past ExpiresAt reads EXPIRED with DecidedAt =
+// ExpiresAt.
+func (r Record) Effective(now time.Time) Record {
+	if st := r.EffectiveStatus(now); st != r.Status {
+		r.Status = st
+		if r.DecidedAt == nil && r.ExpiresAt != nil {
+			e := *r.ExpiresAt
+			r.DecidedAt = &e
+		}
+	}
+	return r
+}

@@ -1,0 +1,192 @@
+package web
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/hoophq/sidecar/cmd/controlplane/store"
+	"github.com/hoophq/sidecar/domain"
+)
+
+//go:embed page.html
+var files embed.FS
+
+var page = template.Must(template.New("page.html").Funcs(template.FuncMap{
+	// when renders a time.Time or *time.Time as RFC 3339 UTC ("" for nil).
+	"when": func(v any) string {
+		switch t := v.(type) {
+		case time.Time:
+			return t.UTC().Format(time.RFC3339)
+		case *time.Time:
+			if t != nil {
+				return t.UTC().Format(time.RFC3339)
+			}
+		}
+		return ""
+	},
+}).ParseFS(files, "page.html"))
+
+// pageLimit is how many requests the page lists.
+const pageLimit = 200
+
+// Options configure New.
+type Options struct {
+	// Store keeps the approval requests.
+	Store store.Store
+	// Authenticate maps an approver token to the approver's name.
+	Authenticate func(token string) (name string, ok bool)
+	// Signed, when set, is told who signed in for each request (the server
+	// uses it to name the approver in its request log).
+	Signed func(r *http.Request, approver string)
+	// Logger receives decisions and failures; nil means slog.Default().
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+type handler struct {
+	Options
+	mux *http.ServeMux
+}
+
+// New returns the page's handler for "GET /" and "POST /ui/reviews/{id}/{action}".
+func New(o Options) http.Handler {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	h := &handler{Options: o, mux: http.NewServeMux()}
+	h.mux.HandleFunc("GET /{$}", h.auth(h.list))
+	h.mux.HandleFunc("POST /ui/reviews/{id}/{action}", h.auth(h.act))
+	return h
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Frame-Options", "DENY")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
+	h.mux.ServeHTTP(w, r)
+}
+
+type authed func(w http.ResponseWriter, r *http.Request, approver string)
+
+// auth takes the approver token as the Basic auth password (or a Bearer token).
+func (h *handler) auth(next authed) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		_, tok, ok := r.BasicAuth()
+		if !ok {
+			if a := r.Header.Get("Authorization"); len(a) > 7 && strings.EqualFold(a[:7], "bearer ") {
+				tok = strings.TrimSpace(a[7:])
+			}
+		}
+		name, ok := h.Authenticate(tok)
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Basic realm="hoop Control Plane approvers", charset="UTF-8"`)
+			http.Error(w, "sign in with an approver token as the password", http.StatusUnauthorized)
+			return
+		}
+		if h.Signed != nil {
+			h.Signed(r, name)
+		}
+		next(w, r, name)
+	}
+}
+
+type view struct {
+	Approver string
+	Status   string
+	Statuses []domain.Status
+	Notice   string
+	Error    string
+	Reviews  []store.Record
+}
+
+func (h *handler) list(w http.ResponseWriter, r *http.Request, approver string) {
+	v := view{Approver: approver, Statuses: domain.KnownStatuses}
+	st := domain.ParseStatus(r.URL.Query().Get("status"))
+	if st != "" && !st.IsKnown() {
+		st = ""
+	}
+	v.Status = string(st)
+	if done, id := r.URL.Query().Get("done"), r.URL.Query().Get("id"); done != "" {
+		if _, ok := store.Actions[done]; ok {
+			v.Notice = pastTense[done] + " " + id
+		}
+	}
+	recs, err := h.Store.List(r.Context(), store.Filter{Status: st, Limit: pageLimit}, h.Now())
+	if err != nil {
+		h.Logger.Error("web: list failed", "err", err)
+		v.Error = "the store failed; see the Control Plane's log"
+	}
+	v.Reviews = recs
+	h.render(w, http.StatusOK, v)
+}
+
+var pastTense = map[string]string{"approve": "approved", "reject": "rejected", "revoke": "revoked"}
+
+func (h *handler) act(w http.ResponseWriter, r *http.Request, approver string) {
+	if o := r.Header.Get("Origin"); o != "" {
+		u, err := url.Parse(o)
+		if err != nil || u.Host == "" || !strings.EqualFold(u.Host, r.Host) {
+			h.Logger.Warn("web: cross-origin form refused", "origin", o, "host", r.Host)
+			http.Error(w, "cross-origin form refused", http.StatusForbidden)
+			return
+		}
+	}
+	action, id := r.PathValue("action"), r.PathValue("id")
+	to, ok := store.Actions[action]
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "bad form", http.StatusBadRequest)
+		return
+	}
+	reason := strings.TrimSpace(r.PostForm.Get("reason"))
+	if len([]rune(reason)) > 2000 {
+		reason = string([]rune(reason)[:2000])
+	}
+	rec, from, err := h.Store.Decide(r.Context(), id, to, reason, approver, h.Now())
+	var ce *store.ConflictError
+	switch {
+	case errors.As(err, &ce):
+		h.fail(w, r, approver, http.StatusConflict, "cannot "+action+" "+id+": it is "+string(ce.Current.Status)+" ("+action+" needs "+string(ce.Want)+")")
+		return
+	case errors.Is(err, store.ErrNotFound):
+		h.fail(w, r, approver, http.StatusNotFound, "no approval request "+id)
+		return
+	case err != nil:
+		h.Logger.Error("web: decide failed", "id", id, "err", err)
+		h.fail(w, r, approver, http.StatusInternalServerError, "the store failed; see the Control Plane's log")
+		return
+	}
+	h.Logger.Info("approval decided", "id", rec.ID, "action", action, "from", from, "to", rec.Status, "approver", approver, "sidecar", rec.Sidecar, "via", "web")
+	http.Redirect(w, r, "/?done="+url.QueryEscape(action)+"&id="+url.QueryEscape(rec.ID), http.StatusSeeOther)
+}
+
+// fail shows the list again with an error on top.
+func (h *handler) fail(w http.ResponseWriter, r *http.Request, approver string, code int, msg string) {
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	defer cancel()
+	recs, _ := h.Store.List(ctx, store.Filter{Limit: pageLimit}, h.Now())
+	h.render(w, code, view{Approver: approver, Statuses: domain.KnownStatuses, Error: msg, Reviews: recs})
+}
+
+func (h *handler) render(w http.ResponseWriter, code int, v view) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	if err := page.Execute(w, v); err != nil {
+		h.Logger.Error("web: render failed", "err", err)
+	}
+}

@@ -1,0 +1,5 @@
+// Package core holds the conformance tests of the foundation: the Sidecar's
+// Control Plane client against the real reference Control Plane binary (CLI
+// approval, scoping, expiry, claims), and the "runs once" rule across two
+// Sidecar processes.
+package core
