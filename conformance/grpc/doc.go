@@ -2,11 +2,9 @@
 // gRPC clients (grpcurl and Go clients built on generated code) against a
 // real upstream gRPC server (package upstream: the Probe test service with
 // all four call kinds, plus the standard health and reflection services),
-// through the grpc listener.
-//
-// The listener runs in the test process on the core with the in-memory
-// Control Plane (internal/fakecp) until the binary harness
-// (conformance/harness) serves the reference Control Plane.
+// through the real cmd/sidecar binary, with the reference Control Plane
+// (cmd/controlplane) on a fresh store; the approver approves with the
+// controlplane CLI (conformance/harness).
 //
 // grpcurl is found at .tools/bin/grpcurl (make deps installs it) or on PATH.
 package grpcconformance

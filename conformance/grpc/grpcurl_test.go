@@ -84,7 +84,7 @@ func TestGrpcurlHeldCall(t *testing.T) {
 	}
 
 	out, code := call()
-	recs := w.cp.Records()
+	recs := w.reviews(t)
 	if len(recs) != 1 {
 		t.Fatalf("%d approval requests filed, want 1", len(recs))
 	}

@@ -191,7 +191,7 @@ func TestWaitModeCallGoesOnWhenApproved(t *testing.T) {
 	var id string
 	deadline := time.Now().Add(5 * time.Second)
 	for id == "" && time.Now().Before(deadline) {
-		if recs := w.cp.Records(); len(recs) > 0 {
+		if recs := w.reviews(t); len(recs) > 0 {
 			id = recs[0].ID
 		}
 		time.Sleep(10 * time.Millisecond)

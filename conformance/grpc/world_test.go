@@ -2,20 +2,17 @@ package grpcconformance
 
 import (
 	"context"
-	"net"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	grpclistener "github.com/hoophq/sidecar/adapters/inbound/grpc"
-	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/conformance/grpc/testpb"
 	"github.com/hoophq/sidecar/conformance/grpc/upstream"
-	"github.com/hoophq/sidecar/domain"
-	"github.com/hoophq/sidecar/internal/fakecp"
-	"github.com/hoophq/sidecar/ports"
+	"github.com/hoophq/sidecar/conformance/harness"
 )
 
 // probeAll holds every method of the Probe test service; health and
@@ -28,78 +25,81 @@ type rule struct {
 	Targets []string
 }
 
-// world is one Sidecar ("test") with its Control Plane and one upstream.
+// sidecarToken is the token of the Sidecar "test" at the suite's Control Planes.
+const sidecarToken = "test-sidecar-token"
+
+// world is one reference Control Plane (the real cmd/controlplane binary on
+// a fresh store) and one real upstream; listen starts Sidecars (the real
+// cmd/sidecar binary, Sidecar "test") in front of that upstream.
 type world struct {
-	cp   *fakecp.CP
-	core *app.Core
-	up   *upstream.Server
+	cp *harness.ControlPlane
+	up *upstream.Server
 }
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	w := &world{cp: fakecp.New(nil), up: upstream.Start(t, upstream.Options{})}
-	w.core = app.NewCore(app.CoreOptions{Sidecar: "test", CP: w.cp})
-	w.core.Watcher.Interval = 50 * time.Millisecond
-	return w
+	return &world{
+		cp: harness.StartControlPlane(t, harness.CPOptions{Sidecars: map[string]string{"test": sidecarToken}}),
+		up: upstream.Start(t, upstream.Options{}),
+	}
 }
 
 // listener describes one grpc listener in front of the world's upstream.
 type listener struct {
 	Name  string
-	Mode  app.Mode // default wait
+	Mode  string // wait (default) or return
 	Rules []rule
 }
 
-// listen starts a grpc listener on 127.0.0.1:0 and returns its address; it
-// stops with the test.
+// listen starts a Sidecar process whose config has the one grpc listener l
+// on a free loopback port, connected to the world's Control Plane, and
+// returns the listener's address; the process stops with the test.
 func (w *world) listen(t *testing.T, l listener) string {
 	t.Helper()
-	s := app.ListenerSettings{Name: l.Name, Protocol: "grpc", Upstream: w.up.Addr, Mode: l.Mode,
-		SpendOn: ports.SpendOnSent, WaitTimeout: time.Minute}
-	if s.Mode == "" {
-		s.Mode = app.ModeWait
+	addr := harness.FreeAddr(t)
+	if l.Mode == "" {
+		l.Mode = "wait"
 	}
-	for _, r := range l.Rules {
-		m := domain.Match{Actions: []string{"CALL"}, Targets: r.Targets}
-		if err := m.Compile(); err != nil {
-			t.Fatal(err)
+	var b strings.Builder
+	fmt.Fprintf(&b, "sidecar: test\ncontrol_plane: {url: %s, token_env: HOOP_SIDECAR_TOKEN}\n", w.cp.URL)
+	var names []string
+	if len(l.Rules) > 0 {
+		b.WriteString("approval_rules:\n")
+		for _, r := range l.Rules {
+			fmt.Fprintf(&b, "  - {name: %s, match: {actions: [CALL], targets: [%s]}}\n", r.Name, quoted(r.Targets))
+			names = append(names, r.Name)
 		}
-		s.Approvals = append(s.Approvals, domain.ApprovalRule{Name: r.Name, Match: m})
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := grpclistener.New(nil).Serve(ctx, ln, w.core.Listener(s)); err != nil {
-			t.Errorf("listener %s: %v", l.Name, err)
-		}
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	return ln.Addr().String()
+	fmt.Fprintf(&b, "listeners:\n  - {name: %s, protocol: grpc, listen: %s, upstream: %s, mode: %s, wait_timeout: 1m, approval_rules: [%s]}\n",
+		l.Name, addr, w.up.Addr, l.Mode, strings.Join(names, ", "))
+	harness.StartSidecar(t, harness.SidecarOptions{Config: b.String(), Token: sidecarToken})
+	return addr
 }
 
-// approve is the approver approving id in the Control Plane.
+func quoted(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}
+
+// approve is the approver approving id with the controlplane CLI.
 func (w *world) approve(t *testing.T, id string) {
 	t.Helper()
-	if err := w.cp.Decide(id, domain.StatusApproved, ""); err != nil {
-		t.Fatalf("approve %s: %v", id, err)
-	}
+	w.cp.Approve(t, id)
 }
 
-// status is the Control Plane's status of id.
-func (w *world) status(t *testing.T, id string) domain.Status {
+// status is the Control Plane's status of id, as the approver reads it.
+func (w *world) status(t *testing.T, id string) string {
 	t.Helper()
-	for _, r := range w.cp.Records() {
-		if r.ID == id {
-			return r.Status
-		}
-	}
-	t.Fatalf("no approval request %s", id)
-	return ""
+	return w.cp.Review(t, id).Status
+}
+
+// reviews lists every approval request, newest first.
+func (w *world) reviews(t *testing.T) []harness.Review {
+	t.Helper()
+	return w.cp.Reviews(t)
 }
 
 // client dials addr in plaintext (h2c) and returns a Probe client; the

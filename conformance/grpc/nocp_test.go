@@ -5,14 +5,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hoophq/sidecar/conformance/grpc/upstream"
 	"github.com/hoophq/sidecar/conformance/harness"
 )
 
-// The real sidecar binary serves grpc listeners from its config: grpcurl
-// lists and calls through a listener that no rule holds; with no Control
-// Plane a held method is denied (fail closed) with x-hoop-denied: policy.
-func TestSidecarBinaryServesGrpc(t *testing.T) {
-	w := newWorld(t) // only its upstream is used
+// A Sidecar without a Control Plane: grpcurl lists and calls through a
+// listener that no rule holds; a held method is denied (fail closed) with
+// x-hoop-denied: policy and never reaches the upstream.
+func TestWithoutControlPlane(t *testing.T) {
+	up := upstream.Start(t, upstream.Options{})
 	open, held := harness.FreeAddr(t), harness.FreeAddr(t)
 	cfg := fmt.Sprintf(`sidecar: test
 approval_rules:
@@ -20,7 +21,7 @@ approval_rules:
 listeners:
   - {name: open, protocol: grpc, listen: %s, upstream: %s}
   - {name: held, protocol: grpc, listen: %s, upstream: %s, mode: return, approval_rules: [probe-approvers]}
-`, open, w.up.Addr, held, w.up.Addr)
+`, open, up.Addr, held, up.Addr)
 	harness.StartSidecar(t, harness.SidecarOptions{Config: cfg})
 
 	out, code := grpcurl(t, "-plaintext", open, "list")
@@ -36,7 +37,7 @@ listeners:
 		!strings.Contains(out, "Control Plane is unreachable") {
 		t.Errorf("held call without a Control Plane (exit %d)", code)
 	}
-	if n := w.up.Count("Unary"); n != 1 {
+	if n := up.Count("Unary"); n != 1 {
 		t.Errorf("upstream saw %d Unary calls, want 1", n)
 	}
 }
