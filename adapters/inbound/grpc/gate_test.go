@@ -7,7 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/encoding/gzip"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/hoophq/sidecar/app"
@@ -235,5 +238,26 @@ func TestStopDrainsRunningCalls(t *testing.T) {
 	}
 	if _, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 		t.Error("the stopped listener still accepts connections")
+	}
+}
+
+// A client that compresses its requests with gzip is served, and a held
+// compressed call has the same fingerprint as the uncompressed one (the
+// statement is the message, not its encoding on the wire).
+func TestGzipRequests(t *testing.T) {
+	up := startUpstream(t)
+	sc := newSidecar(true)
+	addr, _ := sc.serve(t, app.ListenerSettings{Name: "g", Upstream: up.Addr,
+		Approvals: []domain.ApprovalRule{rule(t, "held", unaryMethod)}})
+	c := probeClient(t, addr, nil)
+	r, err := c.Slow(context.Background(), &testpb.SlowRequest{Millis: 1}, grpc.UseCompressor(gzip.Name))
+	if err != nil || r.GetText() != "done" {
+		t.Fatalf("gzip call: %v %v", r, err)
+	}
+	var trA, trB metadata.MD
+	_, _ = c.Unary(context.Background(), &testpb.Item{Name: "z"}, grpc.Trailer(&trA))
+	_, _ = c.Unary(context.Background(), &testpb.Item{Name: "z"}, grpc.Trailer(&trB), grpc.UseCompressor(gzip.Name))
+	if a, b := get(trA, "x-hoop-approval-id"), get(trB, "x-hoop-approval-id"); a == "" || a != b {
+		t.Errorf("approval ids %q and %q, want the same", a, b)
 	}
 }
