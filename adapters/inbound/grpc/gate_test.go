@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	grpclistener "github.com/hoophq/sidecar/adapters/inbound/grpc"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/conformance/grpc/testpb"
 	"github.com/hoophq/sidecar/domain"
@@ -259,5 +260,24 @@ func TestGzipRequests(t *testing.T) {
 	_, _ = c.Unary(context.Background(), &testpb.Item{Name: "z"}, grpc.Trailer(&trB), grpc.UseCompressor(gzip.Name))
 	if a, b := get(trA, "x-hoop-approval-id"), get(trB, "x-hoop-approval-id"); a == "" || a != b {
 		t.Errorf("approval ids %q and %q, want the same", a, b)
+	}
+}
+
+// A message over MaxMessageBytes ends that call with RESOURCE_EXHAUSTED and
+// never reaches the upstream; the connection keeps serving.
+func TestOversizeMessage(t *testing.T) {
+	up := startUpstream(t)
+	sc := newSidecar(true)
+	addr, _ := sc.serve(t, app.ListenerSettings{Name: "g", Upstream: up.Addr})
+	c := probeClient(t, addr, nil)
+	_, err := c.Unary(context.Background(), &testpb.Item{Blob: make([]byte, grpclistener.MaxMessageBytes+1)})
+	if status.Code(err) != codes.ResourceExhausted {
+		t.Fatalf("oversize message: %v, want RESOURCE_EXHAUSTED", err)
+	}
+	if _, _, err := unary(t, c, "after"); err != nil {
+		t.Fatalf("the next call on the same connection: %v", err)
+	}
+	if n := up.Count("Unary"); n != 1 {
+		t.Errorf("upstream saw %d Unary calls, want 1", n)
 	}
 }

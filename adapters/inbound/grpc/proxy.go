@@ -76,6 +76,7 @@ func (h *handler) proxy(ctx context.Context, ss grpc.ServerStream, s *app.Listen
 	msgs, err := pumpDown(ss, cs)
 	mu.Lock()
 	if clientEr != nil {
+		h.log.Info("call ended by the client side", "method", r.method, "client", clientAddr(ss.Context()), "error", clientEr)
 		err = clientEr
 	}
 	mu.Unlock()
