@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/fx"
 
+	mcpserver "github.com/hoophq/sidecar/adapters/inbound/mcp"
 	"github.com/hoophq/sidecar/adapters/outbound/audit"
 	"github.com/hoophq/sidecar/adapters/outbound/config"
 	"github.com/hoophq/sidecar/adapters/outbound/controlplane"
@@ -76,8 +77,18 @@ type mcpServer interface {
 	Shutdown(ctx context.Context) error
 }
 
+// newMCP builds the MCP server when the config has an mcp block (nil
+// otherwise). It binds in startMCP; a bind failure stops the Sidecar.
 func newMCP(f *config.File, core *app.Core, log *slog.Logger) (mcpServer, error) {
-	return nil, nil
+	if f.MCP == nil {
+		return nil, nil
+	}
+	s, err := mcpserver.New(mcpserver.Options{Listen: f.MCP.Listen, AllowedHosts: f.MCP.AllowedHosts,
+		Approvals: core.Approvals, Log: log.With("component", "mcp"), Version: version.Version})
+	if err != nil {
+		return nil, fmt.Errorf("mcp: %w", err)
+	}
+	return s, nil
 }
 
 func startMCP(lc fx.Lifecycle, s mcpServer, log *slog.Logger) {

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -26,17 +27,23 @@ func Binary(t testing.TB, name string) string {
 		return p
 	}
 	if buildDir == "" {
-		d, err := os.MkdirTemp("", "hoop-bin-")
-		if err != nil {
+		// One folder per checkout (ignored by git), so runs leave no temp folders behind.
+		buildDir = filepath.Join(RepoRoot(t), ".tools", "testbin")
+		if err := os.MkdirAll(buildDir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		buildDir = d
 	}
 	out := filepath.Join(buildDir, name)
-	cmd := exec.Command("go", "build", "-o", out, "./cmd/"+name)
+	// Build beside it and rename: test processes of other packages may be
+	// building or running the same binary at the same time.
+	tmp := fmt.Sprintf("%s.tmp-%d", out, os.Getpid())
+	cmd := exec.Command("go", "build", "-o", tmp, "./cmd/"+name)
 	cmd.Dir = RepoRoot(t)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build %s: %v\n%s", name, err, b)
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		t.Fatal(err)
 	}
 	built[name] = out
 	return out

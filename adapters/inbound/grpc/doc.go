@@ -1,0 +1,28 @@
+// Package grpclistener is the `grpc` listener protocol: a gRPC proxy in front
+// of one upstream gRPC server that forwards any service without its protobuf
+// definitions, hands each call to the gate as a statement, and forwards only
+// what the gate lets through.
+//
+// What lives here:
+//
+//   - protocol.go: New, the app.Protocol surface (Name, Serve), the
+//     grpc.Server with grpc.UnknownServiceHandler and the raw codec, the
+//     listener's own certificate, draining on stop.
+//   - codec.go: the codec that passes message bytes through untouched.
+//   - handler.go: per call, the gate first (reading the first request
+//     message only when an approval rule covers the method), then the proxy
+//     or the denial.
+//   - statement.go: the analysis (Actions = ["CALL"], Targets = [full method
+//     name]), the canonical bytes the fingerprint covers (method and the
+//     first request message), the approver's display, identity metadata and
+//     x-hoop-approval: return.
+//   - preview.go: a descriptor-free rendering of protobuf wire bytes for the
+//     approver (field numbers and values, like protoc --decode_raw).
+//   - denial.go: PERMISSION_DENIED with the spec's keys as trailing metadata
+//     (spec, "Find the approval in the denial").
+//   - proxy.go: the relay of one call in both directions: messages,
+//     metadata, deadlines, cancellation, trailers and status details.
+//   - upstream.go: the client connections to the upstream (h2c or TLS).
+//
+// docs/grpc-listener.md describes the behaviour for users.
+package grpclistener

@@ -1,0 +1,77 @@
+package grpclistener
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/domain"
+)
+
+// handler serves every call of one listener (grpc.UnknownServiceHandler: the
+// listener registers no service of its own, so every method lands here).
+type handler struct {
+	l   *app.Listener
+	log *slog.Logger
+	ups *upstreams
+}
+
+// handle gates one call, then relays it to the upstream or denies it.
+//
+// The statement is the full method name plus the first request message. The
+// listener has no descriptors, so every call looks like a bidirectional
+// stream to it; it reads the first message only when an approval rule covers
+// the method (other calls stream through unread). For unary and
+// server-streaming calls the first message is the whole request. For
+// client-streaming and bidirectional calls the approval covers the method
+// and the first message; later messages of an approved call are relayed
+// unexamined (docs/grpc-listener.md, "What is approved").
+func (h *handler) handle(_ any, ss grpc.ServerStream) error {
+	ctx := ss.Context()
+	method, ok := grpc.MethodFromServerStream(ss)
+	if !ok {
+		return status.Error(codes.Internal, "grpc listener: the call has no method name")
+	}
+	s := h.l.Settings()
+	md, _ := metadata.FromIncomingContext(ctx)
+	r := &request{method: method, md: md}
+	if domain.Evaluate(analysis(method), s.Policies, s.Approvals).Verdict == domain.VerdictApproval {
+		if err := r.readFirst(ss); err != nil {
+			h.log.Info("call ended before its first message was read", "method", method, "error", err)
+			return err
+		}
+	}
+	out := h.l.Check(ctx, r.statement(ctx, s))
+	if !out.Forward {
+		d := out.Denial
+		ss.SetTrailer(denialTrailer(d))
+		h.log.Info("call denied", "method", method, "denied", d.DeniedValue(), "rule", d.Rule,
+			"approval_id", d.ApprovalID, "status", string(d.Status), "client", clientAddr(ctx))
+		return denialStatus(d).Err()
+	}
+	return h.proxy(ctx, ss, s, r, out.Ticket)
+}
+
+// readFirst reads the call's first request message into r. A client that
+// half-closes without sending one leaves r.hasMsg false and r.clientDone
+// true. Any other error (the client went away, a message over
+// MaxMessageBytes) is returned as the call's status.
+func (r *request) readFirst(ss grpc.ServerStream) error {
+	var b []byte
+	err := ss.RecvMsg(&b)
+	switch {
+	case errors.Is(err, io.EOF):
+		r.clientDone = true
+		return nil
+	case err != nil:
+		return err
+	}
+	r.msg, r.hasMsg = b, true
+	return nil
+}

@@ -1,0 +1,91 @@
+package grpclistener
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	_ "google.golang.org/grpc/encoding/gzip" // accept gzip-compressed requests from clients
+
+	"github.com/hoophq/sidecar/app"
+)
+
+// ProtocolName is the protocol's name in the config file.
+const ProtocolName = "grpc"
+
+// MaxMessageBytes is the largest single message the listener
+// accepts in either direction: 64 MiB. gRPC's own default is 4 MiB; the
+// listener allows more so that it is never stricter than an upstream that
+// raised its limit. Larger messages end the call with RESOURCE_EXHAUSTED.
+const MaxMessageBytes = 64 << 20
+
+// Protocol is the grpc listener protocol. One value serves any number of
+// listeners; it is safe for concurrent use.
+type Protocol struct {
+	log *slog.Logger
+}
+
+// New returns the grpc protocol, logging through log (a discarding logger
+// when nil).
+func New(log *slog.Logger) *Protocol {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Protocol{log: log}
+}
+
+// Name returns "grpc".
+func (p *Protocol) Name() string { return ProtocolName }
+
+// Serve serves the listener l on ln until ctx is cancelled or ln is closed,
+// then returns nil. Calls still running at that point are not cut: the
+// server stops accepting, tells clients to go away (GOAWAY) and drains them
+// in the background, then closes its upstream connections (app.Protocol).
+// With l's TLS settings it serves TLS on ln, else plaintext HTTP/2 (h2c).
+// Other errors (a certificate that does not load) are returned.
+func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) error {
+	s := l.Settings()
+	log := p.log.With("listener", s.Name, "protocol", ProtocolName)
+	ups := newUpstreams(log)
+	h := &handler{l: l, log: log, ups: ups}
+	opts := []grpc.ServerOption{
+		grpc.ForceServerCodecV2(rawCodec{}),
+		grpc.UnknownServiceHandler(h.handle),
+		grpc.MaxRecvMsgSize(MaxMessageBytes),
+		grpc.MaxSendMsgSize(MaxMessageBytes),
+	}
+	if s.TLS.Enabled() {
+		certs := &certLoader{l: l}
+		if _, err := certs.get(nil); err != nil {
+			return err
+		}
+		opts = append(opts, grpc.Creds(credentials.NewTLS(&tls.Config{GetCertificate: certs.get,
+			MinVersion: tls.VersionTLS12})))
+	}
+	srv := grpc.NewServer(opts...)
+	var once sync.Once
+	drain := func() {
+		once.Do(func() {
+			go func() {
+				srv.GracefulStop()
+				ups.closeAll()
+				log.Info("grpc listener drained")
+			}()
+		})
+	}
+	stop := context.AfterFunc(ctx, drain)
+	defer stop()
+	log.Info("grpc listener serving", "addr", ln.Addr().String(), "upstream", s.Upstream, "tls", s.TLS.Enabled())
+	err := srv.Serve(ln)
+	drain()
+	if err == nil || ctx.Err() != nil || errors.Is(err, net.ErrClosed) || errors.Is(err, grpc.ErrServerStopped) {
+		return nil
+	}
+	return fmt.Errorf("grpc listener %s: %w", s.Name, err)
+}

@@ -1,0 +1,128 @@
+package grpclistener
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
+
+	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/domain"
+)
+
+// Action is the one action of every gRPC call: rules match methods through
+// their targets.
+const Action = "CALL"
+
+// approvalModeKey is the metadata key that asks for return mode per call
+// (x-hoop-approval: return).
+var approvalModeKey = strings.ToLower(domain.Names.HeaderApprovalMode)
+
+// displayHexBytes is how many message bytes the approver sees in hex.
+const displayHexBytes = 512
+
+// analysis is what rules see of a call: Actions = ["CALL"], Targets = [the
+// full method name, "/package.Service/Method"].
+func analysis(method string) domain.Analysis {
+	return domain.Analysis{Actions: []string{Action}, Targets: []string{method}}
+}
+
+// request is what the gate reads of one call before deciding: the method and,
+// when an approval rule covers it, the first request message.
+type request struct {
+	method string
+	md     metadata.MD
+	// msg is the first request message; hasMsg is false when it was not read
+	// (no approval rule covers the method) or the client half-closed before
+	// sending one (then clientDone is true).
+	msg        []byte
+	hasMsg     bool
+	clientDone bool
+}
+
+// canonical returns the bytes the fingerprint covers: a tag, the full method
+// name, and the first request message (or a marker that there was none), so
+// an empty message and no message differ. Metadata never enters it (the
+// listener's identity_keys enter the fingerprint separately).
+func (r *request) canonical() []byte {
+	b := make([]byte, 0, len(r.method)+len(r.msg)+16)
+	b = append(b, "grpc-call\x00"...)
+	b = append(b, r.method...)
+	if !r.hasMsg {
+		return append(b, "\x00none"...)
+	}
+	b = append(b, "\x00message\x00"...)
+	return append(b, r.msg...)
+}
+
+// display is the approver's rendering: the method, the message size, a
+// schema-free decoding of the message and its first bytes in hex.
+func (r *request) display() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s\n", Action, r.method)
+	if !r.hasMsg {
+		b.WriteString("no request message")
+		return b.String()
+	}
+	fmt.Fprintf(&b, "request message: %d bytes\n", len(r.msg))
+	if p, ok := preview(r.msg); ok && len(r.msg) > 0 {
+		fmt.Fprintf(&b, "fields (no schema): %s\n", p)
+	}
+	h := r.msg
+	if len(h) > displayHexBytes {
+		h = h[:displayHexBytes]
+	}
+	b.WriteString("hex: " + hex.EncodeToString(h))
+	if len(h) < len(r.msg) {
+		b.WriteString("…")
+	}
+	return b.String()
+}
+
+// statement builds the gate's statement for r on a listener with settings s.
+func (r *request) statement(ctx context.Context, s *app.ListenerSettings) app.Statement {
+	return app.Statement{
+		IdentityValues: identityValues(r.md, s.IdentityKeys),
+		Canonical:      r.canonical(),
+		Display:        r.display(),
+		Analysis:       analysis(r.method),
+		ReturnMode:     wantsReturnMode(r.md),
+		Client:         clientAddr(ctx),
+	}
+}
+
+// identityValues returns the values of the listener's identity_keys in md,
+// keyed by lowercase key (a key the call does not carry maps to no values).
+func identityValues(md metadata.MD, keys []string) map[string][]string {
+	if len(keys) == 0 {
+		return nil
+	}
+	out := make(map[string][]string, len(keys))
+	for _, k := range keys {
+		k = strings.ToLower(k)
+		out[k] = md.Get(k)
+	}
+	return out
+}
+
+// wantsReturnMode reports whether md asks for return mode with
+// x-hoop-approval: return (case-insensitive value).
+func wantsReturnMode(md metadata.MD) bool {
+	for _, v := range md.Get(approvalModeKey) {
+		if strings.EqualFold(strings.TrimSpace(v), "return") {
+			return true
+		}
+	}
+	return false
+}
+
+// clientAddr is the caller's address for the audit trail ("" when unknown).
+func clientAddr(ctx context.Context) string {
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		return p.Addr.String()
+	}
+	return ""
+}

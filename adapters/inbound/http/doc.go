@@ -1,0 +1,28 @@
+// Package httplistener is the `http` listener protocol: a reverse proxy in
+// front of one http or https upstream (a REST API, the Kubernetes API…) that
+// hands every request to the gate as a statement and forwards only what the
+// gate lets through.
+//
+// What lives here:
+//
+//   - protocol.go: New, the app.Protocol surface (Name, Serve), the http.Server
+//     with its per-connection request counter. The listener speaks HTTP/1.1
+//     only (also over TLS), so "the first request on a connection" is well
+//     defined for the status path.
+//   - handler.go: per request, the reserved /.well-known/hoop/ prefix first,
+//     then the gate, then the proxy or the denial.
+//   - reserved.go: which request targets belong to the Sidecar.
+//   - statuspath.go: GET/HEAD /.well-known/hoop/approvals/<id> (and the earlier
+//     /.well-known/hoop/reviews/<id>), spec "Read the status on an http listener".
+//   - statement.go: the analysis (Actions = [method], Targets = [path]), the
+//     canonical bytes the fingerprint covers (method, path, raw query,
+//     Content-Type, body), the approver's display, identity headers and the
+//     X-Hoop-Approval: return header.
+//   - denial.go: the 403 with the X-Hoop-* headers, spec "Find the approval in
+//     the denial".
+//   - proxy.go, tls.go: the httputil.ReverseProxy towards the upstream (streamed
+//     bodies, SSE, upgrades), the upstream transports and the listener's own
+//     certificate.
+//
+// docs/http-listener.md describes the behaviour for users.
+package httplistener

@@ -1,0 +1,136 @@
+package httplistener
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/domain"
+)
+
+// MaxHeldBody is the largest request body (bytes) of a request that an
+// approval rule covers. Such a body is part of the statement, so the listener
+// reads it whole before deciding; a larger one is refused with 413. Bodies
+// of requests no approval rule covers stream to the upstream unread.
+const MaxHeldBody = 8 << 20
+
+// handler serves one listener.
+type handler struct {
+	p   *Protocol
+	l   *app.Listener
+	log *slog.Logger
+}
+
+// ServeHTTP decides one request:
+//
+//  1. Under /.well-known/hoop/: answered by the Sidecar when it is the first
+//     request on its connection (statuspath.go), else the connection is
+//     closed unanswered. Never forwarded.
+//  2. Otherwise the gate decides the statement (method, path, query,
+//     Content-Type, body) and the request is forwarded (proxy.go) or denied
+//     with a 403 (denial.go). In wait mode the gate holds the request until
+//     a person decides.
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	n := requestNumber(r)
+	if isReserved(r) {
+		if n > 1 {
+			h.hangUp(w, r)
+			return
+		}
+		h.serveReserved(w, r)
+		return
+	}
+	if r.Method == http.MethodConnect {
+		// A tunnel would carry requests the gate never sees.
+		w.Header().Set("Allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS, TRACE")
+		w.Header().Set("Connection", "close")
+		writeText(w, http.StatusMethodNotAllowed, "method not allowed: CONNECT is not served by this listener")
+		return
+	}
+	dropH2CUpgrade(r)
+	s := h.l.Settings()
+	an := analyze(r)
+	var body []byte
+	held := domain.Evaluate(an, s.Policies, s.Approvals).Verdict == domain.VerdictApproval
+	if held {
+		var err error
+		if body, err = readHeldBody(r); err != nil {
+			if errors.Is(err, errBodyTooLarge) {
+				writeText(w, http.StatusRequestEntityTooLarge, fmt.Sprintf(
+					"request body too large: a request that needs human approval may carry at most %d bytes", MaxHeldBody))
+			} else {
+				h.log.Info("could not read the body of a request that needs approval", "client", r.RemoteAddr, "error", err)
+				writeText(w, http.StatusBadRequest, "bad request: the body could not be read")
+			}
+			return
+		}
+	}
+	out := h.l.Check(r.Context(), app.Statement{
+		IdentityValues: identityValues(r, s.IdentityKeys),
+		Canonical:      canonical(r, body),
+		Display:        display(r, body),
+		Analysis:       an,
+		ReturnMode:     wantsReturnMode(r),
+		Client:         r.RemoteAddr,
+	})
+	if !out.Forward {
+		if r.Context().Err() != nil {
+			return // the client left while the request was held
+		}
+		if out.Denial == nil {
+			out.Denial = &domain.Denial{Kind: domain.DeniedByPolicy, Message: "statement denied"}
+		}
+		writeDenial(w, out.Denial)
+		return
+	}
+	h.forward(w, r, s, held, out.Ticket)
+}
+
+var errBodyTooLarge = errors.New("body too large")
+
+// readHeldBody reads r's whole body (at most MaxHeldBody bytes) and puts it
+// back so that it can still be forwarded. A chunked body is forwarded with a
+// Content-Length once read.
+func readHeldBody(r *http.Request) ([]byte, error) {
+	if r.ContentLength > MaxHeldBody {
+		return nil, errBodyTooLarge
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, MaxHeldBody+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxHeldBody {
+		return nil, errBodyTooLarge
+	}
+	_ = r.Body.Close()
+	if len(b) == 0 {
+		r.Body = http.NoBody
+	} else {
+		r.Body = io.NopCloser(bytes.NewReader(b))
+	}
+	r.ContentLength = int64(len(b))
+	r.TransferEncoding = nil
+	return b, nil
+}
+
+// dropH2CUpgrade removes a request's offer to switch to HTTP/2 cleartext
+// (Upgrade: h2c): after such a switch the client could send any number of
+// further requests on the tunnel that the gate would never see. Without the
+// offer the upstream answers the request in HTTP/1.1, as RFC 9110 allows.
+// Other upgrades (WebSocket, SPDY) carry messages, not requests, and pass.
+func dropH2CUpgrade(r *http.Request) {
+	for _, v := range r.Header.Values("Upgrade") {
+		for _, p := range strings.Split(v, ",") {
+			if name, _, _ := strings.Cut(strings.TrimSpace(p), "/"); strings.EqualFold(name, "h2c") {
+				r.Header.Del("Upgrade")
+				r.Header.Del("Http2-Settings")
+				return
+			}
+		}
+	}
+}

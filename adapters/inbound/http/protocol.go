@@ -1,0 +1,97 @@
+package httplistener
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hoophq/sidecar/app"
+)
+
+// ProtocolName is the protocol's name in the config file.
+const ProtocolName = "http"
+
+// Protocol is the http listener protocol. One value serves any number of
+// listeners; it is safe for concurrent use.
+type Protocol struct {
+	log *slog.Logger
+
+	mu         sync.Mutex
+	transports map[transportKey]*http.Transport
+}
+
+// New returns the http protocol, logging through log (a discarding logger
+// when nil).
+func New(log *slog.Logger) *Protocol {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Protocol{log: log, transports: map[transportKey]*http.Transport{}}
+}
+
+// Name returns "http".
+func (p *Protocol) Name() string { return ProtocolName }
+
+// Serve serves the listener l on ln until ctx is cancelled or ln is closed,
+// then returns nil. Connections still open at that point are not closed:
+// they drain (app.Protocol). With l's TLS settings it serves TLS on ln,
+// HTTP/1.1 only. Other errors (a certificate that does not load) are returned.
+func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) error {
+	s := l.Settings()
+	log := p.log.With("listener", s.Name, "protocol", ProtocolName)
+	h := &handler{p: p, l: l, log: log}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: time.Minute,
+		IdleTimeout:       5 * time.Minute,
+		ConnContext: func(ctx context.Context, _ net.Conn) context.Context {
+			return context.WithValue(ctx, connKey{}, &connInfo{})
+		},
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		// An empty map turns HTTP/2 off: the status path's "first request
+		// on a connection" rule is an HTTP/1.1 rule.
+		TLSNextProto: map[string]func(*http.Server, *tls.Conn, http.Handler){},
+	}
+	if s.TLS.Enabled() {
+		certs := &certLoader{l: l}
+		if _, err := certs.get(nil); err != nil {
+			return err
+		}
+		ln = tls.NewListener(ln, &tls.Config{GetCertificate: certs.get, NextProtos: []string{"http/1.1"},
+			MinVersion: tls.VersionTLS12})
+	}
+	stop := context.AfterFunc(ctx, func() { _ = ln.Close() })
+	defer stop()
+	log.Info("http listener serving", "addr", ln.Addr().String(), "upstream", s.Upstream, "tls", s.TLS.Enabled())
+	err := srv.Serve(ln)
+	if ctx.Err() != nil || errors.Is(err, net.ErrClosed) || errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// connKey keys the per-connection state in a request's context.
+type connKey struct{}
+
+// connInfo is the state of one client connection.
+type connInfo struct {
+	// requests counts the requests read on the connection so far.
+	requests atomic.Int64
+}
+
+// requestNumber counts r on its connection and returns its 1-based position.
+// It returns 1 when the connection state is missing (a handler used outside
+// Serve, e.g. in a unit test with httptest.NewRecorder).
+func requestNumber(r *http.Request) int64 {
+	ci, ok := r.Context().Value(connKey{}).(*connInfo)
+	if !ok {
+		return 1
+	}
+	return ci.requests.Add(1)
+}

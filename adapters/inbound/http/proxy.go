@@ -1,0 +1,94 @@
+package httplistener
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+
+	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/domain"
+)
+
+// upstreamURL reads the listener's upstream: a URL ("https://api:443",
+// "http://10.0.0.5:8080/base") or a bare "host:port", which means http, or
+// https when upstream_tls is enabled. upstream_tls enabled always means https.
+func upstreamURL(s *app.ListenerSettings) (*url.URL, error) {
+	raw := s.Upstream
+	if !strings.Contains(raw, "://") {
+		raw = "http://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("upstream %q: %w", s.Upstream, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("upstream %q: scheme must be http or https", s.Upstream)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("upstream %q: no host", s.Upstream)
+	}
+	if s.UpstreamTLS.Enabled {
+		u.Scheme = "https"
+	}
+	return u, nil
+}
+
+// forward proxies r to the upstream of settings s and writes the upstream's
+// answer, streaming both ways: bodies are not buffered (unless the handler
+// already buffered one for the gate), every response is flushed as it comes
+// (SSE, kubectl logs -f, watches), and a 101 Switching Protocols (WebSocket,
+// SPDY for kubectl exec) joins the two connections.
+//
+// The upstream request carries the upstream's Host, fresh X-Forwarded-For,
+// X-Forwarded-Host and X-Forwarded-Proto (a client's own X-Forwarded-* are
+// dropped), and no X-Hoop-Approval header.
+//
+// held says an approval rule covered the request (it runs on a connection of
+// its own, never replayed). With a ticket (spend_approval_on: accepted), an upstream answer below 400
+// settles the approval as accepted (EXECUTED) and any other answer, or no
+// answer, as refused (given back, APPROVED).
+func (h *handler) forward(w http.ResponseWriter, r *http.Request, s *app.ListenerSettings, held bool, ticket *app.Ticket) {
+	defer ticket.Settle(false) // no-op once settled
+	target, err := upstreamURL(s)
+	if err != nil {
+		h.log.Error("bad upstream", "error", err)
+		writeText(w, http.StatusBadGateway, "bad gateway: the listener's upstream is misconfigured")
+		return
+	}
+	tr, err := h.p.transport(s.UpstreamTLS, held)
+	if err != nil {
+		h.log.Error("bad upstream tls", "error", err)
+		writeText(w, http.StatusBadGateway, "bad gateway: the listener's upstream TLS settings do not load")
+		return
+	}
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(target)
+			pr.SetXForwarded()
+			pr.Out.Header.Del(domain.Names.HeaderApprovalMode)
+		},
+		Transport:     tr,
+		FlushInterval: -1,
+		ErrorLog:      slog.NewLogLogger(h.log.Handler(), slog.LevelWarn),
+		ModifyResponse: func(resp *http.Response) error {
+			if ticket != nil {
+				ticket.Settle(resp.StatusCode < 400)
+			}
+			return nil
+		},
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			ticket.Settle(false)
+			if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+				return // the client left
+			}
+			h.log.Warn("upstream did not answer", "upstream", target.Redacted(), "method", r.Method, "error", err)
+			writeText(w, http.StatusBadGateway, "bad gateway: the upstream did not answer")
+		},
+	}
+	rp.ServeHTTP(w, r)
+}

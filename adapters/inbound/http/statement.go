@@ -1,0 +1,119 @@
+package httplistener
+
+import (
+	"encoding/binary"
+	"fmt"
+	"net/http"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hoophq/sidecar/domain"
+)
+
+// methodOverrideHeaders are headers some frameworks read as the real method
+// (a POST that acts as a DELETE). Their values join the analysis's actions,
+// so a rule on DELETE also holds such a POST.
+var methodOverrideHeaders = []string{"X-HTTP-Method-Override", "X-HTTP-Method", "X-Method-Override"}
+
+// analyze returns what rules match on r: Actions = [method] (plus any method
+// override header values), Targets = [path as decoded] plus the path with dot
+// segments, repeated and trailing slashes collapsed when that differs, so
+// "/a//b/" and "/a/./b" match the rules of "/a/b". It needs no body.
+func analyze(r *http.Request) domain.Analysis {
+	a := domain.Analysis{Actions: []string{r.Method}}
+	for _, k := range methodOverrideHeaders {
+		for _, v := range r.Header.Values(k) {
+			if v = strings.TrimSpace(v); v != "" {
+				a.Actions = append(a.Actions, strings.ToUpper(v))
+			}
+		}
+	}
+	p := r.URL.Path
+	a.Targets = []string{p}
+	if strings.HasPrefix(p, "/") {
+		if c := path.Clean(p); c != p {
+			a.Targets = append(a.Targets, c)
+		}
+	}
+	return a
+}
+
+// canonical returns the bytes the fingerprint covers for r: the method, the
+// path as sent, the raw query, the Content-Type header and the body, each
+// length-prefixed so no two requests collide by concatenation. Headers other
+// than Content-Type (and the listener's identity keys, which the gate adds)
+// are not part of the statement.
+func canonical(r *http.Request, body []byte) []byte {
+	var out []byte
+	for _, f := range [][]byte{[]byte(r.Method), []byte(r.URL.EscapedPath()), []byte(r.URL.RawQuery),
+		[]byte(r.Header.Get("Content-Type")), body} {
+		out = binary.BigEndian.AppendUint64(out, uint64(len(f)))
+		out = append(out, f...)
+	}
+	return out
+}
+
+// displayBodyMax is how much of a body the approver sees (bytes).
+const displayBodyMax = 2048
+
+// display renders r for the approver: "METHOD path?query", the Content-Type
+// and a preview of the body (text up to 2 KiB, else its size). It goes to the
+// Control Plane only, never back to an agent.
+func display(r *http.Request, body []byte) string {
+	var b strings.Builder
+	b.WriteString(r.Method + " " + r.URL.EscapedPath())
+	if r.URL.RawQuery != "" {
+		b.WriteString("?" + r.URL.RawQuery)
+	}
+	for _, k := range methodOverrideHeaders {
+		for _, v := range r.Header.Values(k) {
+			fmt.Fprintf(&b, "\n%s: %s", k, v)
+		}
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		b.WriteString("\nContent-Type: " + ct)
+	}
+	if len(body) == 0 {
+		return b.String()
+	}
+	preview := body
+	if len(preview) > displayBodyMax {
+		preview = preview[:displayBodyMax]
+	}
+	if !utf8.Valid(preview) && !utf8.Valid(preview[:max(0, len(preview)-utf8.UTFMax)]) {
+		fmt.Fprintf(&b, "\n\n<binary body, %d bytes>", len(body))
+		return b.String()
+	}
+	b.WriteString("\n\n")
+	b.WriteString(strings.ToValidUTF8(string(preview), "\uFFFD"))
+	if len(body) > len(preview) {
+		fmt.Fprintf(&b, "\n… (%d bytes in all)", len(body))
+	}
+	return b.String()
+}
+
+// identityValues returns the values of the listener's identity headers on r,
+// keyed by lowercase header name (only hashes of the values enter the
+// fingerprint). A header the request lacks maps to no values.
+func identityValues(r *http.Request, keys []string) map[string][]string {
+	if len(keys) == 0 {
+		return nil
+	}
+	out := make(map[string][]string, len(keys))
+	for _, k := range keys {
+		out[strings.ToLower(k)] = r.Header.Values(k)
+	}
+	return out
+}
+
+// wantsReturnMode reports whether r asks for return mode with the header
+// X-Hoop-Approval: return (case-insensitive).
+func wantsReturnMode(r *http.Request) bool {
+	for _, v := range r.Header.Values(domain.Names.HeaderApprovalMode) {
+		if strings.EqualFold(strings.TrimSpace(v), "return") {
+			return true
+		}
+	}
+	return false
+}

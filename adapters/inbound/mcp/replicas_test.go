@@ -1,0 +1,108 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/internal/fakecp"
+)
+
+// roundRobin forwards each request to the next backend in turn.
+type roundRobin struct {
+	next     atomic.Int64
+	backends []*httputil.ReverseProxy
+	mu       sync.Mutex
+	hits     []int
+}
+
+func newRoundRobin(t *testing.T, urls ...string) *roundRobin {
+	rr := &roundRobin{hits: make([]int, len(urls))}
+	for _, u := range urls {
+		target, err := url.Parse(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rr.backends = append(rr.backends, &httputil.ReverseProxy{
+			Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(target); r.Out.URL.Path = target.Path },
+			FlushInterval: -1, // stream SSE answers as they come
+		})
+	}
+	return rr
+}
+
+func (rr *roundRobin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	i := int(rr.next.Add(1)-1) % len(rr.backends)
+	rr.mu.Lock()
+	rr.hits[i]++
+	rr.mu.Unlock()
+	rr.backends[i].ServeHTTP(w, r)
+}
+
+// Two Sidecar replicas (one Control Plane) behind a round-robin answer a
+// sequence of calls from one client exactly as each replica does on its own:
+// the server keeps no session.
+func TestTwoReplicasBehindRoundRobinAnswerIdentically(t *testing.T) {
+	cp := fakecp.New(nil)
+	a, b := newEnvWith(t, cp, nil), newEnvWith(t, cp, nil)
+	pending := a.file(t, "fp-rr-pending")
+	decided := a.file(t, "fp-rr-decided")
+	if err := cp.Decide(decided, domain.StatusRejected, "too risky"); err != nil {
+		t.Fatal(err)
+	}
+	rr := newRoundRobin(t, a.url, b.url)
+	lb := httptest.NewServer(rr)
+	defer lb.Close()
+
+	seq := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"approval_status", map[string]any{"id": pending}},
+		{"review_status", map[string]any{"id": pending}},
+		{"approval_list", map[string]any{}},
+		{"review_list", map[string]any{"status": "REJECTED", "limit": 5}},
+		{"approval_wait", map[string]any{"id": decided}},
+		{"review_wait", map[string]any{"id": decided, "timeout_seconds": 5}},
+		{"approval_status", map[string]any{"id": "ap-nope"}},
+		{"approval_list", map[string]any{"limit": 0}},
+	}
+	run := func(url, version string) []string {
+		cs, _ := connect(t, url, version)
+		tools, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tj, _ := json.Marshal(tools.Tools)
+		out := []string{string(tj)}
+		for _, c := range seq {
+			res := call(t, cs, c.tool, c.args)
+			rj, _ := json.Marshal(res)
+			out = append(out, string(rj))
+		}
+		return out
+	}
+	for _, v := range protocolVersions {
+		t.Run(v, func(t *testing.T) {
+			viaLB := run(lb.URL+"/mcp", v)
+			onA, onB := run(a.url, v), run(b.url, v)
+			for i := range viaLB {
+				if viaLB[i] != onA[i] || viaLB[i] != onB[i] {
+					t.Fatalf("answer %d differs:\n via round-robin %s\n replica A       %s\n replica B       %s", i, viaLB[i], onA[i], onB[i])
+				}
+			}
+		})
+	}
+	rr.mu.Lock()
+	defer rr.mu.Unlock()
+	if rr.hits[0] < 5 || rr.hits[1] < 5 {
+		t.Fatalf("round-robin hits %v: both replicas must have answered", rr.hits)
+	}
+}

@@ -1,0 +1,193 @@
+package mcpconf
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hoophq/sidecar/conformance/harness"
+)
+
+// approval_wait returns within 2.5 s of a decision made with the Control
+// Plane's CLI.
+func TestWaitReturnsSoonAfterTheCLIDecides(t *testing.T) {
+	s := startStack(t)
+	for _, v := range protocolVersions {
+		for _, tool := range []string{"approval_wait", "review_wait"} {
+			t.Run(v+"/"+tool, func(t *testing.T) {
+				t.Parallel()
+				id := s.file(t, "fp-cli-"+v+tool)
+				cs := connect(t, s.url(), v)
+				decided := make(chan time.Time, 1)
+				go func() {
+					time.Sleep(2 * time.Second)
+					if out, err := s.cp.TryCLI("approve", id); err != nil {
+						t.Errorf("controlplane approve: %v\n%s", err, out)
+					}
+					decided <- time.Now()
+				}()
+				m := callJSON(t, cs, tool, map[string]any{"id": id})
+				if took := time.Since(<-decided); took > 2500*time.Millisecond {
+					t.Fatalf("answered %v after the CLI approved, want within 2.5 s", took)
+				}
+				if m["status"] != "APPROVED" || m["next"] != "resend_identical_statement" || m["timed_out"] != false {
+					t.Fatalf("answer %v", m)
+				}
+			})
+		}
+	}
+}
+
+// 200 concurrent approval_wait calls on one approval for 10 s cause at most
+// 6 reads of it at the reference Control Plane (its per-request counter).
+func TestTwoHundredWaitsCostAtMostSixReads(t *testing.T) {
+	s := startStack(t)
+	id := s.file(t, "fp-200")
+	before := s.reads(t, id)
+	var wg sync.WaitGroup
+	errs := make(chan error, 200)
+	for i := range 10 {
+		cs := connect(t, s.url(), protocolVersions[i%2])
+		for j := range 20 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				p := &sdk.CallToolParams{Name: []string{"approval_wait", "review_wait"}[j%2],
+					Arguments: map[string]any{"id": id, "timeout_seconds": 10}}
+				if j%4 < 2 {
+					p.SetProgressToken(fmt.Sprintf("p%d-%d", i, j))
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				res, err := cs.CallTool(ctx, p)
+				if err == nil && (res.IsError || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, `"timed_out":true`)) {
+					err = fmt.Errorf("answer %v", res.Content[0])
+				}
+				if err != nil {
+					errs <- err
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if n := s.reads(t, id) - before; n > 6 || n < 1 {
+		t.Fatalf("the Control Plane counted %d reads for 200 waits of 10 s, want 1..6", n)
+	}
+}
+
+// 50 callers that hang up after 1 s cause no reads after they left.
+func TestCallersThatHangUpStopTheReads(t *testing.T) {
+	s := startStack(t)
+	id := s.file(t, "fp-hangup")
+	var wg sync.WaitGroup
+	for i := range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"approval_wait","arguments":{"id":%q}}}`, i+1, id)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.url(), strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Mcp-Protocol-Version", protocolVersions[i%2])
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
+	}
+	wg.Wait()
+	time.Sleep(100 * time.Millisecond)
+	left := s.reads(t, id)
+	time.Sleep(4500 * time.Millisecond)
+	if after := s.reads(t, id); after != left {
+		t.Fatalf("%d reads after every caller hung up, want none", after-left)
+	}
+}
+
+// Cross-origin browser requests and DNS rebinding are refused with 403 by the binary too.
+func TestBinaryRefusesBrowsersAndRebinding(t *testing.T) {
+	s := startStack(t)
+	for name, set := range map[string]func(*http.Request){
+		"origin":     func(r *http.Request) { r.Header.Set("Origin", "http://evil.example") },
+		"cross-site": func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "cross-site") },
+		"host":       func(r *http.Request) { r.Host = "evil.example:8765" },
+	} {
+		req, _ := http.NewRequest(http.MethodPost, s.url(), strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		set(req)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%s: %d, want 403", name, resp.StatusCode)
+		}
+	}
+}
+
+// A bind failure of the MCP server stops the Sidecar.
+func TestBindFailureStopsTheSidecar(t *testing.T) {
+	requireReferenceControlPlane(t)
+	cp := harness.StartControlPlane(t, harness.CPOptions{})
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	sc := harness.StartSidecar(t, harness.SidecarOptions{Config: sidecarConfig(cp.URL, busy.Addr().String()),
+		Token: sidecarToken, NoWait: true})
+	code, err := sc.Wait(20 * time.Second)
+	if err != nil || code == 0 {
+		t.Fatalf("sidecar with a busy mcp.listen: exit %d, %v; want a non-zero exit\n%s", code, err, sc.Output())
+	}
+	if out := sc.Output(); !strings.Contains(out, busy.Addr().String()) || strings.Contains(out, "sidecar ready") {
+		t.Fatalf("the output should name the address and never say ready:\n%s", out)
+	}
+}
+
+// A reload does not start, stop or move the MCP server.
+func TestReloadDoesNotMoveTheServer(t *testing.T) {
+	s := startStack(t)
+	id := s.file(t, "fp-reload")
+	moved := harness.FreeAddr(t)
+	for _, cfg := range []string{
+		sidecarConfig(s.cp.URL, moved), // moved
+		strings.Replace(sidecarConfig(s.cp.URL, moved), "mcp: {listen: "+moved+"}\n", "", 1), // removed
+	} {
+		before := len(s.sidecar.Output())
+		s.sidecar.Reload(t, cfg)
+		if !strings.Contains(s.sidecar.Output()[before:], "reload does not start, stop or move the MCP server") {
+			t.Fatalf("reload did not say the MCP server stays:\n%s", s.sidecar.Output()[before:])
+		}
+		cs := connect(t, s.url(), "2025-11-25")
+		if m := callJSON(t, cs, "approval_status", map[string]any{"id": id}); m["id"] != id {
+			t.Fatalf("after reload, the original address answers %v", m)
+		}
+		if c, err := net.DialTimeout("tcp", moved, time.Second); err == nil {
+			c.Close()
+			t.Fatalf("after reload, something listens on the new mcp.listen %s", moved)
+		}
+	}
+	// Adding the block back with a reload does not start a second server either.
+	s.sidecar.Reload(t, sidecarConfig(s.cp.URL, moved))
+	if c, err := net.DialTimeout("tcp", moved, time.Second); err == nil {
+		c.Close()
+		t.Fatalf("a reload started a server on %s", moved)
+	}
+}

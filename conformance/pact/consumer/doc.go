@@ -1,0 +1,10 @@
+// Package consumer holds the Sidecar's side of the Pact contract with its
+// Control Plane: the real outbound client (adapters/outbound/controlplane)
+// run against the Pact mock server for every call a Sidecar makes and every
+// answer it must handle (docs/contract-testing.md).
+//
+// The tests carry the build tag "pact" (they link libpact_ffi); run them with
+// scripts/test-pact.sh. They write the pact into a temporary folder and fail
+// when it differs from the committed pacts/hoop-sidecar-hoop-control-plane.json;
+// UPDATE_PACT=1 copies the new pact over the committed one instead.
+package consumer

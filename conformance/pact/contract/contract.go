@@ -1,0 +1,117 @@
+// Package contract holds the names the Pact consumer tests and the provider
+// verification share (docs/contract-testing.md): the pacticipants, the Sidecar
+// tokens the pact's requests carry, the provider states with their
+// parameters, and where the committed pact file lives. It has no cgo and no
+// Pact dependency, so it builds without libpact_ffi.
+package contract
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+)
+
+// The pacticipants. The pact file is named "<Consumer>-<Provider>.json".
+const (
+	Consumer = "hoop-sidecar"
+	Provider = "hoop-control-plane"
+)
+
+// Tokens in the pact's Authorization headers. A Control Plane under
+// verification maps SidecarToken to Sidecar SidecarName and OtherToken to
+// OtherSidecarName, and knows no Sidecar by UnknownToken.
+const (
+	SidecarToken     = "pact-sidecar-token"
+	SidecarName      = "pact-sidecar"
+	OtherToken       = "pact-other-sidecar-token"
+	OtherSidecarName = "pact-other-sidecar"
+	UnknownToken     = "not-a-sidecar-token"
+)
+
+// Provider states (the pact's "given"). Unless said otherwise a state starts
+// from an empty Control Plane, files the approval request it names for
+// Sidecar SidecarName with the parameter ParamFingerprint and the FileDefaults
+// below, and answers {"id": <its id>} so the verifier can put the id into the
+// request path.
+const (
+	// StateEmpty: no approval request exists (answers no values).
+	StateEmpty = "no approval request exists"
+	// StatePending: a PENDING request, no time limit.
+	StatePending = "an approval request is PENDING"
+	// StateApproved: approved by an approver.
+	StateApproved = "an approval request is APPROVED"
+	// StateRejected: rejected with the reason in ParamReason.
+	StateRejected = "an approval request is REJECTED with a reason"
+	// StateExpired: filed with a 30-minute time limit two hours ago, never
+	// decided, so it reads EXPIRED with expires_at in the past.
+	StateExpired = "an approval request is EXPIRED"
+	// StateProcessing: approved, then claimed with spend_approval_on
+	// "accepted".
+	StateProcessing = "an approval request is PROCESSING"
+	// StateExecuted: approved, then claimed with spend_approval_on "sent"
+	// (another replica won the claim).
+	StateExecuted = "an approval request is EXECUTED"
+	// StateOtherSidecar: a PENDING request of Sidecar OtherSidecarName.
+	StateOtherSidecar = "an approval request of another Sidecar exists"
+	// StateList: ListPending PENDING requests (fingerprints v1:list-0…),
+	// one APPROVED and one REJECTED, for SidecarName; answers no values.
+	StateList = "approval requests exist in several statuses"
+	// StateOlder: an empty Control Plane older than the Sidecar: its answers
+	// carry no X-Hoop-Api-Version header.
+	StateOlder = "the Control Plane is older than the Sidecar"
+)
+
+// States lists every provider state, in the order above.
+var States = []string{StateEmpty, StatePending, StateApproved, StateRejected, StateExpired,
+	StateProcessing, StateExecuted, StateOtherSidecar, StateList, StateOlder}
+
+// Provider state parameters.
+const (
+	// ParamFingerprint is the fingerprint the seeded request is filed with.
+	ParamFingerprint = "fingerprint"
+	// ParamReason is the rejection reason of StateRejected.
+	ParamReason = "reason"
+	// ValueID is the key of the seeded request's id in the state's answer;
+	// request paths use "${id}".
+	ValueID = "id"
+)
+
+// ListPending is how many PENDING requests StateList files.
+const ListPending = 3
+
+// FileDefaults are the fields (besides the fingerprint) every seeded request
+// is filed with, the same ones the consumer's File interactions send.
+var FileDefaults = struct {
+	ListenerName, ApprovalRule, Statement, Protocol, ClientIdentity string
+}{"billing-api", "billing-approvers", "DELETE /v1/invoices/42", "http", "agent"}
+
+// PactFileName is the committed pact's file name under pacts/.
+const PactFileName = Consumer + "-" + Provider + ".json"
+
+// RepoRoot returns the repository's root: the nearest folder at or above the
+// working directory that holds go.mod.
+func RepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "", errors.New("contract: no go.mod at or above the working directory")
+		}
+		dir = up
+	}
+}
+
+// PactFile returns the committed pact's path: <repo>/pacts/PactFileName.
+func PactFile() (string, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, "pacts", PactFileName), nil
+}
