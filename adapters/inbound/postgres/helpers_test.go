@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"regexp"
@@ -22,11 +23,19 @@ import (
 	"github.com/hoophq/sidecar/ports"
 )
 
-// upstreamAddr is the PostgreSQL server the tests pass through to:
-// HOOP_TEST_PG_ADDR, else the local server.
+// upstreamAddr is the PostgreSQL server the tests pass through to (user
+// postgres, trust): HOOP_TEST_PG_ADDR (host:port), else the host of
+// HOOP_TEST_POSTGRES_URL (the conformance suites' variable), else the local
+// server.
 func upstreamAddr() string {
 	if a := os.Getenv("HOOP_TEST_PG_ADDR"); a != "" {
 		return a
+	}
+	if u, err := url.Parse(os.Getenv("HOOP_TEST_POSTGRES_URL")); err == nil && u.Host != "" {
+		if u.Port() == "" {
+			return net.JoinHostPort(u.Hostname(), "5432")
+		}
+		return u.Host
 	}
 	return "127.0.0.1:5432"
 }
