@@ -26,6 +26,9 @@ for port in 8080 9090 8765 18080 18081 15432; do
   fi
 done
 
+# The table the printed PostgreSQL example drops (created directly on the upstream).
+psql -q -h 127.0.0.1 -U postgres -d postgres -c 'CREATE TABLE IF NOT EXISTS hoop_demo (id int)' >/dev/null 2>&1 \
+  || echo "note: could not create hoop_demo on 127.0.0.1:5432 (is PostgreSQL running?)" >&2
 bin/controlplane serve --config examples/controlplane.yaml >.run/controlplane.log 2>&1 & pids+=($!)
 wait_http http://127.0.0.1:8080/healthz controlplane .run/controlplane.log
 bin/upstream -listen 127.0.0.1:18081 >.run/upstream.log 2>&1 & pids+=($!)
