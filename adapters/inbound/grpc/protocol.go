@@ -14,6 +14,7 @@ import (
 	_ "google.golang.org/grpc/encoding/gzip" // accept gzip-compressed requests from clients
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/tlsconf"
 )
 
 // ProtocolName is the protocol's name in the config file.
@@ -61,11 +62,11 @@ func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) 
 		grpc.MaxSendMsgSize(MaxMessageBytes),
 	}
 	if s.TLS.Enabled() {
-		certs := &certLoader{l: l}
-		if _, err := certs.get(nil); err != nil {
+		certs := tlsconf.NewCertLoader(l)
+		if _, err := certs.Get(nil); err != nil {
 			return err
 		}
-		opts = append(opts, grpc.Creds(credentials.NewTLS(&tls.Config{GetCertificate: certs.get,
+		opts = append(opts, grpc.Creds(credentials.NewTLS(&tls.Config{GetCertificate: certs.Get,
 			MinVersion: tls.VersionTLS12})))
 	}
 	srv := grpc.NewServer(opts...)

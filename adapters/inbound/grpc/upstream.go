@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/tlsconf"
 )
 
 // upstreamKey names one client connection: a reload that changes the
@@ -61,7 +62,7 @@ func (u *upstreams) conn(s *app.ListenerSettings) (*grpc.ClientConn, error) {
 	}
 	creds := insecure.NewCredentials()
 	if tc.Enabled {
-		cfg, err := clientTLS(tc)
+		cfg, err := tlsconf.Client(tc, "")
 		if err != nil {
 			return nil, err
 		}

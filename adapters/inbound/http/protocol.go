@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/tlsconf"
 )
 
 // ProtocolName is the protocol's name in the config file.
@@ -59,11 +60,11 @@ func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) 
 		TLSNextProto: map[string]func(*http.Server, *tls.Conn, http.Handler){},
 	}
 	if s.TLS.Enabled() {
-		certs := &certLoader{l: l}
-		if _, err := certs.get(nil); err != nil {
+		certs := tlsconf.NewCertLoader(l)
+		if _, err := certs.Get(nil); err != nil {
 			return err
 		}
-		ln = tls.NewListener(ln, &tls.Config{GetCertificate: certs.get, NextProtos: []string{"http/1.1"},
+		ln = tls.NewListener(ln, &tls.Config{GetCertificate: certs.Get, NextProtos: []string{"http/1.1"},
 			MinVersion: tls.VersionTLS12})
 	}
 	stop := context.AfterFunc(ctx, func() { _ = ln.Close() })

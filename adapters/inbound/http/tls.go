@@ -2,41 +2,12 @@ package httplistener
 
 import (
 	"crypto/tls"
-	"crypto/x509"
-	"fmt"
 	"net/http"
-	"os"
-	"sync"
 	"time"
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/tlsconf"
 )
-
-// certLoader serves the listener's certificate from its current TLS settings,
-// loading the files again when a reload names other files.
-type certLoader struct {
-	l *app.Listener
-
-	mu   sync.Mutex
-	key  app.TLSServer
-	cert *tls.Certificate
-}
-
-// get is a tls.Config.GetCertificate. Errors name the files that failed.
-func (c *certLoader) get(*tls.ClientHelloInfo) (*tls.Certificate, error) {
-	want := c.l.Settings().TLS
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.cert != nil && c.key == want {
-		return c.cert, nil
-	}
-	cert, err := tls.LoadX509KeyPair(want.CertFile, want.KeyFile)
-	if err != nil {
-		return nil, fmt.Errorf("listener tls: load %s / %s: %w", want.CertFile, want.KeyFile, err)
-	}
-	c.key, c.cert = want, &cert
-	return c.cert, nil
-}
 
 // transportKey picks one of the shared transports.
 type transportKey struct {
@@ -60,7 +31,10 @@ func (p *Protocol) transport(t app.TLSClient, once bool) (*http.Transport, error
 	if tr, ok := p.transports[key]; ok {
 		return tr, nil
 	}
-	cfg, err := clientTLS(t)
+	cfg, err := tlsconf.Client(t, "")
+	if err == nil {
+		cfg.NextProtos = []string{"http/1.1"}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -75,31 +49,4 @@ func (p *Protocol) transport(t app.TLSClient, once bool) (*http.Transport, error
 	tr.DisableKeepAlives = once
 	p.transports[key] = tr
 	return tr, nil
-}
-
-// clientTLS builds the TLS configuration towards the upstream: the CA file
-// (else the system roots), the server name, the client certificate, and
-// insecure_skip_verify as configured.
-func clientTLS(t app.TLSClient) (*tls.Config, error) {
-	cfg := &tls.Config{ServerName: t.ServerName, InsecureSkipVerify: t.InsecureSkipVerify, //nolint:gosec // user's choice
-		MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}}
-	if t.CAFile != "" {
-		pem, err := os.ReadFile(t.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("upstream tls: read ca_file: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("upstream tls: ca_file %s holds no PEM certificate", t.CAFile)
-		}
-		cfg.RootCAs = pool
-	}
-	if t.CertFile != "" || t.KeyFile != "" {
-		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
-		if err != nil {
-			return nil, fmt.Errorf("upstream tls: load client certificate: %w", err)
-		}
-		cfg.Certificates = []tls.Certificate{cert}
-	}
-	return cfg, nil
 }

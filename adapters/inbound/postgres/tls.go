@@ -3,16 +3,15 @@ package postgres
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/tlsconf"
 )
 
 // serverTLS returns the TLS config offered to clients (nil without a
@@ -30,35 +29,6 @@ func serverTLS(t app.TLSServer) (*tls.Config, error) {
 		NextProtos: []string{"postgresql"}}, nil
 }
 
-// clientTLS returns the TLS config towards the upstream at addr.
-func clientTLS(t app.TLSClient, addr string) (*tls.Config, error) {
-	cfg := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: t.ServerName, InsecureSkipVerify: t.InsecureSkipVerify}
-	if cfg.ServerName == "" {
-		if host, _, err := net.SplitHostPort(addr); err == nil {
-			cfg.ServerName = host
-		}
-	}
-	if t.CAFile != "" {
-		pem, err := os.ReadFile(t.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("upstream CA file: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("upstream CA file %s holds no PEM certificate", t.CAFile)
-		}
-		cfg.RootCAs = pool
-	}
-	if t.CertFile != "" {
-		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
-		if err != nil {
-			return nil, fmt.Errorf("upstream client certificate: %w", err)
-		}
-		cfg.Certificates = []tls.Certificate{cert}
-	}
-	return cfg, nil
-}
-
 // dialUpstream connects to the upstream at addr, negotiating TLS with an
 // SSLRequest when t is enabled. The answer 'N' is an error: the listener
 // asked for TLS and the upstream refused it.
@@ -71,7 +41,7 @@ func dialUpstream(ctx context.Context, addr string, t app.TLSClient) (net.Conn, 
 	if !t.Enabled {
 		return conn, nil
 	}
-	cfg, err := clientTLS(t, addr)
+	cfg, err := tlsconf.Client(t, addr)
 	if err != nil {
 		conn.Close()
 		return nil, err

@@ -1,0 +1,81 @@
+// Package tlsconf builds the TLS configurations every listener protocol
+// needs from the listener's settings: the client side towards an upstream
+// (app.TLSClient) and a certificate source for the listener's own side
+// (app.TLSServer) that follows reloads.
+package tlsconf
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net"
+	"os"
+	"sync"
+
+	"github.com/hoophq/sidecar/app"
+)
+
+// Client builds the TLS configuration towards an upstream: the CA file (else
+// the system roots), the server name (else the host of addr, when addr is
+// not empty), the client certificate, and insecure_skip_verify as
+// configured; TLS 1.2 at least. Callers add their ALPN protocols. Errors
+// name the file that failed.
+func Client(t app.TLSClient, addr string) (*tls.Config, error) {
+	cfg := &tls.Config{ServerName: t.ServerName, InsecureSkipVerify: t.InsecureSkipVerify, //nolint:gosec // the user's choice
+		MinVersion: tls.VersionTLS12}
+	if cfg.ServerName == "" && addr != "" {
+		if host, _, err := net.SplitHostPort(addr); err == nil {
+			cfg.ServerName = host
+		}
+	}
+	if t.CAFile != "" {
+		pem, err := os.ReadFile(t.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("upstream tls: read ca_file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("upstream tls: ca_file %s holds no PEM certificate", t.CAFile)
+		}
+		cfg.RootCAs = pool
+	}
+	if t.CertFile != "" || t.KeyFile != "" {
+		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("upstream tls: load client certificate %s / %s: %w", t.CertFile, t.KeyFile, err)
+		}
+		cfg.Certificates = []tls.Certificate{cert}
+	}
+	return cfg, nil
+}
+
+// CertLoader serves a listener's certificate from its current settings,
+// loading the files again when a reload names other files. Use Get as a
+// tls.Config.GetCertificate.
+type CertLoader struct {
+	l *app.Listener
+
+	mu   sync.Mutex
+	key  app.TLSServer
+	cert *tls.Certificate
+}
+
+// NewCertLoader returns a CertLoader for l's TLS settings.
+func NewCertLoader(l *app.Listener) *CertLoader { return &CertLoader{l: l} }
+
+// Get returns the certificate of the listener's current cert_file/key_file.
+// Errors name the files that failed.
+func (c *CertLoader) Get(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	want := c.l.Settings().TLS
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cert != nil && c.key == want {
+		return c.cert, nil
+	}
+	cert, err := tls.LoadX509KeyPair(want.CertFile, want.KeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("listener tls: load %s / %s: %w", want.CertFile, want.KeyFile, err)
+	}
+	c.key, c.cert = want, &cert
+	return c.cert, nil
+}
