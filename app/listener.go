@@ -73,6 +73,16 @@ type Protocol interface {
 	Serve(ctx context.Context, ln net.Listener, l *Listener) error
 }
 
+// ActionChecker is optionally implemented by a Protocol whose analyzer has a
+// closed vocabulary of actions (http methods, grpc's CALL). The config check
+// uses it so that a typo in a rule's actions (PUTT) is an error instead of a
+// rule that silently never matches.
+type ActionChecker interface {
+	// CheckAction returns nil when action (any case) can come from this
+	// protocol's analyzer, else an error saying which actions can.
+	CheckAction(action string) error
+}
+
 // Listener is a running listener: its current settings (swapped atomically
 // on reload) and the gate its adapter asks about each statement.
 type Listener struct {

@@ -89,3 +89,33 @@ func TestVersionAndHelp(t *testing.T) {
 		t.Fatalf("run --help: %v %q", err, out)
 	}
 }
+
+// A typo in a rule's actions would make the rule silently never match: it is
+// a mistake for the protocols whose analyzers have a closed vocabulary.
+func TestValidateRefusesActionsTheListenerNeverSees(t *testing.T) {
+	bin := harness.Binary(t, "sidecar")
+	cfg := writeConfig(t, `
+sidecar: demo
+approval_rules:
+  - {name: writes, match: {actions: [DELETE, PUTT]}}
+  - {name: calls, match: {actions: [DELETE], targets: ["/pkg.Svc/*"]}}
+listeners:
+  - {name: api, protocol: http, listen: 127.0.0.1:18080, upstream: http://127.0.0.1:1, approval_rules: [writes]}
+  - {name: rpc, protocol: grpc, listen: 127.0.0.1:18082, upstream: 127.0.0.1:1, approval_rules: [calls]}
+`)
+	out, err := exec.Command(bin, "validate", cfg).CombinedOutput()
+	if err == nil {
+		t.Fatalf("validate accepted a typo in an action:\n%s", out)
+	}
+	for _, want := range []string{
+		`approval_rules[0].match.actions[1]: "PUTT" is not an HTTP method`,
+		`approval_rules[1].match.actions[0]: "DELETE" is not an action of grpc listeners`,
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("validate output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(string(out), `"DELETE" is not an HTTP method`) {
+		t.Errorf("DELETE is an HTTP method:\n%s", out)
+	}
+}

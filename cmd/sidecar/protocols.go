@@ -2,11 +2,11 @@ package main
 
 import (
 	"log/slog"
-	"sort"
 
 	grpclistener "github.com/hoophq/sidecar/adapters/inbound/grpc"
 	httplistener "github.com/hoophq/sidecar/adapters/inbound/http"
 	"github.com/hoophq/sidecar/adapters/inbound/postgres"
+	"github.com/hoophq/sidecar/adapters/outbound/config"
 	"github.com/hoophq/sidecar/app"
 )
 
@@ -20,11 +20,14 @@ func protocols(log *slog.Logger) []app.Protocol {
 	}
 }
 
-func protocolNames() []string {
-	var out []string
+// protocolChecks maps each protocol to its action check (nil: any action).
+func protocolChecks() config.Protocols {
+	out := config.Protocols{}
 	for _, p := range protocols(slog.Default()) {
-		out = append(out, p.Name())
+		out[p.Name()] = nil
+		if c, ok := p.(app.ActionChecker); ok {
+			out[p.Name()] = c.CheckAction
+		}
 	}
-	sort.Strings(out)
 	return out
 }

@@ -39,5 +39,5 @@ func loadConfig(path string) (*config.File, config.Errors, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return f, config.Validate(f, protocolNames()), nil
+	return f, config.Validate(f, protocolChecks()), nil
 }

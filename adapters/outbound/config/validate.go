@@ -34,11 +34,16 @@ func (es Errors) Error() string {
 
 var nameRE = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$`)
 
+// Protocols maps each listener protocol this binary serves (e.g. "http",
+// "postgres") to its action check: nil accepts any action, else it returns
+// an error for an action its analyzer never reports (app.ActionChecker).
+type Protocols map[string]func(action string) error
+
 // Validate checks f and returns every mistake (nil when there is none).
-// protocols are the listener protocols this binary serves (e.g. "http",
-// "postgres"). Besides field checks it enforces the spec's startup refusals:
-// an mcp block needs listen and a Control Plane.
-func Validate(f *File, protocols []string) Errors {
+// Besides field checks it enforces the spec's startup refusals (an mcp block
+// needs listen and a Control Plane) and checks each rule's actions against
+// the protocols of the listeners that use it.
+func Validate(f *File, protocols Protocols) Errors {
 	v := &validator{}
 	if f.Sidecar == "" {
 		v.add("sidecar", "is required (this Sidecar's name)")
@@ -96,8 +101,10 @@ func Validate(f *File, protocols []string) Errors {
 		v.match(p+".match", r.Match)
 	}
 	known := map[string]bool{}
-	for _, p := range protocols {
+	var served []string
+	for p := range protocols {
 		known[p] = true
+		served = append(served, p)
 	}
 	names, addrs := map[string]bool{}, map[string]string{}
 	for i, l := range f.Listeners {
@@ -112,7 +119,7 @@ func Validate(f *File, protocols []string) Errors {
 		}
 		names[l.Name] = true
 		if !known[l.Protocol] {
-			v.add(p+".protocol", fmt.Sprintf("%q is not one of: %s", l.Protocol, strings.Join(sorted(protocols), ", ")))
+			v.add(p+".protocol", fmt.Sprintf("%q is not one of: %s", l.Protocol, strings.Join(sorted(served), ", ")))
 		}
 		if v.hostPort(p+".listen", l.Listen) {
 			if other, dup := addrs[l.Listen]; dup {
@@ -148,7 +155,42 @@ func Validate(f *File, protocols []string) Errors {
 			v.add(p+".tls", "set both cert_file and key_file")
 		}
 	}
+	v.actions(f, protocols)
 	return v.errs
+}
+
+// actions reports each rule action that no analyzer of a listener using the
+// rule can report (a typo would make the rule silently never match).
+func (v *validator) actions(f *File, protocols Protocols) {
+	check := func(kind string, i int, m Match, name string, uses func(Listener) []string) {
+		for _, l := range f.Listeners {
+			ok := protocols[l.Protocol]
+			if ok == nil || !contains(uses(l), name) {
+				continue
+			}
+			for j, a := range m.Actions {
+				if err := ok(a); err != nil {
+					v.add(fmt.Sprintf("%s[%d].match.actions[%d]", kind, i, j),
+						fmt.Sprintf("%v (used by %s listener %s)", err, l.Protocol, l.Name))
+				}
+			}
+		}
+	}
+	for i, r := range f.ApprovalRules {
+		check("approval_rules", i, r.Match, r.Name, func(l Listener) []string { return l.ApprovalRules })
+	}
+	for i, r := range f.PolicyRules {
+		check("policy_rules", i, r.Match, r.Name, func(l Listener) []string { return l.PolicyRules })
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 type validator struct{ errs Errors }
