@@ -39,26 +39,42 @@ func analyze(r *http.Request) domain.Analysis {
 	return a
 }
 
+// meaningHeaders are the headers that change what the upstream does with a
+// request: the method override headers and what the body is. Every value of
+// each is part of the statement, so an approval of a POST is never spent by
+// a POST that asks the upstream to act as a DELETE.
+var meaningHeaders = append([]string{"Content-Type", "Content-Encoding"}, methodOverrideHeaders...)
+
 // canonical returns the bytes the fingerprint covers for r: the method, the
-// path as sent, the raw query, the Content-Type header and the body, each
-// length-prefixed so no two requests collide by concatenation. Headers other
-// than Content-Type (and the listener's identity keys, which the gate adds)
-// are not part of the statement.
+// path as sent, the raw query, every value of the meaningHeaders and the
+// body, each length-prefixed so no two requests collide by concatenation.
+// Other headers (and the listener's identity keys, which the gate adds) are
+// not part of the statement.
 func canonical(r *http.Request, body []byte) []byte {
 	var out []byte
-	for _, f := range [][]byte{[]byte(r.Method), []byte(r.URL.EscapedPath()), []byte(r.URL.RawQuery),
-		[]byte(r.Header.Get("Content-Type")), body} {
+	field := func(f []byte) {
 		out = binary.BigEndian.AppendUint64(out, uint64(len(f)))
 		out = append(out, f...)
 	}
+	field([]byte(r.Method))
+	field([]byte(r.URL.EscapedPath()))
+	field([]byte(r.URL.RawQuery))
+	for _, k := range meaningHeaders {
+		vs := r.Header.Values(k)
+		out = binary.BigEndian.AppendUint64(out, uint64(len(vs)))
+		for _, v := range vs {
+			field([]byte(v))
+		}
+	}
+	field(body)
 	return out
 }
 
 // displayBodyMax is how much of a body the approver sees (bytes).
 const displayBodyMax = 2048
 
-// display renders r for the approver: "METHOD path?query", the Content-Type
-// and a preview of the body (text up to 2 KiB, else its size). It goes to the
+// display renders r for the approver: "METHOD path?query", the method
+// override, Content-Type and Content-Encoding headers, and a preview of the body (text up to 2 KiB, else its size). It goes to the
 // Control Plane only, never back to an agent.
 func display(r *http.Request, body []byte) string {
 	var b strings.Builder
@@ -71,8 +87,10 @@ func display(r *http.Request, body []byte) string {
 			fmt.Fprintf(&b, "\n%s: %s", k, v)
 		}
 	}
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		b.WriteString("\nContent-Type: " + ct)
+	for _, k := range []string{"Content-Type", "Content-Encoding"} {
+		for _, v := range r.Header.Values(k) {
+			fmt.Fprintf(&b, "\n%s: %s", k, v)
+		}
 	}
 	if len(body) == 0 {
 		return b.String()
