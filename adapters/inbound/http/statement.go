@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"path"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -19,7 +20,10 @@ var methodOverrideHeaders = []string{"X-HTTP-Method-Override", "X-HTTP-Method", 
 // analyze returns what rules match on r: Actions = [method] (plus any method
 // override header values), Targets = [path as decoded] plus the path with dot
 // segments, repeated and trailing slashes collapsed when that differs, so
-// "/a//b/" and "/a/./b" match the rules of "/a/b". It needs no body.
+// "/a//b/" and "/a/./b" match the rules of "/a/b"; plus what lenient
+// upstreams read (lenientReadings: escapes decoded again, '\' as '/',
+// ";params" dropped) and each of those in lower case, for case-insensitive
+// routers. Extra targets can only hold more, never less. It needs no body.
 func analyze(r *http.Request) domain.Analysis {
 	a := domain.Analysis{Actions: []string{r.Method}}
 	for _, k := range methodOverrideHeaders {
@@ -34,6 +38,13 @@ func analyze(r *http.Request) domain.Analysis {
 	if strings.HasPrefix(p, "/") {
 		if c := path.Clean(p); c != p {
 			a.Targets = append(a.Targets, c)
+		}
+	}
+	for _, n := range lenientReadings(p) {
+		for _, t := range []string{n, strings.ToLower(n)} {
+			if !slices.Contains(a.Targets, t) {
+				a.Targets = append(a.Targets, t)
+			}
 		}
 	}
 	return a
