@@ -117,8 +117,9 @@ func newListCmd() *cobra.Command {
 				if err := json.Unmarshal(raw, &r); err != nil {
 					return err
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Status, r.Sidecar, r.ListenerName,
-					r.ApprovalRule, r.CreatedAt.UTC().Format(time.RFC3339), oneLine(r.Statement, 60))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", oneLine(r.ID, 64), r.Status, oneLine(r.Sidecar, 64),
+					oneLine(r.ListenerName, 64), oneLine(r.ApprovalRule, 64), r.CreatedAt.UTC().Format(time.RFC3339),
+					oneLine(r.Statement, 60))
 			}
 			return tw.Flush()
 		},
@@ -157,7 +158,7 @@ func newShowCmd() *cobra.Command {
 			tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
 			row := func(k, v string) {
 				if v != "" {
-					fmt.Fprintf(tw, "%s:\t%s\n", k, v)
+					fmt.Fprintf(tw, "%s:\t%s\n", k, oneLine(v, 1<<20))
 				}
 			}
 			row("id", r.ID)
@@ -179,7 +180,7 @@ func newShowCmd() *cobra.Command {
 			if err := tw.Flush(); err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "statement:\n%s\n", r.Statement)
+			fmt.Fprintf(w, "statement:\n%s\n", printable(r.Statement))
 			return nil
 		},
 	}
@@ -195,9 +196,10 @@ func when(t *time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-// oneLine flattens s to one line of at most n runes.
+// oneLine flattens s to one line of at most n runes, control characters
+// written as visible escapes (printable).
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = printable(strings.Join(strings.Fields(s), " "))
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}

@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	mcpserver "github.com/hoophq/sidecar/adapters/inbound/mcp"
 	"github.com/hoophq/sidecar/adapters/outbound/config"
 )
 
@@ -39,5 +41,12 @@ func loadConfig(path string) (*config.File, config.Errors, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return f, config.Validate(f, protocolChecks()), nil
+	errs := config.Validate(f, protocolChecks())
+	if f.MCP != nil {
+		if err := mcpserver.CheckAllowedHosts(f.MCP.AllowedHosts); err != nil {
+			errs = append(errs, config.FieldError{Path: "mcp.allowed_hosts",
+				Message: strings.TrimPrefix(err.Error(), "mcp.allowed_hosts: ")})
+		}
+	}
+	return f, errs, nil
 }

@@ -44,7 +44,8 @@ func upstreamURL(s *app.ListenerSettings) (*url.URL, error) {
 // (SSE, kubectl logs -f, watches), and a 101 Switching Protocols (WebSocket,
 // SPDY for kubectl exec) joins the two connections.
 //
-// The upstream request carries the upstream's Host, fresh X-Forwarded-For,
+// The upstream request carries the path and query as the client sent them,
+// the upstream's Host, fresh X-Forwarded-For,
 // X-Forwarded-Host and X-Forwarded-Proto (a client's own X-Forwarded-* are
 // dropped), and no X-Hoop-Approval header.
 //
@@ -68,6 +69,10 @@ func (h *handler) forward(w http.ResponseWriter, r *http.Request, s *app.Listene
 	}
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
+			// ReverseProxy re-encodes a query it cannot parse (";", a bad
+			// escape), dropping parameters: the upstream must get the query
+			// the fingerprint covers and the approver saw, byte for byte.
+			pr.Out.URL.RawQuery = pr.In.URL.RawQuery
 			pr.SetURL(target)
 			pr.SetXForwarded()
 			pr.Out.Header.Del(domain.Names.HeaderApprovalMode)

@@ -38,17 +38,28 @@ func isReserved(r *http.Request) bool {
 const reservedDir = "/.well-known/hoop"
 
 func reservedPath(p string) bool {
-	for range 4 {
-		if underReserved(normalize(p)) {
+	for _, n := range lenientReadings(p) {
+		if underReserved(n) {
 			return true
 		}
+	}
+	return false
+}
+
+// lenientReadings returns what some upstream may make of path p: p
+// normalized (see normalize), then again after each further percent-decoding,
+// up to three more.
+func lenientReadings(p string) []string {
+	var out []string
+	for range 4 {
+		out = append(out, normalize(p))
 		d, err := url.PathUnescape(p)
 		if err != nil || d == p {
-			return false
+			break
 		}
 		p = d
 	}
-	return false
+	return out
 }
 
 func underReserved(p string) bool {

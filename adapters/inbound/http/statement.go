@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"path"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -19,7 +20,10 @@ var methodOverrideHeaders = []string{"X-HTTP-Method-Override", "X-HTTP-Method", 
 // analyze returns what rules match on r: Actions = [method] (plus any method
 // override header values), Targets = [path as decoded] plus the path with dot
 // segments, repeated and trailing slashes collapsed when that differs, so
-// "/a//b/" and "/a/./b" match the rules of "/a/b". It needs no body.
+// "/a//b/" and "/a/./b" match the rules of "/a/b"; plus what lenient
+// upstreams read (lenientReadings: escapes decoded again, '\' as '/',
+// ";params" dropped) and each of those in lower case, for case-insensitive
+// routers. Extra targets can only hold more, never less. It needs no body.
 func analyze(r *http.Request) domain.Analysis {
 	a := domain.Analysis{Actions: []string{r.Method}}
 	for _, k := range methodOverrideHeaders {
@@ -36,29 +40,52 @@ func analyze(r *http.Request) domain.Analysis {
 			a.Targets = append(a.Targets, c)
 		}
 	}
+	for _, n := range lenientReadings(p) {
+		for _, t := range []string{n, strings.ToLower(n)} {
+			if !slices.Contains(a.Targets, t) {
+				a.Targets = append(a.Targets, t)
+			}
+		}
+	}
 	return a
 }
 
+// meaningHeaders are the headers that change what the upstream does with a
+// request: the method override headers and what the body is. Every value of
+// each is part of the statement, so an approval of a POST is never spent by
+// a POST that asks the upstream to act as a DELETE.
+var meaningHeaders = append([]string{"Content-Type", "Content-Encoding"}, methodOverrideHeaders...)
+
 // canonical returns the bytes the fingerprint covers for r: the method, the
-// path as sent, the raw query, the Content-Type header and the body, each
-// length-prefixed so no two requests collide by concatenation. Headers other
-// than Content-Type (and the listener's identity keys, which the gate adds)
-// are not part of the statement.
+// path as sent, the raw query, every value of the meaningHeaders and the
+// body, each length-prefixed so no two requests collide by concatenation.
+// Other headers (and the listener's identity keys, which the gate adds) are
+// not part of the statement.
 func canonical(r *http.Request, body []byte) []byte {
 	var out []byte
-	for _, f := range [][]byte{[]byte(r.Method), []byte(r.URL.EscapedPath()), []byte(r.URL.RawQuery),
-		[]byte(r.Header.Get("Content-Type")), body} {
+	field := func(f []byte) {
 		out = binary.BigEndian.AppendUint64(out, uint64(len(f)))
 		out = append(out, f...)
 	}
+	field([]byte(r.Method))
+	field([]byte(r.URL.EscapedPath()))
+	field([]byte(r.URL.RawQuery))
+	for _, k := range meaningHeaders {
+		vs := r.Header.Values(k)
+		out = binary.BigEndian.AppendUint64(out, uint64(len(vs)))
+		for _, v := range vs {
+			field([]byte(v))
+		}
+	}
+	field(body)
 	return out
 }
 
 // displayBodyMax is how much of a body the approver sees (bytes).
 const displayBodyMax = 2048
 
-// display renders r for the approver: "METHOD path?query", the Content-Type
-// and a preview of the body (text up to 2 KiB, else its size). It goes to the
+// display renders r for the approver: "METHOD path?query", the method
+// override, Content-Type and Content-Encoding headers, and a preview of the body (text up to 2 KiB, else its size). It goes to the
 // Control Plane only, never back to an agent.
 func display(r *http.Request, body []byte) string {
 	var b strings.Builder
@@ -71,8 +98,10 @@ func display(r *http.Request, body []byte) string {
 			fmt.Fprintf(&b, "\n%s: %s", k, v)
 		}
 	}
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		b.WriteString("\nContent-Type: " + ct)
+	for _, k := range []string{"Content-Type", "Content-Encoding"} {
+		for _, v := range r.Header.Values(k) {
+			fmt.Fprintf(&b, "\n%s: %s", k, v)
+		}
 	}
 	if len(body) == 0 {
 		return b.String()

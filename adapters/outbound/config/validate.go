@@ -53,6 +53,8 @@ func Validate(f *File, protocols Protocols) Errors {
 	if cp := f.ControlPlane; cp != nil {
 		if u, err := url.Parse(cp.URL); cp.URL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			v.add("control_plane.url", "must be an http:// or https:// URL")
+		} else if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+			v.add("control_plane.url", "must carry no query, fragment or user info (the Sidecar token authenticates)")
 		}
 		if (cp.TokenEnv == "") == (cp.TokenFile == "") {
 			v.add("control_plane", "set exactly one of token_env or token_file (the Sidecar token is never written in the config)")

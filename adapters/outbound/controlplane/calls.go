@@ -20,6 +20,17 @@ func reviewPath(id, suffix string) string {
 	return reviewsPath + "/" + url.PathEscape(id) + suffix
 }
 
+// notAnID is the ErrNotFound of call for an id that no URL path can carry:
+// "" and the dot segments "." and "..", which HTTP servers resolve away
+// (a Control Plane answers them with a redirect). Such an id names no
+// approval request, so the call is not made.
+func notAnID(call, id string) error {
+	if id != "" && id != "." && id != ".." {
+		return nil
+	}
+	return &Error{Call: call, Kind: ports.ErrNotFound, Cause: fmt.Errorf("%q is not an approval id", id)}
+}
+
 // File files an approval request or returns the one the Control Plane reuses
 // (POST /api/sidecars/reviews). 201 → Reused false, 200 → Reused true (another
 // 2xx: the "reused" field decides). StatusKnown is false when the answer has
@@ -61,6 +72,9 @@ func (c *Client) File(ctx context.Context, r ports.FileRequest) (f ports.Filed, 
 // ErrUnauthorized, ErrBadAnswer.
 func (c *Client) Get(ctx context.Context, id string) (ap domain.Approval, err error) {
 	c.observed("get", func() error {
+		if err = notAnID("get", id); err != nil {
+			return err
+		}
 		var a answer
 		if a, err = c.read(ctx, request{call: "get", method: http.MethodGet, path: reviewPath(id, "")}); err != nil {
 			return err
@@ -118,6 +132,9 @@ func (c *Client) Claim(ctx context.Context, id, fingerprint string, spend ports.
 		spend = ports.SpendOnSent
 	}
 	c.observed("claim", func() error {
+		if err = notAnID("claim", id); err != nil {
+			return err
+		}
 		var a answer
 		a, err = c.once(ctx, request{call: "claim", method: http.MethodPost, path: reviewPath(id, "/claim"),
 			body: claimBody{Fingerprint: fingerprint, SpendApprovalOn: string(spend)}})
@@ -149,6 +166,9 @@ func (c *Client) Settle(ctx context.Context, id string, accepted bool) (ap domai
 		outcome = "accepted"
 	}
 	c.observed("settle", func() error {
+		if err = notAnID("settle", id); err != nil {
+			return err
+		}
 		var a answer
 		a, err = c.once(ctx, request{call: "settle", method: http.MethodPost, path: reviewPath(id, "/settle"),
 			body: settleBody{Outcome: outcome}})

@@ -97,6 +97,8 @@ func (s *sqlStore) migrate(ctx context.Context) error {
 
 // File implements Store.
 func (s *sqlStore) File(ctx context.Context, sidecar string, in FileInput, now time.Time) (Record, bool, error) {
+	sidecar, in.Fingerprint, in.ListenerName, in.ApprovalRule = text(sidecar), text(in.Fingerprint), text(in.ListenerName), text(in.ApprovalRule)
+	in.Statement, in.Protocol, in.ClientIdentity = text(in.Statement), text(in.Protocol), text(in.ClientIdentity)
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return Record{}, false, fmt.Errorf("store: file: %w", err)
@@ -146,6 +148,7 @@ func (s *sqlStore) File(ctx context.Context, sidecar string, in FileInput, now t
 
 // Read implements Store.
 func (s *sqlStore) Read(ctx context.Context, sidecar, id string, now time.Time) (Record, error) {
+	sidecar, id = text(sidecar), text(id)
 	r, err := scanRecord(s.db.QueryRowContext(ctx, s.q(`UPDATE hoop_approvals SET sidecar_reads = sidecar_reads + 1
 		WHERE id = ? AND sidecar = ? RETURNING `+columns), id, sidecar))
 	return r.Effective(now), err
@@ -153,12 +156,14 @@ func (s *sqlStore) Read(ctx context.Context, sidecar, id string, now time.Time) 
 
 // Get implements Store.
 func (s *sqlStore) Get(ctx context.Context, id string, now time.Time) (Record, error) {
+	id = text(id)
 	r, err := scanRecord(s.db.QueryRowContext(ctx, s.q(`SELECT `+columns+` FROM hoop_approvals WHERE id = ?`), id))
 	return r.Effective(now), err
 }
 
 // getFor reads sidecar's request without counting a read.
 func (s *sqlStore) getFor(ctx context.Context, sidecar, id string, now time.Time) (Record, error) {
+	sidecar, id = text(sidecar), text(id)
 	r, err := scanRecord(s.db.QueryRowContext(ctx, s.q(`SELECT `+columns+` FROM hoop_approvals
 		WHERE id = ? AND sidecar = ?`), id, sidecar))
 	return r.Effective(now), err
@@ -166,6 +171,7 @@ func (s *sqlStore) getFor(ctx context.Context, sidecar, id string, now time.Time
 
 // List implements Store.
 func (s *sqlStore) List(ctx context.Context, f Filter, now time.Time) ([]Record, error) {
+	f.Sidecar, f.Status = text(f.Sidecar), domain.Status(text(string(f.Status)))
 	where, args := "WHERE 1 = 1", []any{}
 	if f.Sidecar != "" {
 		where += " AND sidecar = ?"
@@ -208,6 +214,7 @@ func (s *sqlStore) List(ctx context.Context, f Filter, now time.Time) ([]Record,
 // Claim implements Store: one conditional UPDATE, so of any number of
 // concurrent claims (from any number of processes) exactly one wins.
 func (s *sqlStore) Claim(ctx context.Context, sidecar, id, fingerprint string, to domain.Status, now time.Time) (Record, bool, error) {
+	sidecar, id, fingerprint = text(sidecar), text(id), text(fingerprint)
 	if to != domain.StatusExecuted && to != domain.StatusProcessing {
 		return Record{}, false, fmt.Errorf("store: claim: target status %s is not EXECUTED or PROCESSING", to)
 	}
@@ -229,6 +236,7 @@ func (s *sqlStore) Claim(ctx context.Context, sidecar, id, fingerprint string, t
 
 // Settle implements Store with one conditional UPDATE.
 func (s *sqlStore) Settle(ctx context.Context, sidecar, id string, accepted bool, now time.Time) (Record, error) {
+	sidecar, id = text(sidecar), text(id)
 	to := domain.StatusApproved
 	if accepted {
 		to = domain.StatusExecuted
@@ -253,6 +261,7 @@ func (s *sqlStore) Settle(ctx context.Context, sidecar, id string, accepted bool
 // (and on the time limit not having lapsed). A concurrent change makes it
 // read again.
 func (s *sqlStore) Decide(ctx context.Context, id string, to domain.Status, reason, by string, now time.Time) (Record, domain.Status, error) {
+	id, reason, by = text(id), text(reason), text(by)
 	if _, ok := personFrom[to]; !ok {
 		return Record{}, "", fmt.Errorf("store: decide: %s is not a person's decision", to)
 	}

@@ -133,7 +133,16 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request, approver string) 
 
 var pastTense = map[string]string{"approve": "approved", "reject": "rejected", "revoke": "revoked"}
 
+// crossOrigin refuses what a browser marks as another site's request
+// (Sec-Fetch-Site cross-site or same-site), also when it sends no Origin.
+var crossOrigin = http.NewCrossOriginProtection()
+
 func (h *handler) act(w http.ResponseWriter, r *http.Request, approver string) {
+	if err := crossOrigin.Check(r); err != nil {
+		h.Logger.Warn("web: cross-origin form refused", "sec_fetch_site", r.Header.Get("Sec-Fetch-Site"), "host", r.Host)
+		http.Error(w, "cross-origin form refused", http.StatusForbidden)
+		return
+	}
 	if o := r.Header.Get("Origin"); o != "" {
 		u, err := url.Parse(o)
 		if err != nil || u.Host == "" || !strings.EqualFold(u.Host, r.Host) {
