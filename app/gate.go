@@ -155,7 +155,22 @@ func (g *Gate) unavailable(audit ports.AuditEvent, rule string, err error) Outco
 	g.record(audit)
 	g.Log.Error("statement needs approval but the Control Plane failed; denied", "listener", audit.Listener, "rule", rule, "error", err)
 	return Outcome{Denial: &domain.Denial{Kind: domain.DeniedUnavailable, Rule: rule,
-		Message: domain.UnavailableMessage(rule, err.Error())}}
+		Message: domain.UnavailableMessage(rule, agentCause(err))}}
+}
+
+// agentCause is the part of a Control Plane failure an agent may read: its
+// kind, never the Control Plane's address or answer (those go to the log and
+// the audit trail).
+func agentCause(err error) string {
+	for _, known := range []error{ErrNoControlPlane, ports.ErrUnauthorized, ports.ErrOlder, ports.ErrNotFound} {
+		if errors.Is(err, known) {
+			return known.Error()
+		}
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return "no answer in time"
+	}
+	return ports.ErrUnavailable.Error()
 }
 
 func (g *Gate) record(e ports.AuditEvent) {

@@ -83,6 +83,16 @@ type ActionChecker interface {
 	CheckAction(action string) error
 }
 
+// UpstreamChecker is optionally implemented by a Protocol to check a
+// listener's upstream when the config is validated (e.g. http needs an
+// http:// or https:// URL), so a wrong upstream fails at startup rather than
+// on every statement.
+type UpstreamChecker interface {
+	// CheckUpstream returns nil when upstream is usable, else an error
+	// saying what form it takes.
+	CheckUpstream(upstream string) error
+}
+
 // Listener is a running listener: its current settings (swapped atomically
 // on reload) and the gate its adapter asks about each statement.
 type Listener struct {

@@ -53,5 +53,10 @@ Approver CLI (in another shell):
 
 Ctrl-C stops everything.
 MSG
+stopping=""
+trap 'stopping=1; cleanup' INT TERM
 wait -n "${pids[@]}" || true
-echo "a process stopped; see .run/*.log" >&2
+if [ -z "$stopping" ]; then
+  echo "a process stopped by itself; see .run/*.log" >&2
+  exit 1
+fi

@@ -101,6 +101,7 @@ approval_rules:
   - {name: calls, match: {actions: [DELETE], targets: ["/pkg.Svc/*"]}}
 listeners:
   - {name: api, protocol: http, listen: 127.0.0.1:18080, upstream: http://127.0.0.1:1, approval_rules: [writes]}
+  - {name: ftp, protocol: http, listen: 127.0.0.1:18081, upstream: "ftp://127.0.0.1:1", wait_timeout: -1m}
   - {name: rpc, protocol: grpc, listen: 127.0.0.1:18082, upstream: 127.0.0.1:1, approval_rules: [calls]}
 `)
 	out, err := exec.Command(bin, "validate", cfg).CombinedOutput()
@@ -110,6 +111,8 @@ listeners:
 	for _, want := range []string{
 		`approval_rules[0].match.actions[1]: "PUTT" is not an HTTP method`,
 		`approval_rules[1].match.actions[0]: "DELETE" is not an action of grpc listeners`,
+		`listeners[1].upstream: upstream "ftp://127.0.0.1:1": scheme must be http or https`,
+		`listeners[1].wait_timeout: "-1m" is negative`,
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("validate output lacks %q:\n%s", want, out)

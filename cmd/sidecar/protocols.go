@@ -20,14 +20,18 @@ func protocols(log *slog.Logger) []app.Protocol {
 	}
 }
 
-// protocolChecks maps each protocol to its action check (nil: any action).
+// protocolChecks maps each protocol to the config checks it offers.
 func protocolChecks() config.Protocols {
 	out := config.Protocols{}
 	for _, p := range protocols(slog.Default()) {
-		out[p.Name()] = nil
-		if c, ok := p.(app.ActionChecker); ok {
-			out[p.Name()] = c.CheckAction
+		var c config.Checks
+		if a, ok := p.(app.ActionChecker); ok {
+			c.Action = a.CheckAction
 		}
+		if u, ok := p.(app.UpstreamChecker); ok {
+			c.Upstream = u.CheckUpstream
+		}
+		out[p.Name()] = c
 	}
 	return out
 }

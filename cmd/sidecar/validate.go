@@ -17,7 +17,12 @@ func validateCmd() *cobra.Command {
 		Long: `validate parses FILE and prints each mistake on its own line as "path: message"
 (for example "listeners[2].listen: is required (host:port)"). It exits 0 when the file is valid
 and 1 otherwise. It does not contact the Control Plane or bind any address.`,
-		Args: cobra.ExactArgs(1),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return fmt.Errorf("validate takes one config file: sidecar validate config.yaml")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_, errs, err := loadConfig(args[0])
 			if err != nil {

@@ -3,6 +3,8 @@ package httplistener
 import (
 	"fmt"
 	"strings"
+
+	"github.com/hoophq/sidecar/app"
 )
 
 // methods are the actions this listener's analyzer reports: the request
@@ -20,4 +22,11 @@ func (p *Protocol) CheckAction(action string) error {
 		}
 	}
 	return fmt.Errorf("%q is not an HTTP method this listener sees (%s)", action, strings.Join(methods, ", "))
+}
+
+// CheckUpstream implements app.UpstreamChecker with the same reading the
+// proxy uses: an http:// or https:// URL with a host, or a bare host:port.
+func (p *Protocol) CheckUpstream(upstream string) error {
+	_, err := upstreamURL(&app.ListenerSettings{Upstream: upstream})
+	return err
 }

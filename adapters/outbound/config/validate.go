@@ -35,9 +35,18 @@ func (es Errors) Error() string {
 var nameRE = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$`)
 
 // Protocols maps each listener protocol this binary serves (e.g. "http",
-// "postgres") to its action check: nil accepts any action, else it returns
-// an error for an action its analyzer never reports (app.ActionChecker).
-type Protocols map[string]func(action string) error
+// "postgres") to its checks.
+type Protocols map[string]Checks
+
+// Checks are a protocol's own config checks; a nil func accepts anything.
+type Checks struct {
+	// Action returns an error for an action its analyzer never reports
+	// (app.ActionChecker).
+	Action func(action string) error
+	// Upstream returns an error for an upstream it cannot use
+	// (app.UpstreamChecker).
+	Upstream func(upstream string) error
+}
 
 // Validate checks f and returns every mistake (nil when there is none).
 // Besides field checks it enforces the spec's startup refusals (an mcp block
@@ -92,9 +101,7 @@ func Validate(f *File, protocols Protocols) Errors {
 		p := fmt.Sprintf("approval_rules[%d]", i)
 		v.ruleName(p, r.Name, approvals)
 		v.match(p+".match", r.Match)
-		if d := v.duration(p+".time_limit", r.TimeLimit); d < 0 {
-			v.add(p+".time_limit", "must not be negative")
-		}
+		v.duration(p+".time_limit", r.TimeLimit)
 	}
 	policies := map[string]bool{}
 	for i, r := range f.PolicyRules {
@@ -131,6 +138,10 @@ func Validate(f *File, protocols Protocols) Errors {
 		}
 		if l.Upstream == "" {
 			v.add(p+".upstream", "is required")
+		} else if check := protocols[l.Protocol].Upstream; check != nil {
+			if err := check(l.Upstream); err != nil {
+				v.add(p+".upstream", err.Error())
+			}
 		}
 		switch l.Mode {
 		case "", "wait", "return":
@@ -166,7 +177,7 @@ func Validate(f *File, protocols Protocols) Errors {
 func (v *validator) actions(f *File, protocols Protocols) {
 	check := func(kind string, i int, m Match, name string, uses func(Listener) []string) {
 		for _, l := range f.Listeners {
-			ok := protocols[l.Protocol]
+			ok := protocols[l.Protocol].Action
 			if ok == nil || !contains(uses(l), name) {
 				continue
 			}
@@ -216,8 +227,11 @@ func (v *validator) duration(path, s string) time.Duration {
 		return 0
 	}
 	d, err := time.ParseDuration(s)
-	if err != nil {
+	switch {
+	case err != nil:
 		v.add(path, fmt.Sprintf("%q is not a duration such as 30s, 10m or 1h", s))
+	case d < 0:
+		v.add(path, fmt.Sprintf("%q is negative", s))
 	}
 	return d
 }
