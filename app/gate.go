@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/ports"
@@ -63,7 +64,8 @@ var ErrNoControlPlane = errors.New("this Sidecar has no Control Plane")
 // Check decides one statement on a listener with settings s.
 func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Outcome {
 	ev := domain.Evaluate(st.Analysis, s.Policies, s.Approvals)
-	audit := ports.AuditEvent{Time: g.Clock.Now().UTC(), Listener: s.Name, Protocol: s.Protocol, Client: st.Client}
+	audit := ports.AuditEvent{Time: g.Clock.Now().UTC(), Listener: s.Name, Protocol: s.Protocol, Client: st.Client,
+		Identity: st.Identity, Statement: truncate(st.Display, 2048)}
 	switch ev.Verdict {
 	case domain.VerdictAllow:
 		audit.Decision = "allow"
@@ -156,6 +158,17 @@ func (g *Gate) unavailable(audit ports.AuditEvent, rule string, err error) Outco
 	g.Log.Error("statement needs approval but the Control Plane failed; denied", "listener", audit.Listener, "rule", rule, "error", err)
 	return Outcome{Denial: &domain.Denial{Kind: domain.DeniedUnavailable, Rule: rule,
 		Message: domain.UnavailableMessage(rule, agentCause(err))}}
+}
+
+// truncate cuts s to at most n bytes on a UTF-8 boundary, marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…(truncated)"
 }
 
 // agentCause is the part of a Control Plane failure an agent may read: its

@@ -156,6 +156,9 @@ func TestAdminEndpoints(t *testing.T) {
 		}
 		decisions = append(decisions, e.Decision)
 	}
+	if !strings.Contains(string(auditLog), `"statement":"DELETE /v1/x`) {
+		t.Errorf("the audit trail does not say which statement was held:\n%s", auditLog)
+	}
 	if strings.Join(decisions, ",") != "deny_approval,allow" || strings.Contains(string(auditLog), cp.Sidecars["test"]) {
 		t.Fatalf("audit decisions %v (want deny_approval,allow, without the token):\n%s", decisions, auditLog)
 	}
