@@ -211,8 +211,14 @@ func (t *Ticket) ApprovalID() string {
 
 // Settle tells the Control Plane how the upstream answered: accepted spends
 // the approval (EXECUTED), refused gives it back (APPROVED). It is safe on a
-// nil Ticket and runs at most once. It uses its own 10 s timeout, so a client
+// nil Ticket and runs at most once. It uses its own 10 s budget, so a client
 // that hung up does not leave the approval PROCESSING.
+//
+// An accepted settle that meets an unavailable Control Plane is tried up to
+// three times: if an earlier try did land, a retry can only spend an
+// approval early, never run a statement twice. A refused settle is tried
+// once: a retry could give back an approval another request has claimed
+// since. A request left PROCESSING is cleared by a person with revoke.
 func (t *Ticket) Settle(accepted bool) {
 	if t == nil || t.done {
 		return
@@ -220,7 +226,20 @@ func (t *Ticket) Settle(accepted bool) {
 	t.done = true
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, err := t.gate.CP.Settle(ctx, t.id, accepted)
+	tries := 1
+	if accepted {
+		tries = 3
+	}
+	var err error
+	for i := 0; i < tries; i++ {
+		if _, err = t.gate.CP.Settle(ctx, t.id, accepted); err == nil || !errors.Is(err, ports.ErrUnavailable) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Duration(i+1) * 500 * time.Millisecond):
+		}
+	}
 	e := t.audit
 	e.Time = t.gate.Clock.Now().UTC()
 	e.Decision = map[bool]string{true: "settle_accepted", false: "settle_refused"}[accepted]

@@ -54,12 +54,13 @@ func (s Status) IsDecided() bool { return s != StatusPending && s != "" }
 //	PENDING    → APPROVED (a person approves), REJECTED (a person rejects), EXPIRED (time limit)
 //	APPROVED   → EXECUTED (claimed, spend on sent), PROCESSING (claimed, spend on accepted),
 //	             REVOKED (a person takes it back), EXPIRED (time limit)
-//	PROCESSING → EXECUTED (upstream accepted), APPROVED (upstream refused: given back)
+//	PROCESSING → EXECUTED (upstream accepted), APPROVED (upstream refused: given back),
+//	             REVOKED (a person clears a request whose Sidecar never settled it)
 //	REJECTED, REVOKED, EXECUTED, EXPIRED are final.
 var transitions = map[Status][]Status{
 	StatusPending:    {StatusApproved, StatusRejected, StatusExpired},
 	StatusApproved:   {StatusExecuted, StatusProcessing, StatusRevoked, StatusExpired},
-	StatusProcessing: {StatusExecuted, StatusApproved},
+	StatusProcessing: {StatusExecuted, StatusApproved, StatusRevoked},
 }
 
 // TransitionError is returned by Transition for a move the state machine does

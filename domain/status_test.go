@@ -18,6 +18,7 @@ var legal = map[[2]domain.Status]bool{
 	{"APPROVED", "EXPIRED"}:    true,
 	{"PROCESSING", "EXECUTED"}: true,
 	{"PROCESSING", "APPROVED"}: true,
+	{"PROCESSING", "REVOKED"}:  true,
 }
 
 // Every one of the 7x7 pairs (and moves from and to an unknown status): the
@@ -49,7 +50,7 @@ func TestEveryTransition(t *testing.T) {
 			}
 		}
 	}
-	if nLegal != 9 || nIllegal != 8*8-9 {
+	if nLegal != 10 || nIllegal != 8*8-10 {
 		t.Fatalf("checked %d legal and %d illegal pairs", nLegal, nIllegal)
 	}
 }

@@ -273,13 +273,19 @@ func (s *sqlStore) Decide(ctx context.Context, id string, to domain.Status, reas
 		if err != nil {
 			return Record{}, "", err
 		}
-		if cur.Status != personFrom[to] || !domain.CanTransition(cur.Status, to) {
-			return cur, cur.Status, &ConflictError{Current: cur, Want: personFrom[to], To: to}
+		if !fromOK(to, cur.Status) || !domain.CanTransition(cur.Status, to) {
+			return cur, cur.Status, &ConflictError{Current: cur, Want: personFrom[to][0], To: to}
 		}
-		r, err := scanRecord(s.db.QueryRowContext(ctx, s.q(`UPDATE hoop_approvals
-			SET status = ?, decided_at = ?, decided_by = ?, rejection_reason = ?
-			WHERE id = ? AND status = ? AND `+notExpired+` RETURNING `+columns),
-			string(to), sec(now), by, reason, id, string(cur.Status), sec(now)))
+		// A PROCESSING request does not lapse (its statement already runs),
+		// so only PENDING and APPROVED are conditioned on the time limit.
+		query := `UPDATE hoop_approvals SET status = ?, decided_at = ?, decided_by = ?, rejection_reason = ?
+			WHERE id = ? AND status = ?`
+		args := []any{string(to), sec(now), by, reason, id, string(cur.Status)}
+		if cur.Status != domain.StatusProcessing {
+			query += ` AND ` + notExpired
+			args = append(args, sec(now))
+		}
+		r, err := scanRecord(s.db.QueryRowContext(ctx, s.q(query+` RETURNING `+columns), args...))
 		if err == nil {
 			return r.Effective(now), cur.Status, nil
 		}
@@ -291,13 +297,23 @@ func (s *sqlStore) Decide(ctx context.Context, id string, to domain.Status, reas
 	return Record{}, "", fmt.Errorf("store: decide %s: the request kept changing; try again", id)
 }
 
-// personFrom is the only status each person's decision starts from
+// personFrom lists the statuses each person's decision starts from
 // (docs/control-plane-api.md, "Approver calls"); domain.Transition allows
 // more (PROCESSING → APPROVED is the Sidecar's settle, not a person's).
-var personFrom = map[domain.Status]domain.Status{
-	domain.StatusApproved: domain.StatusPending,
-	domain.StatusRejected: domain.StatusPending,
-	domain.StatusRevoked:  domain.StatusApproved,
+// Revoking a PROCESSING request clears one whose Sidecar never settled it.
+var personFrom = map[domain.Status][]domain.Status{
+	domain.StatusApproved: {domain.StatusPending},
+	domain.StatusRejected: {domain.StatusPending},
+	domain.StatusRevoked:  {domain.StatusApproved, domain.StatusProcessing},
+}
+
+func fromOK(to, cur domain.Status) bool {
+	for _, f := range personFrom[to] {
+		if f == cur {
+			return true
+		}
+	}
+	return false
 }
 
 // Ping implements Store.

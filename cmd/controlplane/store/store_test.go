@@ -359,3 +359,28 @@ func TestConcurrentFileFilesOnce(t *testing.T) {
 		})
 	}
 }
+
+// A request whose Sidecar claimed it (spend_approval_on: accepted) and never
+// settled stays PROCESSING; a person clears it with revoke, also past its
+// time limit, and the Sidecar's late settle then finds it REVOKED.
+func TestRevokeClearsAnUnsettledProcessingRequest(t *testing.T) {
+	eachKind(t, func(t *testing.T, _ string, s store.Store) {
+		ctx := context.Background()
+		f := in("v1:stuck")
+		f.TimeLimit = 10 * time.Minute
+		a, _, _ := s.File(ctx, "demo", f, t0)
+		mustDecide(t, s, a.ID, domain.StatusApproved)
+		if _, won, err := s.Claim(ctx, "demo", a.ID, "v1:stuck", domain.StatusProcessing, t0); !won || err != nil {
+			t.Fatalf("claim: %v %v", won, err)
+		}
+		later := t0.Add(time.Hour) // past expires_at
+		r, prev, err := s.Decide(ctx, a.ID, domain.StatusRevoked, "", "alice", later)
+		if err != nil || prev != domain.StatusProcessing || r.Status != domain.StatusRevoked {
+			t.Fatalf("revoke of PROCESSING: %+v was %s, %v", r, prev, err)
+		}
+		var ce *store.ConflictError
+		if _, err := s.Settle(ctx, "demo", a.ID, false, later); !errors.As(err, &ce) || ce.Current.Status != domain.StatusRevoked {
+			t.Fatalf("late settle after revoke: %v", err)
+		}
+	})
+}
