@@ -5,17 +5,17 @@ import "time"
 // AuditEvent is one gate decision, written as one JSON line. It never holds
 // the Sidecar token.
 type AuditEvent struct {
-	Time        time.Time `json:"time"`
-	Listener    string    `json:"listener"`
-	Protocol    string    `json:"protocol"`
-	Client      string    `json:"client,omitempty"`
+	Time     time.Time `json:"time"`
+	Listener string    `json:"listener"`
+	Protocol string    `json:"protocol"`
+	Client   string    `json:"client,omitempty"`
 	// Identity is the client's login user where the protocol has one.
 	Identity string `json:"identity,omitempty"`
 	// Statement is the readable rendering of the statement (what the
 	// approver sees), cut to 2 KiB. The Sidecar's own audit trail keeps it;
 	// agents never read it back.
-	Statement string `json:"statement,omitempty"`
-	Fingerprint string    `json:"fingerprint,omitempty"`
+	Statement   string `json:"statement,omitempty"`
+	Fingerprint string `json:"fingerprint,omitempty"`
 	// Decision is one of allow, deny_policy, deny_approval, deny_unavailable,
 	// forward_approved, settle_accepted, settle_refused.
 	Decision   string `json:"decision"`
