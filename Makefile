@@ -11,6 +11,7 @@ build: ## build bin/sidecar and bin/controlplane
 	$(GO) build -o bin/controlplane ./cmd/controlplane
 
 run: ## start the reference Control Plane, an example upstream and a Sidecar; print what to try
+	./scripts/deps.sh run
 	./scripts/run.sh
 
 deps: ## install what the tests need (idempotent; Go proxy, Debian and npm only)

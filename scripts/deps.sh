@@ -19,6 +19,10 @@ apt_install curl curl
 apt_install postgresql-client psql
 apt_install postgresql-contrib pgbench
 
+apt_install gcc gcc   # cgo: the PostgreSQL analyzer links PostgreSQL's own parser
+# `scripts/deps.sh run` stops here: make run needs only the tools above.
+if [ "${1:-}" = run ]; then echo "deps: ok (run)"; exit 0; fi
+
 command -v node >/dev/null || apt_install nodejs node
 command -v npm >/dev/null || apt_install npm npm
 command -v kubectl >/dev/null || echo "deps: kubectl not found (this machine kind ships it); the kubectl conformance test will say so" >&2
