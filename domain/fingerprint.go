@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"hash"
 	"sort"
 )
 
@@ -33,31 +32,44 @@ type FingerprintInput struct {
 // inputs collide by concatenation. The same input always gives the same
 // fingerprint; one principal's approval is never spent by another.
 func Fingerprint(in FingerprintInput) string {
-	h := sha256.New()
-	field(h, []byte("hoop-fingerprint-v1"))
-	field(h, []byte(in.Sidecar))
-	field(h, []byte(in.Listener))
-	field(h, []byte(in.Protocol))
-	field(h, []byte(in.Identity))
+	// The fields before the canonical bytes are laid out in one buffer, then
+	// hashed with the canonical bytes: the same bytes, so the same
+	// fingerprint, as writing each field to the hash on its own.
+	n := len(fingerprintTag) + len(in.Sidecar) + len(in.Listener) + len(in.Protocol) + len(in.Identity) + 6*8
+	for k, vs := range in.IdentityValues {
+		n += 8 + len(k) + len(vs)*(8+sha256.Size)
+	}
+	b := make([]byte, 0, n)
+	b = field(b, fingerprintTag)
+	b = field(b, in.Sidecar)
+	b = field(b, in.Listener)
+	b = field(b, in.Protocol)
+	b = field(b, in.Identity)
 	keys := make([]string, 0, len(in.IdentityValues))
 	for k := range in.IdentityValues {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		field(h, []byte(k))
+		b = field(b, k)
 		for _, v := range in.IdentityValues[k] {
 			sum := sha256.Sum256([]byte(v))
-			field(h, sum[:])
+			b = field(b, sum[:])
 		}
 	}
-	field(h, in.Canonical)
-	return "v1:" + hex.EncodeToString(h.Sum(nil))
+	b = binary.BigEndian.AppendUint64(b, uint64(len(in.Canonical)))
+	h := sha256.New()
+	h.Write(b)
+	h.Write(in.Canonical)
+	var sum [sha256.Size]byte
+	return "v1:" + hex.EncodeToString(h.Sum(sum[:0]))
 }
 
-func field(h hash.Hash, b []byte) {
-	var n [8]byte
-	binary.BigEndian.PutUint64(n[:], uint64(len(b)))
-	h.Write(n[:])
-	h.Write(b)
+// fingerprintTag is the first field of every fingerprint (its version).
+const fingerprintTag = "hoop-fingerprint-v1"
+
+// field appends f to b with its length before it (8 bytes, big endian).
+func field[T string | []byte](b []byte, f T) []byte {
+	b = binary.BigEndian.AppendUint64(b, uint64(len(f)))
+	return append(b, f...)
 }

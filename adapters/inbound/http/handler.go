@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -24,6 +25,10 @@ type handler struct {
 	p   *Protocol
 	l   *app.Listener
 	log *slog.Logger
+	// errLog is log at warn level for the http packages' own error lines.
+	errLog *log.Logger
+	// routes caches the upstream URL and transport of the current settings.
+	routes routes
 }
 
 // ServeHTTP decides one request:

@@ -25,6 +25,8 @@ type Protocol struct {
 
 	mu         sync.Mutex
 	transports map[transportKey]*http.Transport
+
+	buffers proxyBuffers
 }
 
 // New returns the http protocol, logging through log (a discarding logger
@@ -46,7 +48,8 @@ func (p *Protocol) Name() string { return ProtocolName }
 func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) error {
 	s := l.Settings()
 	log := p.log.With("listener", s.Name, "protocol", ProtocolName)
-	h := &handler{p: p, l: l, log: log}
+	h := &handler{p: p, l: l, log: log, errLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		routes: routes{p: p}}
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: time.Minute,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -41,7 +40,8 @@ func upstreamURL(s *app.ListenerSettings) (*url.URL, error) {
 // forward proxies r to the upstream of settings s and writes the upstream's
 // answer, streaming both ways: bodies are not buffered (unless the handler
 // already buffered one for the gate), every response is flushed as it comes
-// (SSE, kubectl logs -f, watches), and a 101 Switching Protocols (WebSocket,
+// (SSE, kubectl logs -f, watches: headers at once; a response of known
+// length: its headers with the first body bytes), and a 101 Switching Protocols (WebSocket,
 // SPDY for kubectl exec) joins the two connections.
 //
 // The upstream request carries the path and query as the client sent them,
@@ -55,13 +55,16 @@ func upstreamURL(s *app.ListenerSettings) (*url.URL, error) {
 // answer, as refused (given back, APPROVED).
 func (h *handler) forward(w http.ResponseWriter, r *http.Request, s *app.ListenerSettings, held bool, ticket *app.Ticket) {
 	defer ticket.Settle(false) // no-op once settled
-	target, err := upstreamURL(s)
-	if err != nil {
-		h.log.Error("bad upstream", "error", err)
+	rt := h.routes.get(s)
+	if rt.urlErr != nil {
+		h.log.Error("bad upstream", "error", rt.urlErr)
 		writeText(w, http.StatusBadGateway, "bad gateway: the listener's upstream is misconfigured")
 		return
 	}
-	tr, err := h.p.transport(s.UpstreamTLS, held)
+	target, tr, err := rt.target, rt.tr, rt.trErr
+	if held && err == nil {
+		tr, err = h.p.transport(s.UpstreamTLS, true)
+	}
 	if err != nil {
 		h.log.Error("bad upstream tls", "error", err)
 		writeText(w, http.StatusBadGateway, "bad gateway: the listener's upstream TLS settings do not load")
@@ -77,9 +80,15 @@ func (h *handler) forward(w http.ResponseWriter, r *http.Request, s *app.Listene
 			pr.SetXForwarded()
 			pr.Out.Header.Del(domain.Names.HeaderApprovalMode)
 		},
-		Transport:     tr,
-		FlushInterval: -1,
-		ErrorLog:      slog.NewLogLogger(h.log.Handler(), slog.LevelWarn),
+		Transport: tr,
+		// 0: a response of unknown length (chunked: watches, logs -f) or
+		// an event stream still gets ReverseProxy's immediate flushing,
+		// headers first; flushWriter sends the bytes of any other response
+		// as they come, its headers with the first of them (one write
+		// instead of two for a short answer).
+		FlushInterval: 0,
+		BufferPool:    &h.p.buffers,
+		ErrorLog:      h.errLog,
 		ModifyResponse: func(resp *http.Response) error {
 			if ticket != nil {
 				ticket.Settle(resp.StatusCode < 400)
@@ -95,5 +104,5 @@ func (h *handler) forward(w http.ResponseWriter, r *http.Request, s *app.Listene
 			writeText(w, http.StatusBadGateway, "bad gateway: the upstream did not answer")
 		},
 	}
-	rp.ServeHTTP(w, r)
+	rp.ServeHTTP(flushWriter{w}, r)
 }

@@ -24,8 +24,12 @@ func isReserved(r *http.Request) bool {
 	if i := strings.IndexAny(raw, "?#"); i >= 0 {
 		raw = raw[:i]
 	}
-	if u, err := url.Parse(raw); err == nil && u.Scheme != "" {
-		raw = u.EscapedPath() // absolute-form request target
+	// Only an absolute-form target ("http://host/path") has a scheme; one
+	// that starts with '/' never parses to one.
+	if !strings.HasPrefix(raw, "/") {
+		if u, err := url.Parse(raw); err == nil && u.Scheme != "" {
+			raw = u.EscapedPath() // absolute-form request target
+		}
 	}
 	for _, p := range []string{r.URL.Path, r.URL.RawPath, raw} {
 		if reservedPath(p) {
@@ -74,6 +78,9 @@ func normalize(p string) string {
 		return ""
 	}
 	p = strings.ReplaceAll(p, `\`, "/")
+	if strings.IndexByte(p, ';') < 0 { // no segment to cut: Split and Join give p back
+		return path.Clean("/" + p)
+	}
 	segs := strings.Split(p, "/")
 	for i, s := range segs {
 		if j := strings.IndexByte(s, ';'); j >= 0 {

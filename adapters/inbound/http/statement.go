@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net/http"
+	"net/textproto"
 	"path"
 	"slices"
 	"strings"
@@ -17,6 +18,23 @@ import (
 // so a rule on DELETE also holds such a POST.
 var methodOverrideHeaders = []string{"X-HTTP-Method-Override", "X-HTTP-Method", "X-Method-Override"}
 
+// headerValues is r.Header.Values(k) for a key k that canonicalKeys already
+// put in canonical form (Values would canonicalize it again on every call,
+// allocating for keys such as X-HTTP-Method).
+func headerValues(r *http.Request, k string) []string { return r.Header[k] }
+
+// canonicalKeys returns keys in canonical MIME header form, in order.
+func canonicalKeys(keys []string) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = textproto.CanonicalMIMEHeaderKey(k)
+	}
+	return out
+}
+
+// methodOverrideKeys are methodOverrideHeaders in canonical form, for lookups.
+var methodOverrideKeys = canonicalKeys(methodOverrideHeaders)
+
 // analyze returns what rules match on r: Actions = [method] (plus any method
 // override header values), Targets = [path as decoded] plus the path with dot
 // segments, repeated and trailing slashes collapsed when that differs, so
@@ -26,8 +44,8 @@ var methodOverrideHeaders = []string{"X-HTTP-Method-Override", "X-HTTP-Method", 
 // routers. Extra targets can only hold more, never less. It needs no body.
 func analyze(r *http.Request) domain.Analysis {
 	a := domain.Analysis{Actions: []string{r.Method}}
-	for _, k := range methodOverrideHeaders {
-		for _, v := range r.Header.Values(k) {
+	for _, k := range methodOverrideKeys {
+		for _, v := range headerValues(r, k) {
 			if v = strings.TrimSpace(v); v != "" {
 				a.Actions = append(a.Actions, strings.ToUpper(v))
 			}
@@ -56,29 +74,33 @@ func analyze(r *http.Request) domain.Analysis {
 // a POST that asks the upstream to act as a DELETE.
 var meaningHeaders = append([]string{"Content-Type", "Content-Encoding"}, methodOverrideHeaders...)
 
+// meaningKeys are meaningHeaders in canonical form, for lookups.
+var meaningKeys = canonicalKeys(meaningHeaders)
+
 // canonical returns the bytes the fingerprint covers for r: the method, the
 // path as sent, the raw query, every value of the meaningHeaders and the
 // body, each length-prefixed so no two requests collide by concatenation.
 // Other headers (and the listener's identity keys, which the gate adds) are
 // not part of the statement.
 func canonical(r *http.Request, body []byte) []byte {
-	var out []byte
-	field := func(f []byte) {
+	ep := r.URL.EscapedPath()
+	out := make([]byte, 0, 8*(4+len(meaningKeys))+len(r.Method)+len(ep)+len(r.URL.RawQuery)+len(body)+64)
+	field := func(f string) {
 		out = binary.BigEndian.AppendUint64(out, uint64(len(f)))
 		out = append(out, f...)
 	}
-	field([]byte(r.Method))
-	field([]byte(r.URL.EscapedPath()))
-	field([]byte(r.URL.RawQuery))
-	for _, k := range meaningHeaders {
-		vs := r.Header.Values(k)
+	field(r.Method)
+	field(ep)
+	field(r.URL.RawQuery)
+	for _, k := range meaningKeys {
+		vs := headerValues(r, k)
 		out = binary.BigEndian.AppendUint64(out, uint64(len(vs)))
 		for _, v := range vs {
-			field([]byte(v))
+			field(v)
 		}
 	}
-	field(body)
-	return out
+	out = binary.BigEndian.AppendUint64(out, uint64(len(body)))
+	return append(out, body...)
 }
 
 // displayBodyMax is how much of a body the approver sees (bytes).
@@ -89,20 +111,24 @@ const displayBodyMax = 2048
 // Control Plane only, never back to an agent.
 func display(r *http.Request, body []byte) string {
 	var b strings.Builder
-	b.WriteString(r.Method + " " + r.URL.EscapedPath())
+	b.WriteString(r.Method)
+	b.WriteByte(' ')
+	b.WriteString(r.URL.EscapedPath())
 	if r.URL.RawQuery != "" {
-		b.WriteString("?" + r.URL.RawQuery)
+		b.WriteByte('?')
+		b.WriteString(r.URL.RawQuery)
 	}
-	for _, k := range methodOverrideHeaders {
-		for _, v := range r.Header.Values(k) {
-			fmt.Fprintf(&b, "\n%s: %s", k, v)
+	header := func(name, key string) {
+		for _, v := range headerValues(r, key) {
+			b.WriteString("\n" + name + ": ")
+			b.WriteString(v)
 		}
 	}
-	for _, k := range []string{"Content-Type", "Content-Encoding"} {
-		for _, v := range r.Header.Values(k) {
-			fmt.Fprintf(&b, "\n%s: %s", k, v)
-		}
+	for i, k := range methodOverrideHeaders {
+		header(k, methodOverrideKeys[i])
 	}
+	header("Content-Type", "Content-Type")
+	header("Content-Encoding", "Content-Encoding")
 	if len(body) == 0 {
 		return b.String()
 	}

@@ -9,6 +9,10 @@ import (
 	"github.com/hoophq/sidecar/internal/tlsconf"
 )
 
+// maxIdlePerUpstream is how many idle kept-alive connections a transport
+// keeps per upstream host, ready for the next request.
+const maxIdlePerUpstream = 256
+
 // transportKey picks one of the shared transports.
 type transportKey struct {
 	tls app.TLSClient
@@ -23,7 +27,9 @@ type transportKey struct {
 // and port-forward) always work, never decompresses (bodies pass untouched)
 // and ignores proxy environment variables (the upstream is dialled directly).
 // With once, every request gets its own connection, which Go's transport
-// never retries.
+// never retries. Kept-alive transports keep up to maxIdlePerUpstream idle
+// connections per upstream (Go's default of 2 would close and redial most
+// connections under concurrent load).
 func (p *Protocol) transport(t app.TLSClient, once bool) (*http.Transport, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -46,6 +52,8 @@ func (p *Protocol) transport(t app.TLSClient, once bool) (*http.Transport, error
 	tr.DisableCompression = true
 	tr.ResponseHeaderTimeout = 0
 	tr.IdleConnTimeout = 90 * time.Second
+	tr.MaxIdleConns = 0 // no overall cap; maxIdlePerUpstream bounds each upstream
+	tr.MaxIdleConnsPerHost = maxIdlePerUpstream
 	tr.DisableKeepAlives = once
 	p.transports[key] = tr
 	return tr, nil
