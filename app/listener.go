@@ -124,3 +124,11 @@ func (l *Listener) Approvals() *Approvals { return l.queries }
 func (l *Listener) Check(ctx context.Context, st Statement) Outcome {
 	return l.gate.Check(ctx, l.Settings(), st)
 }
+
+// CheckWith asks the gate about one statement with settings s, which the
+// adapter read once for this statement (from Settings) and used to decide
+// what to read of it, so a reload in between cannot pair one rule set's
+// reading with another's decision.
+func (l *Listener) CheckWith(ctx context.Context, s *ListenerSettings, st Statement) Outcome {
+	return l.gate.Check(ctx, s, st)
+}

@@ -75,7 +75,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	out := h.l.Check(r.Context(), app.Statement{
+	out := h.l.CheckWith(r.Context(), s, app.Statement{
 		IdentityValues: identityValues(r, s.IdentityKeys),
 		Canonical:      canonical(r, body),
 		Display:        display(r, body),
