@@ -41,19 +41,19 @@ func (s *session) endUnit(final bool, trailer []byte) error {
 	}
 	for _, m := range msgs {
 		if m.refuse != nil {
-			s.undoJournal()
+			s.dropUnsent()
 			return s.hold(m.refuse, b, final)
 		}
 	}
 	claims, denial, canceled := s.gateExecutions(execs)
 	if denial != nil {
-		s.undoJournal()
+		s.dropUnsent()
 		return s.hold(s.denial(*denial, canceled), b, final)
 	}
-	s.journal = nil
 	exps := make([]*expect, 0, len(msgs)+1)
 	for _, m := range msgs {
-		e := &expect{kind: m.kind, unit: b.unit, prep: m.prep}
+		e := m.exp
+		e.unit, e.prep = b.unit, m.prep
 		for _, c := range claims {
 			if m.exec != nil && c.covers(m.exec) {
 				e.ticket = c.state
@@ -69,12 +69,10 @@ func (s *session) endUnit(final bool, trailer []byte) error {
 		s.batch = nil
 	}
 	s.push(exps...)
+	s.markSent()
 	for _, m := range msgs {
 		if err := s.forward(m.frame); err != nil {
 			return err
-		}
-		if m.exec != nil {
-			s.apply(m.exec.res)
 		}
 	}
 	if len(execs) > 0 {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"github.com/hoophq/sidecar/adapters/inbound/postgres/analyzer"
 	"github.com/hoophq/sidecar/app"
 )
 
@@ -61,15 +60,12 @@ type session struct {
 	waitCancel context.CancelFunc
 	canceled   bool
 
-	// Reader-only state: prepared statements and portals by name, SQL-level
-	// PREPAREs, the extended-protocol messages not yet forwarded, the undo
-	// journal of their effects on those maps, and the current Sync batch.
-	stmts       map[string]*prepared
-	portals     map[string]*portal
-	sqlPrepared map[string]analyzer.Prepared
+	// Reader-only state: prepared statements and portals by name (names.go),
+	// the extended-protocol messages not yet forwarded, and the current Sync
+	// batch.
+	names       names
 	pending     []pendingMsg
 	pendingSize int
-	journal     []func()
 	discarding  bool
 	batch       *batch
 }
@@ -77,7 +73,7 @@ type session struct {
 func newSession(p *Protocol, l *app.Listener, log *slog.Logger, client net.Conn, cr *bufio.Reader, up net.Conn) *session {
 	s := &session{p: p, l: l, log: log, client: client, cr: cr, up: up,
 		ur: bufio.NewReaderSize(up, 32<<10), uw: bufio.NewWriterSize(up, 32<<10), cw: bufio.NewWriterSize(client, 32<<10),
-		txStatus: 'I', stmts: map[string]*prepared{}, portals: map[string]*portal{}, sqlPrepared: map[string]analyzer.Prepared{}}
+		txStatus: 'I', names: newNames()}
 	s.drained = sync.NewCond(&s.mu)
 	return s
 }
