@@ -81,6 +81,10 @@ func TestActions(t *testing.T) {
 		{"EXPLAIN ANALYZE DELETE FROM t", []string{"EXPLAIN", "DELETE"}, nil},
 		{"EXPLAIN (ANALYZE false) DELETE FROM t", []string{"EXPLAIN"}, []string{"DELETE"}},
 		{"EXPLAIN (ANALYZE, BUFFERS) DELETE FROM t", []string{"EXPLAIN", "DELETE"}, nil},
+		// PostgreSQL takes the last ANALYZE option given.
+		{"EXPLAIN (ANALYZE false, ANALYZE true) DELETE FROM t", []string{"EXPLAIN", "DELETE"}, nil},
+		{"EXPLAIN (ANALYZE off, VERBOSE, ANALYZE) DELETE FROM t", []string{"EXPLAIN", "DELETE"}, nil},
+		{"EXPLAIN (ANALYZE true, ANALYZE false) DELETE FROM t", []string{"EXPLAIN"}, []string{"DELETE"}},
 		{"BEGIN", []string{"BEGIN"}, nil},
 		{"START TRANSACTION", []string{"BEGIN"}, nil},
 		{"COMMIT", []string{"COMMIT"}, nil},
