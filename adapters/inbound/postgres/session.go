@@ -32,6 +32,7 @@ type session struct {
 	uw     *bufio.Writer // written by the client reader only
 
 	user         string
+	database     string // the startup's database (PostgreSQL's default: the user name)
 	upstreamAddr string
 	upstreamTLS  app.TLSClient
 	returnMode   atomic.Bool
@@ -175,6 +176,8 @@ func (s *session) check(st app.Statement) (out app.Outcome, canceled bool) {
 		s.log.Debug("flush to upstream failed", "error", err)
 	}
 	st.Identity, st.Client, st.ReturnMode = s.user, s.client.RemoteAddr().String(), s.returnMode.Load()
+	// The same text on another database is another statement.
+	st.IdentityValues = map[string][]string{"database": {s.database}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s.cancelMu.Lock()
