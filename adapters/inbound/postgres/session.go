@@ -40,6 +40,7 @@ type session struct {
 	// (only when the listener presents the upstream's own certificate).
 	clientTLS, upstreamIsTLS, keepChannelBinding bool
 	saslStarted                                  atomic.Bool // the upstream asked for SASL; the next 'p' is its first message
+	authed                                       atomic.Bool // the startup's ReadyForQuery arrived: the client is logged in
 
 	// Shared with the relay, under mu.
 	mu       sync.Mutex
@@ -133,6 +134,12 @@ func (s *session) readClient() error {
 }
 
 func (s *session) fromClient(typ byte, frame []byte) error {
+	if typ != 'p' && typ != 'X' && !s.authed.Load() {
+		// Nothing from a client that has not logged in is analysed, filed or
+		// forwarded. Clients wait for ReadyForQuery, which the relay passes on
+		// only after it set authed.
+		return protoErr("message %q before authentication completed", typ)
+	}
 	if s.discarding && typ != 'S' && typ != 'X' {
 		return nil // after a held statement, PostgreSQL's rule: discard until Sync
 	}
@@ -218,5 +225,6 @@ func (s *session) checkChannelBinding(frame []byte) error {
 
 // ready is called by the relay once authentication succeeded.
 func (s *session) ready() {
+	s.authed.Store(true)
 	s.client.SetDeadline(time.Time{})
 }
