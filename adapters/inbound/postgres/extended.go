@@ -81,9 +81,12 @@ func (s *session) extended(typ byte, frame []byte) error {
 			return protoErr("malformed Parse message: %v", err)
 		}
 		m.exp.kind = expParse
-		m.refuse = s.refusal(msg.Query, s.pendingExecute())
+		res := s.p.cache.Analyze(msg.Query)
+		if m.refuse = s.refusal(msg.Query, s.pendingExecute()); m.refuse == nil {
+			m.refuse = uncheckable(res)
+		}
 		s.change(&effect{name: msg.Name, exp: m.exp, need: 1,
-			stmt: &prepared{query: msg.Query, oids: msg.ParameterOIDs, res: s.p.cache.Analyze(msg.Query)}})
+			stmt: &prepared{query: msg.Query, oids: msg.ParameterOIDs, res: res}})
 	case 'B':
 		var msg pgproto3.Bind
 		if err := msg.Decode(body(frame)); err != nil {

@@ -168,3 +168,24 @@ func TestExecuteNestedTooDeepIsRefused(t *testing.T) {
 		t.Fatalf("a deep EXECUTE chain: %d rows left, client saw %s", n, out)
 	}
 }
+
+// A text too deep for the analyzer is refused (0A000) on both protocols,
+// and the listener keeps serving.
+func TestTooDeepTextIsRefused(t *testing.T) {
+	f := namesFixture(t)
+	rc := f.raw()
+	deep := "DELETE FROM t WHERE id = 0" + strings.Repeat(" + 0", 30000)
+	if out := rc.q(deep); !strings.Contains(out, "E[0A000") {
+		t.Fatalf("simple: %s", out)
+	}
+	rc.send(&pgproto3.Parse{Query: deep}, &pgproto3.Bind{}, &pgproto3.Execute{}, &pgproto3.Sync{})
+	if out := rc.untilReady(); !strings.Contains(out, "E[0A000") {
+		t.Fatalf("extended: %s", out)
+	}
+	if out := rc.q("SELECT 1"); !strings.Contains(out, "C[SELECT 1]") {
+		t.Fatalf("after: %s", out)
+	}
+	if n := f.count("SELECT count(*) FROM t"); n != 2 {
+		t.Fatalf("%d rows left", n)
+	}
+}
