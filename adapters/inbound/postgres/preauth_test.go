@@ -3,8 +3,8 @@ package postgres
 import (
 	"bufio"
 	"context"
-	"log/slog"
 	"io"
+	"log/slog"
 	"net"
 	"strings"
 	"testing"
