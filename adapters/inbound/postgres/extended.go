@@ -45,6 +45,7 @@ type pendingMsg struct {
 
 // execution is one Execute: the statement the gate decides.
 type execution struct {
+	claim  *claimed // the approval claimed for it, once decided
 	st     app.Statement
 	refuse *pgproto3.ErrorResponse // it cannot be checked
 }
@@ -121,6 +122,9 @@ func (s *session) extended(typ byte, frame []byte) error {
 	}
 	s.pending = append(s.pending, m)
 	s.pendingSize += len(frame)
+	if m.exec != nil {
+		s.pendingExecs++
+	}
 	if s.pendingSize > maxPending {
 		return s.endUnit(false, nil)
 	}
@@ -128,14 +132,7 @@ func (s *session) extended(typ byte, frame []byte) error {
 }
 
 // pendingExecute reports whether the messages held back hold an Execute.
-func (s *session) pendingExecute() bool {
-	for _, m := range s.pending {
-		if m.exec != nil {
-			return true
-		}
-	}
-	return false
-}
+func (s *session) pendingExecute() bool { return s.pendingExecs > 0 }
 
 // bind builds the portal of a Bind: the canonical bytes and rendering of
 // the statement with its parameters.

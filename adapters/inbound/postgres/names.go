@@ -22,6 +22,16 @@ type names struct {
 	base    int       // absolute index of log[0]
 	unit    int       // absolute index of the current unit's first change
 	sent    int       // absolute index past the last change forwarded
+	// newest change in log to each name, and to all statements (DEALLOCATE
+	// ALL; -1 when none), by absolute index: lookups stay O(1) in batches of
+	// any length.
+	last    map[nameKey]int
+	lastAll int
+}
+
+type nameKey struct {
+	portal bool
+	name   string
 }
 
 // effect is one change to a name. exp is the expectation whose answer
@@ -36,18 +46,40 @@ type effect struct {
 	need   int
 }
 
-func (e *effect) touches(portal bool, name string) bool {
-	return e.portal == portal && (e.name == name || (e.all && name != ""))
-}
-
 func newNames() names {
-	return names{stmts: map[string]*prepared{}, portals: map[string]*portal{}}
+	return names{stmts: map[string]*prepared{}, portals: map[string]*portal{}, last: map[nameKey]int{}, lastAll: -1}
 }
 
 func (n *names) end() int { return n.base + len(n.log) }
 
+// index records the change at absolute index i as the newest to its name.
+func (n *names) index(i int, e *effect) {
+	if e.all {
+		n.lastAll = i
+	} else {
+		n.last[nameKey{e.portal, e.name}] = i
+	}
+}
+
+// newest returns the absolute index of the newest change in log to a name,
+// or -1.
+func (n *names) newest(portal bool, name string) int {
+	i, ok := n.last[nameKey{portal, name}]
+	if !ok {
+		i = -1
+	}
+	if !portal && name != "" && n.lastAll > i {
+		i = n.lastAll
+	}
+	return i
+}
+
 // change records e as the newest change of the current unit.
-func (s *session) change(e *effect) { s.names.log = append(s.names.log, e) }
+func (s *session) change(e *effect) {
+	n := &s.names
+	n.index(n.end(), e)
+	n.log = append(n.log, e)
+}
 
 // beginUnit marks the start of a unit: changes recorded from now on are the
 // unit's own. It folds what the upstream has already answered.
@@ -63,9 +95,16 @@ func (s *session) markSent() { s.names.sent = s.names.end() }
 // held unit).
 func (s *session) dropUnsent() {
 	n := &s.names
-	if keep := n.sent - n.base; keep >= 0 && keep < len(n.log) {
-		clear(n.log[keep:])
-		n.log = n.log[:keep]
+	keep := n.sent - n.base
+	if keep < 0 || keep >= len(n.log) {
+		return
+	}
+	clear(n.log[keep:])
+	n.log = n.log[:keep]
+	clear(n.last)
+	n.lastAll = -1
+	for i, e := range n.log {
+		n.index(n.base+i, e)
 	}
 }
 
@@ -73,8 +112,7 @@ func (s *session) dropUnsent() {
 // name (nil when there is none), waiting for an earlier unit's change to it
 // to be answered.
 func (s *session) stmt(name string) *prepared {
-	e := s.lookup(false, name)
-	if e != nil {
+	if e := s.lookup(false, name); e != nil {
 		return e.stmt
 	}
 	return s.names.stmts[name]
@@ -82,8 +120,7 @@ func (s *session) stmt(name string) *prepared {
 
 // portalNamed is stmt for portals.
 func (s *session) portalNamed(name string) *portal {
-	e := s.lookup(true, name)
-	if e != nil {
+	if e := s.lookup(true, name); e != nil {
 		return e.port
 	}
 	return s.names.portals[name]
@@ -93,10 +130,8 @@ func (s *session) portalNamed(name string) *portal {
 // waiting (for the approver's rendering only).
 func (s *session) peekStmt(name string) *prepared {
 	n := &s.names
-	for i := len(n.log) - 1; i >= 0; i-- {
-		if n.log[i].touches(false, name) {
-			return n.log[i].stmt
-		}
+	if i := n.newest(false, name); i >= n.base {
+		return n.log[i-n.base].stmt
 	}
 	return n.stmts[name]
 }
@@ -105,20 +140,12 @@ func (s *session) peekStmt(name string) *prepared {
 // maps hold the answer.
 func (s *session) lookup(portal bool, name string) *effect {
 	n := &s.names
-	unitAt := n.unit - n.base
-	for i := len(n.log) - 1; i >= max(unitAt, 0); i-- {
-		if n.log[i].touches(portal, name) {
-			return n.log[i]
-		}
+	i := n.newest(portal, name)
+	if i >= n.unit {
+		return n.log[i-n.base]
 	}
-	last := -1
-	for i := 0; i < unitAt && i < len(n.log); i++ {
-		if n.log[i].touches(portal, name) {
-			last = i
-		}
-	}
-	if last >= 0 {
-		s.waitAnswered(n.log[last].exp)
+	if i >= n.base {
+		s.waitAnswered(n.log[i-n.base].exp)
 	}
 	s.fold()
 	return nil
@@ -140,6 +167,11 @@ func (s *session) fold() {
 		}
 		if ok {
 			n.apply(e)
+		}
+		if e.all && n.lastAll == n.base {
+			n.lastAll = -1
+		} else if k := (nameKey{e.portal, e.name}); !e.all && n.last[k] == n.base {
+			delete(n.last, k)
 		}
 		n.log[0] = nil
 		n.log = n.log[1:]

@@ -65,11 +65,12 @@ type session struct {
 	// Reader-only state: prepared statements and portals by name (names.go),
 	// the extended-protocol messages not yet forwarded, and the current Sync
 	// batch.
-	names       names
-	pending     []pendingMsg
-	pendingSize int
-	discarding  bool
-	batch       *batch
+	names        names
+	pending      []pendingMsg
+	pendingSize  int
+	pendingExecs int
+	discarding   bool
+	batch        *batch
 }
 
 func newSession(p *Protocol, l *app.Listener, log *slog.Logger, client net.Conn, cr *bufio.Reader, up net.Conn) *session {
