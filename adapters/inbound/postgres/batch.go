@@ -23,7 +23,7 @@ const abortSQL = "HOOP SIDECAR: statement held for approval, this pipeline is ro
 // unit is asked about; if any is held, none of the unit is forwarded.
 func (s *session) endUnit(final bool, trailer []byte) error {
 	msgs := s.pending
-	s.pending, s.pendingSize = nil, 0
+	s.pending, s.pendingSize, s.pendingExecs = nil, 0, 0
 	b := s.currentBatch()
 	if s.discarding {
 		if !final {
@@ -41,23 +41,21 @@ func (s *session) endUnit(final bool, trailer []byte) error {
 	}
 	for _, m := range msgs {
 		if m.refuse != nil {
-			s.undoJournal()
+			s.dropUnsent()
 			return s.hold(m.refuse, b, final)
 		}
 	}
 	claims, denial, canceled := s.gateExecutions(execs)
 	if denial != nil {
-		s.undoJournal()
+		s.dropUnsent()
 		return s.hold(s.denial(*denial, canceled), b, final)
 	}
-	s.journal = nil
 	exps := make([]*expect, 0, len(msgs)+1)
 	for _, m := range msgs {
-		e := &expect{kind: m.kind, unit: b.unit, prep: m.prep}
-		for _, c := range claims {
-			if m.exec != nil && c.covers(m.exec) {
-				e.ticket = c.state
-			}
+		e := m.exp
+		e.unit, e.prep = b.unit, m.prep
+		if m.exec != nil && m.exec.claim != nil {
+			e.ticket = m.exec.claim.state
 		}
 		exps = append(exps, e)
 	}
@@ -69,12 +67,10 @@ func (s *session) endUnit(final bool, trailer []byte) error {
 		s.batch = nil
 	}
 	s.push(exps...)
+	s.markSent()
 	for _, m := range msgs {
 		if err := s.forward(m.frame); err != nil {
 			return err
-		}
-		if m.exec != nil {
-			s.apply(m.exec.res)
 		}
 	}
 	if len(execs) > 0 {
@@ -89,16 +85,6 @@ func (s *session) endUnit(final bool, trailer []byte) error {
 // claimed is an approval claimed for some Executes of a unit.
 type claimed struct {
 	state *ticketState
-	execs []*execution
-}
-
-func (c *claimed) covers(e *execution) bool {
-	for _, x := range c.execs {
-		if x == e {
-			return true
-		}
-	}
-	return false
 }
 
 // gateExecutions asks the gate about a unit's Executes. The ones a rule
@@ -135,7 +121,9 @@ func (s *session) gateExecutions(execs []*pendingMsg) ([]*claimed, *app.Outcome,
 		c := &claimed{state: &ticketState{t: out.Ticket, need: len(covered)}}
 		for _, i := range covered {
 			isCovered[i] = true
-			c.execs = append(c.execs, execs[i].exec)
+			if out.Ticket != nil {
+				execs[i].exec.claim = c
+			}
 		}
 		if out.Ticket != nil {
 			claims = append(claims, c)
@@ -151,7 +139,9 @@ func (s *session) gateExecutions(execs []*pendingMsg) ([]*claimed, *app.Outcome,
 			return nil, &out, canceled
 		}
 		if out.Ticket != nil {
-			claims = append(claims, &claimed{state: &ticketState{t: out.Ticket, need: 1}, execs: []*execution{m.exec}})
+			c := &claimed{state: &ticketState{t: out.Ticket, need: 1}}
+			m.exec.claim = c
+			claims = append(claims, c)
 		}
 	}
 	return claims, nil, false

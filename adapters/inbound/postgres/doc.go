@@ -18,6 +18,8 @@
 //     denials placed where the upstream's error would be, the transaction
 //     status, SCRAM -PLUS stripping, and settling approvals claimed with
 //     spend_approval_on: accepted.
+//   - names.go: the session's prepared statements and portals as the
+//     upstream has them (a change counts once the upstream confirms it).
 //   - settings.go: the session settings the analysis depends on
 //     (standard_conforming_strings, client_encoding).
 //   - statement.go: the canonical bytes and the approver's rendering of an

@@ -12,11 +12,13 @@ import (
 // before a Sync or Flush; past it they are decided and forwarded as a unit.
 const maxPending = 32 << 20
 
-// prepared is a statement created by Parse.
+// prepared is a statement made by Parse, or by SQL PREPARE (prepare set).
 type prepared struct {
-	query string
+	query string   // the Parse's query text, or the PREPARE statement's text
 	oids  []uint32 // parameter types given in Parse
 	res   analyzer.Result
+	// prepare is set for SQL PREPARE: its name and what its query does.
+	prepare *analyzer.Prepared
 	// learned are the parameter types the upstream described (under
 	// session.mu); for the approver's rendering only.
 	learned []uint32
@@ -24,7 +26,7 @@ type prepared struct {
 
 // portal is a statement bound by Bind: what an Execute of it runs.
 type portal struct {
-	stmt      *prepared // nil when the Sidecar never saw the statement
+	stmt      *prepared // nil when the Sidecar knows no statement of that name
 	stmtName  string
 	canonical []byte
 	display   string
@@ -33,7 +35,7 @@ type portal struct {
 // pendingMsg is an extended-protocol message not yet forwarded.
 type pendingMsg struct {
 	frame []byte
-	kind  expKind
+	exp   *expect   // what the upstream answers it with; confirms its names changes
 	prep  *prepared // Describe of a statement
 	exec  *execution
 	// refuse is set on a Parse whose text cannot be checked: the unit is
@@ -43,8 +45,9 @@ type pendingMsg struct {
 
 // execution is one Execute: the statement the gate decides.
 type execution struct {
-	st  app.Statement
-	res analyzer.Result // for PREPARE / DEALLOCATE effects once forwarded
+	claim  *claimed // the approval claimed for it, once decided
+	st     app.Statement
+	refuse *pgproto3.ErrorResponse // it cannot be checked
 }
 
 // batch is the extended-protocol messages of one Sync, possibly forwarded
@@ -59,6 +62,7 @@ type batch struct {
 
 func (s *session) currentBatch() *batch {
 	if s.batch == nil {
+		s.beginUnit()
 		s.mu.Lock()
 		s.batch = &batch{unit: &unit{}, start: s.pushed}
 		s.mu.Unlock()
@@ -70,53 +74,57 @@ func (s *session) currentBatch() *batch {
 // decided at the next Sync or Flush.
 func (s *session) extended(typ byte, frame []byte) error {
 	s.currentBatch()
-	m := pendingMsg{frame: frame}
+	m := pendingMsg{frame: frame, exp: &expect{}}
 	switch typ {
 	case 'P':
 		var msg pgproto3.Parse
 		if err := msg.Decode(body(frame)); err != nil {
 			return protoErr("malformed Parse message: %v", err)
 		}
-		m.kind = expParse
-		m.refuse = s.refusal(msg.Query, s.pendingExecute())
-		s.setStmt(msg.Name, &prepared{query: msg.Query, oids: msg.ParameterOIDs, res: s.p.cache.Analyze(msg.Query)})
+		m.exp.kind = expParse
+		res := s.p.cache.Analyze(msg.Query)
+		if m.refuse = s.refusal(msg.Query, s.pendingExecute()); m.refuse == nil {
+			m.refuse = uncheckable(res)
+		}
+		s.change(&effect{name: msg.Name, exp: m.exp, need: 1,
+			stmt: &prepared{query: msg.Query, oids: msg.ParameterOIDs, res: res}})
 	case 'B':
 		var msg pgproto3.Bind
 		if err := msg.Decode(body(frame)); err != nil {
 			return protoErr("malformed Bind message: %v", err)
 		}
-		m.kind = expBind
-		s.setPortal(msg.DestinationPortal, s.bind(&msg))
+		m.exp.kind = expBind
+		s.change(&effect{portal: true, name: msg.DestinationPortal, port: s.bind(&msg), exp: m.exp, need: 1})
 	case 'D':
 		var msg pgproto3.Describe
 		if err := msg.Decode(body(frame)); err != nil {
 			return protoErr("malformed Describe message: %v", err)
 		}
-		m.kind = expDescribe
+		m.exp.kind = expDescribe
 		if msg.ObjectType == 'S' {
-			m.prep = s.stmts[msg.Name]
+			m.prep = s.peekStmt(msg.Name)
 		}
 	case 'E':
 		var msg pgproto3.Execute
 		if err := msg.Decode(body(frame)); err != nil {
 			return protoErr("malformed Execute message: %v", err)
 		}
-		m.kind = expExecute
-		m.exec = s.execution(msg.Portal)
+		m.exp.kind = expExecute
+		m.exec = s.execution(msg.Portal, m.exp)
+		m.refuse = m.exec.refuse
 	case 'C':
 		var msg pgproto3.Close
 		if err := msg.Decode(body(frame)); err != nil {
 			return protoErr("malformed Close message: %v", err)
 		}
-		m.kind = expClose
-		if msg.ObjectType == 'S' {
-			s.setStmt(msg.Name, nil)
-		} else {
-			s.setPortal(msg.Name, nil)
-		}
+		m.exp.kind = expClose
+		s.change(&effect{portal: msg.ObjectType != 'S', name: msg.Name, exp: m.exp, need: 1})
 	}
 	s.pending = append(s.pending, m)
 	s.pendingSize += len(frame)
+	if m.exec != nil {
+		s.pendingExecs++
+	}
 	if s.pendingSize > maxPending {
 		return s.endUnit(false, nil)
 	}
@@ -124,19 +132,12 @@ func (s *session) extended(typ byte, frame []byte) error {
 }
 
 // pendingExecute reports whether the messages held back hold an Execute.
-func (s *session) pendingExecute() bool {
-	for _, m := range s.pending {
-		if m.exec != nil {
-			return true
-		}
-	}
-	return false
-}
+func (s *session) pendingExecute() bool { return s.pendingExecs > 0 }
 
 // bind builds the portal of a Bind: the canonical bytes and rendering of
 // the statement with its parameters.
 func (s *session) bind(b *pgproto3.Bind) *portal {
-	p := &portal{stmt: s.stmts[b.PreparedStatement], stmtName: b.PreparedStatement}
+	p := &portal{stmt: s.stmt(b.PreparedStatement), stmtName: b.PreparedStatement}
 	query := ""
 	var oids, shown []uint32
 	if p.stmt != nil {
@@ -147,21 +148,21 @@ func (s *session) bind(b *pgproto3.Bind) *portal {
 		if len(oids) > 0 {
 			shown = oids
 		}
-	} else if sp, ok := s.sqlPrepared[b.PreparedStatement]; ok {
-		query = sp.Text // a statement PREPAREd in SQL, bound by name
 	}
 	p.canonical = canonicalBind(query, oids, b.ParameterFormatCodes, b.Parameters)
 	p.display = displayBind(query, shown, b.ParameterFormatCodes, b.Parameters)
-	if p.stmt == nil {
+	if p.stmt == nil || p.stmt.prepare != nil { // unknown, or PREPAREd in SQL: bound by name
 		p.display = "-- statement " + quote(b.PreparedStatement) + "\n" + p.display
 		p.canonical = append(append([]byte("\x00hoop-stmt-v1\x00"), b.PreparedStatement...), p.canonical...)
 	}
 	return p
 }
 
-// execution returns what an Execute of the named portal runs.
-func (s *session) execution(name string) *execution {
-	p := s.portals[name]
+// execution returns what an Execute of the named portal runs. exp is the
+// Execute's expectation: it confirms a PREPARE or DEALLOCATE that the
+// statement runs.
+func (s *session) execution(name string, exp *expect) *execution {
+	p := s.portalNamed(name)
 	if p == nil {
 		return &execution{st: app.Statement{Canonical: []byte("\x00hoop-portal-v1\x00" + name),
 			Display:  "-- execute of portal " + quote(name) + " unknown to the Sidecar",
@@ -169,54 +170,18 @@ func (s *session) execution(name string) *execution {
 	}
 	e := &execution{st: app.Statement{Canonical: p.canonical, Display: p.display}}
 	switch {
-	case p.stmt != nil:
-		e.res = p.stmt.res
-		e.st.Analysis = app.Deciding(s.l.Settings(), s.resolve(e.res))
-	case s.sqlPrepared[p.stmtName].Name != "":
-		e.st.Analysis = s.sqlPrepared[p.stmtName].Analysis
-	default:
+	case p.stmt == nil:
 		e.st.Analysis = domain.Analysis{Actions: []string{analyzer.Unknown}}
+	case p.stmt.prepare != nil:
+		e.st.Analysis = p.stmt.prepare.Analysis
+	default:
+		r := s.resolve(p.stmt.res, exp, false)
+		e.st.Analysis = app.Deciding(s.l.Settings(), r.parts)
+		if extra := r.canonical(); len(extra) > 0 {
+			e.st.Canonical = append(append([]byte(nil), p.canonical...), extra...)
+		}
+		e.st.Display += r.display()
+		e.refuse = r.refuse
 	}
 	return e
-}
-
-// setStmt and setPortal change the maps and journal the change, so that it
-// is undone when the messages are discarded (held) instead of forwarded.
-func (s *session) setStmt(name string, v *prepared) {
-	old, had := s.stmts[name]
-	s.journal = append(s.journal, func() {
-		if had {
-			s.stmts[name] = old
-		} else {
-			delete(s.stmts, name)
-		}
-	})
-	if v == nil {
-		delete(s.stmts, name)
-	} else {
-		s.stmts[name] = v
-	}
-}
-
-func (s *session) setPortal(name string, v *portal) {
-	old, had := s.portals[name]
-	s.journal = append(s.journal, func() {
-		if had {
-			s.portals[name] = old
-		} else {
-			delete(s.portals, name)
-		}
-	})
-	if v == nil {
-		delete(s.portals, name)
-	} else {
-		s.portals[name] = v
-	}
-}
-
-func (s *session) undoJournal() {
-	for i := len(s.journal) - 1; i >= 0; i-- {
-		s.journal[i]()
-	}
-	s.journal = nil
 }

@@ -3,6 +3,7 @@ package postgres
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -27,27 +28,35 @@ func (s *session) query(frame []byte) error {
 	if err := q.Decode(body(frame)); err != nil {
 		return protoErr("malformed Query message: %v", err)
 	}
+	if s.batch == nil {
+		s.beginUnit()
+	}
 	if e := s.refusal(q.String, false); e != nil {
 		return s.hold(e, nil, true)
 	}
 	res := s.p.cache.Analyze(q.String)
-	parts := s.resolve(res)
-	st := app.Statement{Canonical: []byte(q.String), Display: s.displaySQL(q.String, res),
-		Analysis: app.Deciding(s.l.Settings(), parts)}
+	if e := uncheckable(res); e != nil {
+		return s.hold(e, nil, true)
+	}
+	exp := &expect{kind: expQuery, unit: &unit{}}
+	r := s.resolve(res, exp, true)
+	if r.refuse != nil {
+		s.dropUnsent()
+		return s.hold(r.refuse, nil, true)
+	}
+	st := app.Statement{Canonical: append([]byte(q.String), r.canonical()...), Display: q.String + r.display(),
+		Analysis: app.Deciding(s.l.Settings(), r.parts)}
 	out, canceled := s.check(st)
 	if !out.Forward {
+		s.dropUnsent()
 		return s.hold(s.denial(out, canceled), nil, true)
 	}
-	u := &unit{}
 	if out.Ticket != nil {
-		u.tickets = []*ticketState{{t: out.Ticket}}
+		exp.unit.tickets = []*ticketState{{t: out.Ticket}}
 	}
-	s.push(&expect{kind: expQuery, unit: u})
-	if err := s.forward(frame); err != nil {
-		return err
-	}
-	s.apply(res)
-	return nil
+	s.push(exp)
+	s.markSent()
+	return s.forward(frame)
 }
 
 // functionCall decides a FunctionCall (the fastpath interface, e.g. libpq's
@@ -81,53 +90,109 @@ func (s *session) functionCall(frame []byte) error {
 	return s.forward(frame)
 }
 
-// resolve returns one analysis per statement, adding to EXECUTE name the
-// analysis of the query PREPAREd under that name on this session (UNKNOWN
-// when the Sidecar did not see it).
-func (s *session) resolve(res analyzer.Result) []domain.Analysis {
-	parts := make([]domain.Analysis, 0, len(res.Statements))
-	for _, st := range res.Statements {
-		a := st.Analysis
-		if st.Execute != "" {
-			inner := domain.Analysis{Actions: []string{analyzer.Unknown}}
-			if p, ok := s.sqlPrepared[st.Execute]; ok {
-				inner = p.Analysis
-			}
-			a = merge(a, inner)
-		}
-		parts = append(parts, a)
-	}
-	return parts
+// maxNesting bounds a chain of EXECUTEs of statements that EXECUTE others.
+const maxNesting = 8
+
+// resolution is what the statements of a text run, resolved in order as
+// PostgreSQL runs them.
+type resolution struct {
+	parts  []domain.Analysis // one per statement
+	runs   []ran             // every EXECUTE met, depth first
+	refuse *pgproto3.ErrorResponse
 }
 
-// displaySQL is the approver's rendering of a SQL text: the text, plus the
-// query behind each EXECUTE of a statement PREPAREd on this session.
-func (s *session) displaySQL(sql string, res analyzer.Result) string {
-	var b strings.Builder
-	b.WriteString(sql)
-	for _, st := range res.Statements {
-		if p, ok := s.sqlPrepared[st.Execute]; ok && st.Execute != "" {
-			fmt.Fprintf(&b, "\n-- EXECUTE %s runs: %s", st.Execute, p.Text)
+// ran is one EXECUTE: the name and the statement it runs (nil: unknown).
+type ran struct {
+	name string
+	stmt *prepared
+}
+
+// resolve returns one analysis per statement of res. An EXECUTE adds the
+// analysis of the statement it runs, looked up when it runs (UNKNOWN when
+// the Sidecar knows none of that name); a PREPARE or DEALLOCATE changes the
+// names for the statements after it. exp is the expectation whose answers
+// confirm those changes: per statement for a Query (perStatement: the i-th
+// statement's change counts once i+1 statements completed), else once.
+func (s *session) resolve(res analyzer.Result, exp *expect, perStatement bool) resolution {
+	var r resolution
+	for i, st := range res.Statements {
+		need := 1
+		if perStatement {
+			need = i + 1
 		}
+		r.parts = append(r.parts, s.resolveOne(st, exp, need, 0, &r))
+	}
+	return r
+}
+
+func (s *session) resolveOne(st analyzer.Statement, exp *expect, need, depth int, r *resolution) domain.Analysis {
+	a := st.Analysis
+	if st.Execute != "" {
+		p := s.stmt(st.Execute)
+		r.runs = append(r.runs, ran{st.Execute, p})
+		switch {
+		case p == nil:
+			a = merge(a, domain.Analysis{Actions: []string{analyzer.Unknown}})
+		case p.prepare != nil:
+			a = merge(a, p.prepare.Analysis)
+		case depth >= maxNesting:
+			if r.refuse == nil {
+				r.refuse = unanalysable("EXECUTE runs prepared statements that EXECUTE others, nested too deep to check")
+			}
+		default:
+			for _, inner := range p.res.Statements {
+				a = merge(a, s.resolveOne(inner, exp, need, depth+1, r))
+			}
+		}
+	}
+	switch {
+	case st.Prepare != nil:
+		pp := *st.Prepare
+		pp.Text = st.Text
+		s.change(&effect{name: pp.Name, stmt: &prepared{query: st.Text, prepare: &pp}, exp: exp, need: need})
+	case st.DeallocateAll:
+		s.change(&effect{all: true, exp: exp, need: need})
+	case st.Deallocate != "":
+		s.change(&effect{name: st.Deallocate, exp: exp, need: need})
+	}
+	return a
+}
+
+// canonical returns what the EXECUTEs add to the canonical bytes: each name
+// and the statement it runs, so that EXECUTE of another statement under the
+// same name is another statement. Empty without EXECUTE.
+func (r *resolution) canonical() []byte {
+	var b []byte
+	for _, x := range r.runs {
+		b = append(b, "\x00hoop-execute-v1"...)
+		b = binary.BigEndian.AppendUint32(b, uint32(len(x.name)))
+		b = append(b, x.name...)
+		switch {
+		case x.stmt == nil:
+			b = binary.BigEndian.AppendUint32(b, math.MaxUint32)
+		default:
+			id := canonicalBind(x.stmt.query, x.stmt.oids, nil, nil)
+			if x.stmt.prepare != nil {
+				id = append([]byte("\x00sql\x00"), id...)
+			}
+			b = binary.BigEndian.AppendUint32(b, uint32(len(id)))
+			b = append(b, id...)
+		}
+	}
+	return b
+}
+
+// display is the approver's note of what each EXECUTE runs.
+func (r *resolution) display() string {
+	var b strings.Builder
+	for _, x := range r.runs {
+		if x.stmt == nil {
+			fmt.Fprintf(&b, "\n-- EXECUTE %s runs: a statement unknown to the Sidecar", x.name)
+			continue
+		}
+		fmt.Fprintf(&b, "\n-- EXECUTE %s runs: %s", x.name, x.stmt.query)
 	}
 	return b.String()
-}
-
-// apply records the session-level effects of statements that were
-// forwarded: PREPARE and DEALLOCATE.
-func (s *session) apply(res analyzer.Result) {
-	for _, st := range res.Statements {
-		switch {
-		case st.Prepare != nil:
-			p := *st.Prepare
-			p.Text = st.Text
-			s.sqlPrepared[p.Name] = p
-		case st.DeallocateAll:
-			clear(s.sqlPrepared)
-		case st.Deallocate != "":
-			delete(s.sqlPrepared, st.Deallocate)
-		}
-	}
 }
 
 func merge(a, b domain.Analysis) domain.Analysis {

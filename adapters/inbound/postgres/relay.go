@@ -38,6 +38,11 @@ type expect struct {
 	ticket *ticketState // expExecute of an approved statement
 	prep   *prepared    // expDescribe of a statement: learns its parameter types
 	msg    []byte       // expInject
+	// seq is the expectation's position (1-based) in the queue, set by push;
+	// ok counts its successful answers (ParseComplete, BindComplete,
+	// CloseComplete, CommandComplete), under mu. They confirm names changes.
+	seq uint64
+	ok  int
 }
 
 // unit is the answers up to one ReadyForQuery (a Query, or a Sync batch):
@@ -70,8 +75,11 @@ func (u *unit) settle() {
 func (s *session) push(es ...*expect) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for _, e := range es {
+		s.pushed++
+		e.seq = s.pushed
+	}
 	s.fifo = append(s.fifo, es...)
-	s.pushed += uint64(len(es))
 	if s.drainInjections() {
 		s.cw.Flush()
 	}
@@ -194,6 +202,9 @@ func (s *session) fromUpstream(typ byte, frame []byte) error {
 			s.pop()
 		}
 	case 'C', 'I', 's':
+		if h != nil && typ == 'C' && (h.kind == expExecute || h.kind == expQuery) {
+			h.ok++
+		}
 		if h != nil && h.kind == expExecute {
 			if h.ticket != nil {
 				h.ticket.done++
@@ -211,6 +222,7 @@ func (s *session) fromUpstream(typ byte, frame []byte) error {
 // expectDone pops the head when it is of kind k.
 func (s *session) expectDone(h *expect, k expKind) {
 	if h != nil && h.kind == k {
+		h.ok++
 		s.pop()
 		return
 	}

@@ -114,3 +114,38 @@ func TestBadInputClosesOnlyThatConnection(t *testing.T) {
 		t.Fatalf("listener broken after bad input: %v", err)
 	}
 }
+
+// A Sync batch of 400,000 messages is decided in time linear in its length
+// (each Parse used to scan the whole batch: about 3 minutes for this one; the
+// 32 MiB a batch may hold would have kept a core busy for an hour).
+func TestLongBatchIsLinear(t *testing.T) {
+	f := newFixture(t)
+	f.direct("CREATE TABLE t (id int)")
+	rc := f.raw()
+	rc.q("PREPARE s1 AS SELECT 1")
+	go func() {
+		for range 100000 {
+			rc.fe.Send(&pgproto3.Parse{Query: "SELECT 1"})
+			rc.fe.Send(&pgproto3.Bind{PreparedStatement: "s1"})
+			rc.fe.Send(&pgproto3.Execute{})
+			rc.fe.Send(&pgproto3.Close{ObjectType: 'P'})
+		}
+		rc.fe.Send(&pgproto3.Sync{})
+		rc.fe.Flush()
+	}()
+	rc.c.SetReadDeadline(time.Now().Add(60 * time.Second))
+	n := 0
+	for {
+		m, err := rc.fe.Receive()
+		if err != nil {
+			t.Fatalf("after %d answers: %v", n, err)
+		}
+		n++
+		if _, ok := m.(*pgproto3.ReadyForQuery); ok {
+			break
+		}
+	}
+	if n != 500001 {
+		t.Fatalf("%d answers, want 500001", n)
+	}
+}

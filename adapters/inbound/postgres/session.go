@@ -13,7 +13,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"github.com/hoophq/sidecar/adapters/inbound/postgres/analyzer"
 	"github.com/hoophq/sidecar/app"
 )
 
@@ -33,6 +32,7 @@ type session struct {
 	uw     *bufio.Writer // written by the client reader only
 
 	user         string
+	database     string // the startup's database (PostgreSQL's default: the user name)
 	upstreamAddr string
 	upstreamTLS  app.TLSClient
 	returnMode   atomic.Bool
@@ -40,6 +40,7 @@ type session struct {
 	// (only when the listener presents the upstream's own certificate).
 	clientTLS, upstreamIsTLS, keepChannelBinding bool
 	saslStarted                                  atomic.Bool // the upstream asked for SASL; the next 'p' is its first message
+	authed                                       atomic.Bool // the startup's ReadyForQuery arrived: the client is logged in
 
 	// Shared with the relay, under mu.
 	mu       sync.Mutex
@@ -61,23 +62,21 @@ type session struct {
 	waitCancel context.CancelFunc
 	canceled   bool
 
-	// Reader-only state: prepared statements and portals by name, SQL-level
-	// PREPAREs, the extended-protocol messages not yet forwarded, the undo
-	// journal of their effects on those maps, and the current Sync batch.
-	stmts       map[string]*prepared
-	portals     map[string]*portal
-	sqlPrepared map[string]analyzer.Prepared
-	pending     []pendingMsg
-	pendingSize int
-	journal     []func()
-	discarding  bool
-	batch       *batch
+	// Reader-only state: prepared statements and portals by name (names.go),
+	// the extended-protocol messages not yet forwarded, and the current Sync
+	// batch.
+	names        names
+	pending      []pendingMsg
+	pendingSize  int
+	pendingExecs int
+	discarding   bool
+	batch        *batch
 }
 
 func newSession(p *Protocol, l *app.Listener, log *slog.Logger, client net.Conn, cr *bufio.Reader, up net.Conn) *session {
 	s := &session{p: p, l: l, log: log, client: client, cr: cr, up: up,
 		ur: bufio.NewReaderSize(up, 32<<10), uw: bufio.NewWriterSize(up, 32<<10), cw: bufio.NewWriterSize(client, 32<<10),
-		txStatus: 'I', stmts: map[string]*prepared{}, portals: map[string]*portal{}, sqlPrepared: map[string]analyzer.Prepared{}}
+		txStatus: 'I', names: newNames()}
 	s.drained = sync.NewCond(&s.mu)
 	return s
 }
@@ -136,6 +135,12 @@ func (s *session) readClient() error {
 }
 
 func (s *session) fromClient(typ byte, frame []byte) error {
+	if typ != 'p' && typ != 'X' && !s.authed.Load() {
+		// Nothing from a client that has not logged in is analysed, filed or
+		// forwarded. Clients wait for ReadyForQuery, which the relay passes on
+		// only after it set authed.
+		return protoErr("message %q before authentication completed", typ)
+	}
 	if s.discarding && typ != 'S' && typ != 'X' {
 		return nil // after a held statement, PostgreSQL's rule: discard until Sync
 	}
@@ -179,6 +184,8 @@ func (s *session) check(st app.Statement) (out app.Outcome, canceled bool) {
 		s.log.Debug("flush to upstream failed", "error", err)
 	}
 	st.Identity, st.Client, st.ReturnMode = s.user, s.client.RemoteAddr().String(), s.returnMode.Load()
+	// The same text on another database is another statement.
+	st.IdentityValues = map[string][]string{"database": {s.database}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s.cancelMu.Lock()
@@ -219,5 +226,6 @@ func (s *session) checkChannelBinding(frame []byte) error {
 
 // ready is called by the relay once authentication succeeded.
 func (s *session) ready() {
+	s.authed.Store(true)
 	s.client.SetDeadline(time.Time{})
 }

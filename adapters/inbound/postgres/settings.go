@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -60,6 +61,15 @@ func (s *session) refusal(sql string, afterExec bool) *pgproto3.ErrorResponse {
 		return unanalysable("client_encoding " + enc + " can hide a backslash inside a multibyte character; use client_encoding UTF8")
 	}
 	return nil
+}
+
+// uncheckable refuses a text the analyzer could not read though PostgreSQL
+// might run it (too large or too deep: analyzer.ErrUncheckable).
+func uncheckable(res analyzer.Result) *pgproto3.ErrorResponse {
+	if !errors.Is(res.Err, analyzer.ErrUncheckable) {
+		return nil
+	}
+	return unanalysable(res.Err.Error())
 }
 
 func unanalysable(why string) *pgproto3.ErrorResponse {

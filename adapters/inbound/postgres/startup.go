@@ -143,6 +143,10 @@ func (p *Protocol) connect(conn net.Conn, cr *bufio.Reader, l *app.Listener, sm 
 	user := sm.Parameters["user"]
 	s := newSession(p, l, log.With("user", user), conn, cr, up)
 	s.user = user
+	s.database = sm.Parameters["database"]
+	if s.database == "" {
+		s.database = user
+	}
 	s.upstreamAddr, s.upstreamTLS = set.Upstream, set.UpstreamTLS
 	s.clientTLS = clientCert != nil
 	if tc, ok := up.(*tls.Conn); ok {

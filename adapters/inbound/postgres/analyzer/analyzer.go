@@ -1,10 +1,13 @@
 package analyzer
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/pganalyze/pg_query_go/v6/parser"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/hoophq/sidecar/domain"
@@ -52,9 +55,10 @@ type Result struct {
 
 // Analyze parses sql with PostgreSQL's parser and classifies each statement.
 // It never fails: a text the parser refuses yields one Unknown statement and
-// Err set.
+// Err set; Err wraps ErrUncheckable when the text is too large or too deep
+// to analyse (checkLimits), which the caller must refuse.
 func Analyze(sql string) Result {
-	tree, err := pg.Parse(sql)
+	tree, err := parse(sql)
 	if err != nil {
 		return Result{Statements: []Statement{{Text: sql, Analysis: domain.Analysis{Actions: []string{Unknown}}}}, Err: err}
 	}
@@ -70,6 +74,25 @@ func Analyze(sql string) Result {
 		out.Statements = append(out.Statements, st)
 	}
 	return out
+}
+
+// parse runs PostgreSQL's parser on a text within the limits (checkLimits).
+// A syntax error is returned as the parser gives it; anything else that
+// stops the analysis wraps ErrUncheckable.
+func parse(sql string) (*pg.ParseResult, error) {
+	if err := checkLimits(sql); err != nil {
+		return nil, err
+	}
+	buf, err := parser.ParseToProtobuf(sql)
+	if err != nil {
+		return nil, err
+	}
+	tree := &pg.ParseResult{}
+	// Within MaxDepth a tree is at most a few protobuf levels per level.
+	if err := (proto.UnmarshalOptions{RecursionLimit: 10 * MaxDepth}).Unmarshal(buf, tree); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUncheckable, err)
+	}
+	return tree, nil
 }
 
 // stmtText slices one statement out of sql (a length of 0 runs to the end).

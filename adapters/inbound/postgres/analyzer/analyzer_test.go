@@ -81,6 +81,10 @@ func TestActions(t *testing.T) {
 		{"EXPLAIN ANALYZE DELETE FROM t", []string{"EXPLAIN", "DELETE"}, nil},
 		{"EXPLAIN (ANALYZE false) DELETE FROM t", []string{"EXPLAIN"}, []string{"DELETE"}},
 		{"EXPLAIN (ANALYZE, BUFFERS) DELETE FROM t", []string{"EXPLAIN", "DELETE"}, nil},
+		// PostgreSQL takes the last ANALYZE option given.
+		{"EXPLAIN (ANALYZE false, ANALYZE true) DELETE FROM t", []string{"EXPLAIN", "DELETE"}, nil},
+		{"EXPLAIN (ANALYZE off, VERBOSE, ANALYZE) DELETE FROM t", []string{"EXPLAIN", "DELETE"}, nil},
+		{"EXPLAIN (ANALYZE true, ANALYZE false) DELETE FROM t", []string{"EXPLAIN"}, []string{"DELETE"}},
 		{"BEGIN", []string{"BEGIN"}, nil},
 		{"START TRANSACTION", []string{"BEGIN"}, nil},
 		{"COMMIT", []string{"COMMIT"}, nil},
@@ -223,6 +227,8 @@ func TestShapeKey(t *testing.T) {
 		"PREPARE p AS SELECT 1",
 		"",
 		"SELECT 'unterminated",
+		// The UESCAPE constant decides what a U& identifier names.
+		`DELETE FROM U&"secre#0074" UESCAPE '#'`,
 	} {
 		if _, ok := shapeKey(sql); ok {
 			t.Errorf("%q must be keyed by its exact text only", sql)
@@ -245,6 +251,17 @@ func TestCacheByShapeKeepsOwnText(t *testing.T) {
 	b := c.Analyze("EXPLAIN (ANALYZE 'true') DELETE FROM t")
 	if slices.Contains(a.Statements[0].Analysis.Actions, "DELETE") || !slices.Contains(b.Statements[0].Analysis.Actions, "DELETE") {
 		t.Fatalf("EXPLAIN ANALYZE option: %v / %v", a.Statements[0].Analysis.Actions, b.Statements[0].Analysis.Actions)
+	}
+}
+
+// A text shaped like one cached before must not take its relation names
+// when a constant decides them (UESCAPE).
+func TestCacheUescapeNamesItsOwnRelation(t *testing.T) {
+	c := NewCache(16)
+	c.Analyze(`DELETE FROM U&"secre#0074" UESCAPE '!'`)
+	r := c.Analyze(`DELETE FROM U&"secre#0074" UESCAPE '#'`)
+	if !slices.Contains(r.Statements[0].Analysis.Targets, "public.secret") {
+		t.Fatalf("targets %v, want public.secret", r.Statements[0].Analysis.Targets)
 	}
 }
 

@@ -212,22 +212,23 @@ func transactionAction(k pg.TransactionStmtKind) string {
 }
 
 // explainAnalyze reports whether EXPLAIN runs its statement (ANALYZE on).
+// PostgreSQL takes the last ANALYZE option given, so this does too.
 func explainAnalyze(v *pg.ExplainStmt) bool {
+	on := false
 	for _, o := range v.Options {
 		d := o.GetDefElem()
 		if d == nil || d.Defname != "analyze" {
 			continue
 		}
-		if d.Arg == nil {
-			return true
+		on = true
+		if d.Arg != nil {
+			switch strings.ToLower(argString(d.Arg)) {
+			case "false", "off", "0", "no":
+				on = false
+			}
 		}
-		switch strings.ToLower(argString(d.Arg)) {
-		case "false", "off", "0", "no":
-			return false
-		}
-		return true
 	}
-	return false
+	return on
 }
 
 func argString(n *pg.Node) string {

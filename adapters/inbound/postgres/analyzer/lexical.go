@@ -27,8 +27,8 @@ func (r Risk) Any() bool { return r.PlainStringBackslash || r.MultibyteBackslash
 // LexicalRisk returns the text's Risk. A text without a backslash has none.
 // A text the scanner refuses counts as depending on both settings.
 func LexicalRisk(sql string) Risk {
-	if strings.IndexByte(sql, '\\') < 0 {
-		return Risk{}
+	if strings.IndexByte(sql, '\\') < 0 || len(sql) > MaxSize {
+		return Risk{} // over MaxSize: Analyze refuses the text anyway
 	}
 	var r Risk
 	for i := 0; i < len(sql); i++ {

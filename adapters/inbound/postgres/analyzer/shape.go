@@ -16,8 +16,10 @@ import (
 // ok is false unless sql is one statement that starts with SELECT, INSERT,
 // UPDATE, DELETE, WITH, VALUES or TABLE: in those, no constant changes the
 // analysis (statement kinds, relation names and function names are never
-// constants). Other statements (EXPLAIN options, for one, are constants that
-// matter) are keyed by their exact text only.
+// constants), except the constant after UESCAPE, which decodes a U&"…"
+// identifier: a text with UESCAPE is not shaped. Other statements (EXPLAIN
+// options, for one, are constants that matter) are keyed by their exact
+// text only.
 func shapeKey(sql string) (key string, ok bool) {
 	res, err := pg.Scan(sql)
 	if err != nil {
@@ -31,6 +33,8 @@ func shapeKey(sql string) (key string, ok bool) {
 		switch tok.Token {
 		case pg.Token_SQL_COMMENT, pg.Token_C_COMMENT:
 			continue
+		case pg.Token_UESCAPE:
+			return "", false // its constant decides what a U& identifier names
 		}
 		if ended {
 			return "", false // a second statement
