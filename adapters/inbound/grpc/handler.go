@@ -47,7 +47,7 @@ func (h *handler) handle(_ any, ss grpc.ServerStream) error {
 			return err
 		}
 	}
-	out := h.l.Check(ctx, r.statement(ctx, s))
+	out := h.l.CheckWith(ctx, s, r.statement(ctx, s))
 	if !out.Forward {
 		d := out.Denial
 		ss.SetTrailer(denialTrailer(d))
