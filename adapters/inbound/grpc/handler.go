@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strings"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -38,6 +39,10 @@ func (h *handler) handle(_ any, ss grpc.ServerStream) error {
 	if !ok {
 		return status.Error(codes.Internal, "grpc listener: the call has no method name")
 	}
+	if !wellFormed(method) {
+		h.log.Warn("call refused: malformed method name", "method", method, "client", clientAddr(ctx))
+		return status.Errorf(codes.Unimplemented, "grpc listener: malformed method name %q: want /package.Service/Method", method)
+	}
 	s := h.l.Settings()
 	md, _ := metadata.FromIncomingContext(ctx)
 	r := &request{method: method, md: md}
@@ -56,6 +61,24 @@ func (h *handler) handle(_ any, ss grpc.ServerStream) error {
 		return denialStatus(d).Err()
 	}
 	return h.proxy(ctx, ss, s, r, out.Ticket)
+}
+
+// wellFormed reports whether method is /service/method with no other
+// path syntax. Rules match the :path as sent, but servers built on HTTP
+// routers (tonic, grpc-dotnet, many proxies) route by the path without its
+// query, some decode %XX: "/pkg.Svc/Delete?x" or "/pkg.Svc/%44elete" would
+// reach Delete without matching a rule on it.
+func wellFormed(method string) bool {
+	svc, name, ok := strings.Cut(strings.TrimPrefix(method, "/"), "/")
+	if !ok || !strings.HasPrefix(method, "/") || svc == "" || name == "" || strings.Contains(name, "/") {
+		return false
+	}
+	for _, r := range method {
+		if r <= ' ' || r == 0x7f || r == '%' || r == '?' || r == '#' || r == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // readFirst reads the call's first request message into r. A client that

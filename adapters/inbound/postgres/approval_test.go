@@ -222,3 +222,35 @@ func TestSetApplicationNameAsksReturnMode(t *testing.T) {
 	_, err := c.Exec(ctx, "DROP TABLE t")
 	heldID(t, err)
 }
+
+// spend_approval_on: accepted: a Query whose INSERT completed and was
+// committed before a later statement failed is spent, not given back: a
+// resend would insert again.
+func TestAcceptedPartlyRunIsSpent(t *testing.T) {
+	f := newFixture(t, withSpend(ports.SpendOnAccepted), withApproval("inserts", inserts))
+	f.direct("CREATE TABLE u (id int)")
+	rc := f.raw()
+	q := "INSERT INTO u VALUES (1); COMMIT; SELECT 1/0"
+	got := ids(rc.q(q))
+	if len(got) != 1 {
+		t.Fatal("not held")
+	}
+	f.approve(got[0])
+	rc.q(q)
+	if st := f.status(got[0]); st != domain.StatusExecuted {
+		t.Fatalf("approval %s after a resend that committed its INSERT, want EXECUTED", st)
+	}
+	rc.q(q)
+	if n := f.count("SELECT count(*) FROM u"); n != 1 {
+		t.Fatalf("one approval inserted %d rows", n)
+	}
+	// Failing before anything of it completed still gives it back.
+	f.direct("CREATE UNIQUE INDEX ON u (id)")
+	q2 := "BEGIN; INSERT INTO u VALUES (1); COMMIT"
+	got2 := ids(rc.q(q2))
+	f.approve(got2[0])
+	rc.q(q2)
+	if st := f.status(got2[0]); st != domain.StatusApproved {
+		t.Fatalf("approval %s after a resend whose INSERT failed, want APPROVED", st)
+	}
+}

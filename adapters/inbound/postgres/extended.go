@@ -84,7 +84,7 @@ func (s *session) extended(typ byte, frame []byte) error {
 		m.exp.kind = expParse
 		res := s.p.cache.Analyze(msg.Query)
 		if m.refuse = s.refusal(msg.Query, s.pendingExecute()); m.refuse == nil {
-			m.refuse = uncheckable(res)
+			m.refuse = s.uncheckable(res)
 		}
 		s.change(&effect{name: msg.Name, exp: m.exp, need: 1,
 			stmt: &prepared{query: msg.Query, oids: msg.ParameterOIDs, res: res}})

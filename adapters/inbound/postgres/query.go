@@ -35,7 +35,7 @@ func (s *session) query(frame []byte) error {
 		return s.hold(e, nil, true)
 	}
 	res := s.p.cache.Analyze(q.String)
-	if e := uncheckable(res); e != nil {
+	if e := s.uncheckable(res); e != nil {
 		return s.hold(e, nil, true)
 	}
 	exp := &expect{kind: expQuery, unit: &unit{}}

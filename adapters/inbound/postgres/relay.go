@@ -65,7 +65,11 @@ func (u *unit) settle() {
 		return
 	}
 	for _, ts := range u.tickets {
-		ts.t.Settle(!u.failed && ts.done >= ts.need)
+		// Given back only if nothing of it completed: once a statement of it
+		// completed, a later error does not undo what a COMMIT in between, or
+		// a non-transactional effect (a sequence, pg_terminate_backend), made
+		// lasting, and a resend would run it again.
+		ts.t.Settle((!u.failed && ts.done >= ts.need) || ts.done > 0)
 	}
 	u.tickets = nil
 }
@@ -205,6 +209,11 @@ func (s *session) fromUpstream(typ byte, frame []byte) error {
 		if h != nil && typ == 'C' && (h.kind == expExecute || h.kind == expQuery) {
 			h.ok++
 		}
+		if h != nil && typ == 'C' && h.kind == expQuery && lasting(frame) {
+			for _, ts := range h.unit.tickets {
+				ts.done++
+			}
+		}
 		if h != nil && h.kind == expExecute {
 			if h.ticket != nil {
 				h.ticket.done++
@@ -217,6 +226,17 @@ func (s *session) fromUpstream(typ byte, frame []byte) error {
 	}
 	s.drainInjections()
 	return nil
+}
+
+// lasting reports whether a CommandComplete is of a statement that may
+// leave an effect (every tag but transaction control and settings).
+func lasting(frame []byte) bool {
+	tag, _, _ := strings.Cut(string(body(frame)), "\x00")
+	switch tag {
+	case "BEGIN", "START TRANSACTION", "SAVEPOINT", "RELEASE", "ROLLBACK", "SET", "RESET", "SHOW":
+		return false
+	}
+	return true
 }
 
 // expectDone pops the head when it is of kind k.

@@ -65,10 +65,11 @@ func (s *session) refusal(sql string, afterExec bool) *pgproto3.ErrorResponse {
 
 // uncheckable refuses a text the analyzer could not read though PostgreSQL
 // might run it (too large or too deep: analyzer.ErrUncheckable).
-func uncheckable(res analyzer.Result) *pgproto3.ErrorResponse {
+func (s *session) uncheckable(res analyzer.Result) *pgproto3.ErrorResponse {
 	if !errors.Is(res.Err, analyzer.ErrUncheckable) {
 		return nil
 	}
+	s.log.Warn("postgres statement refused: it cannot be checked", "error", res.Err)
 	return unanalysable(res.Err.Error())
 }
 
