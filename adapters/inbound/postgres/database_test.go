@@ -24,7 +24,17 @@ func TestApprovalIsForOneDatabase(t *testing.T) {
 	if _, err := admin.Exec(ctx, "CREATE DATABASE "+other); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+other+" WITH (FORCE)") })
+	t.Cleanup(func() {
+		c, err := pgx.Connect(context.Background(), f.adminURL("postgres"))
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer c.Close(context.Background())
+		if _, err := c.Exec(context.Background(), "DROP DATABASE IF EXISTS "+other+" WITH (FORCE)"); err != nil {
+			t.Error(err)
+		}
+	})
 	for _, db := range []string{f.db, other} {
 		c, err := pgx.Connect(ctx, f.adminURL(db))
 		if err != nil {

@@ -58,6 +58,10 @@ type Result struct {
 // Err set; Err wraps ErrUncheckable when the text is too large or too deep
 // to analyse (checkLimits), which the caller must refuse.
 func Analyze(sql string) Result {
+	return withBudget(sql, func() Result { return analyze(sql) })
+}
+
+func analyze(sql string) Result {
 	tree, err := parse(sql)
 	if err != nil {
 		return Result{Statements: []Statement{{Text: sql, Analysis: domain.Analysis{Actions: []string{Unknown}}}}, Err: err}

@@ -30,6 +30,10 @@ func LexicalRisk(sql string) Risk {
 	if strings.IndexByte(sql, '\\') < 0 || len(sql) > MaxSize {
 		return Risk{} // over MaxSize: Analyze refuses the text anyway
 	}
+	return withBudget(sql, func() Risk { return lexicalRisk(sql) })
+}
+
+func lexicalRisk(sql string) Risk {
 	var r Risk
 	for i := 0; i < len(sql); i++ {
 		if sql[i] >= 0x80 {

@@ -1,10 +1,12 @@
 package analyzer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"golang.org/x/sync/semaphore"
 )
 
 // ErrUncheckable is wrapped by Result.Err when the analyzer cannot read a
@@ -26,6 +28,26 @@ const MaxSize = 8 << 20
 // PostgreSQL itself refuses far shallower texts at its default
 // max_stack_depth (2 MB: about 4,500 chained operators).
 const MaxDepth = 10000
+
+// budget bounds the bytes of large texts (64 KiB and more) that the parser
+// and scanner work on at once, across every connection: each costs about
+// 100 times its size in memory, so many connections sending texts near
+// MaxSize at once would otherwise exhaust the process's memory. A text
+// waits for its turn.
+var budget = semaphore.NewWeighted(MaxSize)
+
+// largeText is the size from which a text takes its share of budget.
+const largeText = 64 << 10
+
+// withBudget runs fn, first taking len(sql) bytes of budget when sql is
+// large.
+func withBudget[T any](sql string, fn func() T) T {
+	if n := int64(len(sql)); n >= largeText && n <= MaxSize {
+		_ = budget.Acquire(context.Background(), n) // never fails without a deadline
+		defer budget.Release(n)
+	}
+	return fn()
+}
 
 // checkLimits returns an ErrUncheckable error for a text over MaxSize or
 // nested deeper than MaxDepth, before it reaches the parser.
