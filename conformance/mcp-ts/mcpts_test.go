@@ -18,11 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hoophq/sidecar/adapters/inbound/mcp"
-	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/conformance/harness"
-	"github.com/hoophq/sidecar/internal/fakecp"
-	"github.com/hoophq/sidecar/ports"
 )
 
 // installDeps runs npm ci unless node_modules was installed after the last
@@ -73,32 +69,6 @@ type result struct {
 	} `json:"control"`
 }
 
-// sidecarMCP starts an in-process Sidecar MCP server backed by fakecp, with
-// one PENDING approval, and returns the endpoint and the approval id.
-func sidecarMCP(t *testing.T) (url, id string) {
-	t.Helper()
-	cp := fakecp.New(nil)
-	f, err := cp.File(context.Background(), ports.FileRequest{Fingerprint: "fp-ts", ListenerName: "payments",
-		ApprovalRule: "payments-approvers", Statement: "DELETE FROM invoices", Protocol: "postgres"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	core := app.NewCore(app.CoreOptions{Sidecar: "test", CP: cp, WithMCP: true})
-	srv, err := mcp.New(mcp.Options{Listen: "127.0.0.1:0", Approvals: core.Approvals})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-	})
-	return "http://" + srv.Addr() + mcp.Path, f.Approval.ID
-}
-
 // sidecarBinaryMCP starts the reference Control Plane and the sidecar binary
 // with an mcp block, files one PENDING approval through the Control Plane's
 // Sidecar API, and returns the endpoint and the approval id.
@@ -128,18 +98,10 @@ func sidecarBinaryMCP(t *testing.T) (url, id string) {
 }
 
 // TestTypeScriptSDKClient runs script.mjs against the sidecar binary and the
-// reference Control Plane, or, while cmd/controlplane is not in the tree,
-// against an in-process MCP server backed by the fake Control Plane.
+// reference Control Plane.
 func TestTypeScriptSDKClient(t *testing.T) {
 	installDeps(t)
-	var url, id string
-	if _, err := os.Stat(filepath.Join(harness.RepoRoot(t), "cmd", "controlplane")); err == nil {
-		t.Log("against the sidecar and controlplane binaries")
-		url, id = sidecarBinaryMCP(t)
-	} else {
-		t.Log("cmd/controlplane is not in this tree: against an in-process MCP server on the fake Control Plane")
-		url, id = sidecarMCP(t)
-	}
+	url, id := sidecarBinaryMCP(t)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()

@@ -143,7 +143,6 @@ func TestBinaryRefusesBrowsersAndRebinding(t *testing.T) {
 
 // A bind failure of the MCP server stops the Sidecar.
 func TestBindFailureStopsTheSidecar(t *testing.T) {
-	requireReferenceControlPlane(t)
 	cp := harness.StartControlPlane(t, harness.CPOptions{})
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -11,8 +11,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -24,14 +22,6 @@ import (
 const sidecarToken = "test-sidecar-token"
 
 var protocolVersions = []string{"2025-06-18", "2025-11-25"}
-
-// requireReferenceControlPlane skips until cmd/controlplane is in the tree.
-func requireReferenceControlPlane(t *testing.T) {
-	t.Helper()
-	if _, err := os.Stat(filepath.Join(harness.RepoRoot(t), "cmd", "controlplane")); err != nil {
-		t.Skip("needs the reference Control Plane (cmd/controlplane), not in this tree yet")
-	}
-}
 
 // sidecarConfig is a Sidecar with a Control Plane, an mcp block and no listener.
 func sidecarConfig(cpURL, mcpListen string) string {
@@ -53,7 +43,6 @@ func (s *stack) url() string { return "http://" + s.mcpAddr + "/mcp" }
 // startStack starts the reference Control Plane and a Sidecar serving MCP.
 func startStack(t *testing.T) *stack {
 	t.Helper()
-	requireReferenceControlPlane(t)
 	cp := harness.StartControlPlane(t, harness.CPOptions{})
 	addr := harness.FreeAddr(t)
 	sc := harness.StartSidecar(t, harness.SidecarOptions{Config: sidecarConfig(cp.URL, addr), Token: sidecarToken})

@@ -3,48 +3,13 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
-	"sync"
-	"sync/atomic"
 	"testing"
 
+	"github.com/hoophq/sidecar/conformance/harness"
 	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/internal/fakecp"
 )
-
-// roundRobin forwards each request to the next backend in turn.
-type roundRobin struct {
-	next     atomic.Int64
-	backends []*httputil.ReverseProxy
-	mu       sync.Mutex
-	hits     []int
-}
-
-func newRoundRobin(t *testing.T, urls ...string) *roundRobin {
-	rr := &roundRobin{hits: make([]int, len(urls))}
-	for _, u := range urls {
-		target, err := url.Parse(u)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rr.backends = append(rr.backends, &httputil.ReverseProxy{
-			Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(target); r.Out.URL.Path = target.Path },
-			FlushInterval: -1, // stream SSE answers as they come
-		})
-	}
-	return rr
-}
-
-func (rr *roundRobin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	i := int(rr.next.Add(1)-1) % len(rr.backends)
-	rr.mu.Lock()
-	rr.hits[i]++
-	rr.mu.Unlock()
-	rr.backends[i].ServeHTTP(w, r)
-}
 
 // Two Sidecar replicas (one Control Plane) behind a round-robin answer a
 // sequence of calls from one client exactly as each replica does on its own:
@@ -57,7 +22,7 @@ func TestTwoReplicasBehindRoundRobinAnswerIdentically(t *testing.T) {
 	if err := cp.Decide(decided, domain.StatusRejected, "too risky"); err != nil {
 		t.Fatal(err)
 	}
-	rr := newRoundRobin(t, a.url, b.url)
+	rr := harness.NewRoundRobin(t, a.url, b.url)
 	lb := httptest.NewServer(rr)
 	defer lb.Close()
 
@@ -100,9 +65,7 @@ func TestTwoReplicasBehindRoundRobinAnswerIdentically(t *testing.T) {
 			}
 		})
 	}
-	rr.mu.Lock()
-	defer rr.mu.Unlock()
-	if rr.hits[0] < 5 || rr.hits[1] < 5 {
-		t.Fatalf("round-robin hits %v: both replicas must have answered", rr.hits)
+	if hits := rr.Hits(); hits[0] < 5 || hits[1] < 5 {
+		t.Fatalf("round-robin hits %v: both replicas must have answered", hits)
 	}
 }
