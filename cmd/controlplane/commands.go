@@ -11,26 +11,15 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/hoophq/sidecar/cmd/controlplane/server"
 )
 
-// review is the approver API's review object as the CLI reads it.
+// review is the approver API's review object (server.Review) as the CLI reads
+// it, plus previous_status, which approve, reject and revoke answer with.
 type review struct {
-	ID              string     `json:"id"`
-	Status          string     `json:"status"`
-	Sidecar         string     `json:"sidecar"`
-	ListenerName    string     `json:"listener_name"`
-	ApprovalRule    string     `json:"approval_rule"`
-	Protocol        string     `json:"protocol"`
-	Fingerprint     string     `json:"fingerprint"`
-	ClientIdentity  string     `json:"client_identity"`
-	Statement       string     `json:"statement"`
-	CreatedAt       time.Time  `json:"created_at"`
-	DecidedAt       *time.Time `json:"decided_at"`
-	ExpiresAt       *time.Time `json:"expires_at"`
-	RejectionReason string     `json:"rejection_reason"`
-	DecidedBy       *string    `json:"decided_by"`
-	SidecarReads    int64      `json:"sidecar_reads"`
-	PreviousStatus  string     `json:"previous_status"`
+	server.Review
+	PreviousStatus string `json:"previous_status"`
 }
 
 // newDecideCmds returns approve, reject and revoke.
@@ -162,7 +151,7 @@ func newShowCmd() *cobra.Command {
 				}
 			}
 			row("id", r.ID)
-			row("status", r.Status)
+			row("status", string(r.Status))
 			row("sidecar", r.Sidecar)
 			row("listener", r.ListenerName)
 			row("protocol", r.Protocol)
