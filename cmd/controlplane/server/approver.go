@@ -51,7 +51,7 @@ type Decided struct {
 // decide: POST /api/reviews/{id}/{approve|reject|revoke}. reject takes an
 // optional {"reason": "…"}. 409 conflict (with the current review) when the
 // state machine does not allow it.
-func (s *srv) decide(action string) sidecarHandler {
+func (s *srv) decide(action string) namedHandler {
 	to := store.Actions[action]
 	return func(w http.ResponseWriter, r *http.Request, approver string) {
 		var b struct {

@@ -48,34 +48,33 @@ func bearer(r *http.Request) string {
 	return ""
 }
 
-type sidecarHandler func(w http.ResponseWriter, r *http.Request, sidecar string)
+// namedHandler is an API handler that gets the caller's name (the Sidecar's
+// or the approver's, from its token).
+type namedHandler func(w http.ResponseWriter, r *http.Request, name string)
 
 // sidecar wraps a Sidecar API handler: 401 unless the bearer token is a
 // Sidecar's; the handler gets the Sidecar's name.
-func (s *srv) sidecar(h sidecarHandler) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		name, ok := s.sidecars.lookup(bearer(r))
-		if !ok {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="hoop Sidecar API"`)
-			writeError(w, http.StatusUnauthorized, "unauthorized", "missing or unknown Sidecar token")
-			return
-		}
-		setWho(r, "sidecar:"+name)
-		h(w, r, name)
-	}
+func (s *srv) sidecar(h namedHandler) http.HandlerFunc {
+	return authorized(s.sidecars, "sidecar", "Sidecar", "hoop Sidecar API", h)
 }
 
 // approver wraps an approver API handler: 401 unless the bearer token is an
 // approver's; the handler gets the approver's name.
-func (s *srv) approver(h sidecarHandler) http.HandlerFunc {
+func (s *srv) approver(h namedHandler) http.HandlerFunc {
+	return authorized(s.approvers, "approver", "approver", "hoop approver API", h)
+}
+
+// authorized answers 401 (with a Bearer challenge for realm) unless the
+// bearer token is one of known, and logs the caller as "<kind>:<name>".
+func authorized(known tokens, kind, who, realm string, h namedHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		name, ok := s.approvers.lookup(bearer(r))
+		name, ok := known.lookup(bearer(r))
 		if !ok {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="hoop approver API"`)
-			writeError(w, http.StatusUnauthorized, "unauthorized", "missing or unknown approver token")
+			w.Header().Set("WWW-Authenticate", `Bearer realm="`+realm+`"`)
+			writeError(w, http.StatusUnauthorized, "unauthorized", "missing or unknown "+who+" token")
 			return
 		}
-		setWho(r, "approver:"+name)
+		setWho(r, kind+":"+name)
 		h(w, r, name)
 	}
 }
