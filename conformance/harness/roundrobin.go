@@ -4,6 +4,7 @@ import (
 	"io"
 	"log"
 	"net/http"
+	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"sync"
@@ -53,4 +54,34 @@ func (rr *RoundRobin) Hits() []int {
 	rr.mu.Lock()
 	defer rr.mu.Unlock()
 	return append([]int(nil), rr.hits...)
+}
+
+// SameAnswersViaRoundRobin checks that a server keeps no per-client state: a
+// client session through a round-robin over urls gets the same answers as a
+// session against each url on its own. run opens one session at the URL it
+// is given and returns its answers in order. Each backend must have served
+// at least minHits of the balanced session's requests.
+func SameAnswersViaRoundRobin(t *testing.T, run func(t *testing.T, url string) []string, minHits int, urls ...string) {
+	t.Helper()
+	rr := NewRoundRobin(t, urls...)
+	lb := httptest.NewServer(rr)
+	defer lb.Close()
+	u, err := url.Parse(urls[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaLB := run(t, lb.URL+u.Path)
+	for i, direct := range urls {
+		got := run(t, direct)
+		for j := range viaLB {
+			if j >= len(got) || viaLB[j] != got[j] {
+				t.Fatalf("answer %d differs:\n via round-robin %s\n backend %d alone %v", j, viaLB[j], i, got)
+			}
+		}
+	}
+	for i, n := range rr.Hits() {
+		if n < minHits {
+			t.Fatalf("round-robin hits %v: backend %d served %d requests, want at least %d", rr.Hits(), i, n, minHits)
+		}
+	}
 }

@@ -3,7 +3,6 @@ package mcpconf
 import (
 	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -23,10 +22,6 @@ func TestTwoSidecarProcessesBehindRoundRobinAnswerIdentically(t *testing.T) {
 	rejected := s.file(t, "fp-rr-rejected")
 	s.cp.Reject(t, rejected, "too risky")
 
-	rr := harness.NewRoundRobin(t, s.url(), "http://"+other+"/mcp")
-	lb := httptest.NewServer(rr)
-	defer lb.Close()
-
 	seq := []struct {
 		tool string
 		args map[string]any
@@ -39,38 +34,28 @@ func TestTwoSidecarProcessesBehindRoundRobinAnswerIdentically(t *testing.T) {
 		{"review_wait", map[string]any{"id": rejected, "timeout_seconds": 5}},
 		{"approval_status", map[string]any{"id": "00000000-0000-0000-0000-000000000000"}},
 	}
-	run := func(url, version string) []string {
-		cs := connect(t, url, version)
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		tools, err := cs.ListTools(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tj, _ := json.Marshal(tools.Tools)
-		out := []string{string(tj)}
-		for _, c := range seq {
-			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: c.tool, Arguments: c.args})
-			if err != nil {
-				t.Fatalf("%s: %v", c.tool, err)
-			}
-			rj, _ := json.Marshal(res)
-			out = append(out, string(rj))
-		}
-		return out
-	}
 	for _, v := range protocolVersions {
 		t.Run(v, func(t *testing.T) {
-			viaLB := run(lb.URL+"/mcp", v)
-			onA, onB := run(s.url(), v), run("http://"+other+"/mcp", v)
-			for i := range viaLB {
-				if viaLB[i] != onA[i] || viaLB[i] != onB[i] {
-					t.Fatalf("answer %d differs:\n via round-robin %s\n process A       %s\n process B       %s", i, viaLB[i], onA[i], onB[i])
+			harness.SameAnswersViaRoundRobin(t, func(t *testing.T, url string) []string {
+				cs := connect(t, url, v)
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				tools, err := cs.ListTools(ctx, nil)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
+				tj, _ := json.Marshal(tools.Tools)
+				out := []string{string(tj)}
+				for _, c := range seq {
+					res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: c.tool, Arguments: c.args})
+					if err != nil {
+						t.Fatalf("%s: %v", c.tool, err)
+					}
+					rj, _ := json.Marshal(res)
+					out = append(out, string(rj))
+				}
+				return out
+			}, 5, s.url(), "http://"+other+"/mcp")
 		})
-	}
-	if hits := rr.Hits(); hits[0] < 5 || hits[1] < 5 {
-		t.Fatalf("round-robin hits %v: both processes must have answered", hits)
 	}
 }

@@ -3,7 +3,6 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/hoophq/sidecar/conformance/harness"
@@ -22,10 +21,6 @@ func TestTwoReplicasBehindRoundRobinAnswerIdentically(t *testing.T) {
 	if err := cp.Decide(decided, domain.StatusRejected, "too risky"); err != nil {
 		t.Fatal(err)
 	}
-	rr := harness.NewRoundRobin(t, a.url, b.url)
-	lb := httptest.NewServer(rr)
-	defer lb.Close()
-
 	seq := []struct {
 		tool string
 		args map[string]any
@@ -39,33 +34,22 @@ func TestTwoReplicasBehindRoundRobinAnswerIdentically(t *testing.T) {
 		{"approval_status", map[string]any{"id": "ap-nope"}},
 		{"approval_list", map[string]any{"limit": 0}},
 	}
-	run := func(url, version string) []string {
-		cs, _ := connect(t, url, version)
-		tools, err := cs.ListTools(context.Background(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tj, _ := json.Marshal(tools.Tools)
-		out := []string{string(tj)}
-		for _, c := range seq {
-			res := call(t, cs, c.tool, c.args)
-			rj, _ := json.Marshal(res)
-			out = append(out, string(rj))
-		}
-		return out
-	}
 	for _, v := range protocolVersions {
 		t.Run(v, func(t *testing.T) {
-			viaLB := run(lb.URL+"/mcp", v)
-			onA, onB := run(a.url, v), run(b.url, v)
-			for i := range viaLB {
-				if viaLB[i] != onA[i] || viaLB[i] != onB[i] {
-					t.Fatalf("answer %d differs:\n via round-robin %s\n replica A       %s\n replica B       %s", i, viaLB[i], onA[i], onB[i])
+			harness.SameAnswersViaRoundRobin(t, func(t *testing.T, url string) []string {
+				cs, _ := connect(t, url, v)
+				tools, err := cs.ListTools(context.Background(), nil)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
+				tj, _ := json.Marshal(tools.Tools)
+				out := []string{string(tj)}
+				for _, c := range seq {
+					rj, _ := json.Marshal(call(t, cs, c.tool, c.args))
+					out = append(out, string(rj))
+				}
+				return out
+			}, 5, a.url, b.url)
 		})
-	}
-	if hits := rr.Hits(); hits[0] < 5 || hits[1] < 5 {
-		t.Fatalf("round-robin hits %v: both replicas must have answered", hits)
 	}
 }
