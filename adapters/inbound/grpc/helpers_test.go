@@ -2,7 +2,6 @@ package grpclistener_test
 
 import (
 	"context"
-	"net"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,6 +19,7 @@ import (
 	"github.com/hoophq/sidecar/conformance/grpc/upstream"
 	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/internal/fakecp"
+	"github.com/hoophq/sidecar/internal/listenertest"
 	"github.com/hoophq/sidecar/ports"
 )
 
@@ -65,21 +65,8 @@ func (s *sidecar) serve(t *testing.T, ls app.ListenerSettings) (string, *app.Lis
 	if ls.SpendOn == "" {
 		ls.SpendOn = ports.SpendOnSent
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	l := s.core.Listener(ls)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- grpclistener.New(nil).Serve(ctx, ln, l) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-	})
-	return ln.Addr().String(), l
+	return listenertest.Serve(t, grpclistener.New(nil), l), l
 }
 
 // rule returns an approval rule named name holding the given method globs.

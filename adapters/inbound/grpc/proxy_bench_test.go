@@ -15,6 +15,7 @@ import (
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/conformance/grpc/testpb"
 	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/internal/listenertest"
 	"github.com/hoophq/sidecar/ports"
 )
 
@@ -112,20 +113,7 @@ func benchUpstream(b *testing.B) string {
 func benchListener(b *testing.B, s app.ListenerSettings) string {
 	b.Helper()
 	core := app.NewCore(app.CoreOptions{Sidecar: "bench", Metrics: app.NewMetrics()})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- grpclistener.New(nil).Serve(ctx, ln, core.Listener(s)) }()
-	b.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			b.Errorf("Serve returned %v", err)
-		}
-	})
-	return ln.Addr().String()
+	return listenertest.Serve(b, grpclistener.New(nil), core.Listener(s))
 }
 
 func benchClient(b *testing.B, addr string) testpb.ProbeClient {

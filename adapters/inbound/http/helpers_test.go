@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/internal/fakecp"
+	"github.com/hoophq/sidecar/internal/listenertest"
 	"github.com/hoophq/sidecar/ports"
 )
 
@@ -172,20 +172,7 @@ func newSidecar(withCP bool) *sidecar {
 func (sc *sidecar) serve(t *testing.T, s app.ListenerSettings) string {
 	t.Helper()
 	s.Protocol = "http"
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- httplistener.New(nil).Serve(ctx, ln, sc.core.Listener(s)) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve returned %v", err)
-		}
-	})
-	return ln.Addr().String()
+	return listenertest.Serve(t, httplistener.New(nil), sc.core.Listener(s))
 }
 
 // rule builds a compiled approval rule.

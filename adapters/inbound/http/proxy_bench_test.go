@@ -1,9 +1,7 @@
 package httplistener_test
 
 import (
-	"context"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -14,6 +12,7 @@ import (
 	httplistener "github.com/hoophq/sidecar/adapters/inbound/http"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/internal/listenertest"
 )
 
 // BenchmarkAllowedGet measures a GET that no rule holds (the hot path: the
@@ -100,20 +99,7 @@ func getN(b *testing.B, c *http.Client, url string, n, conc int) {
 func benchListener(b *testing.B, s app.ListenerSettings) string {
 	b.Helper()
 	core := app.NewCore(app.CoreOptions{Sidecar: "bench", Metrics: app.NewMetrics()})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- httplistener.New(nil).Serve(ctx, ln, core.Listener(s)) }()
-	b.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			b.Errorf("Serve returned %v", err)
-		}
-	})
-	return ln.Addr().String()
+	return listenertest.Serve(b, httplistener.New(nil), core.Listener(s))
 }
 
 func benchRule(b *testing.B, actions, targets []string) domain.ApprovalRule {
