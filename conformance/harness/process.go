@@ -95,6 +95,18 @@ func (p *Process) Stop() {
 	}
 }
 
+// Kill ends the process with SIGKILL, as a crash would (no shutdown, open
+// connections dropped), and waits for it.
+func (p *Process) Kill() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	_ = p.cmd.Process.Kill()
+	<-p.done
+}
+
 // Wait waits for the process to exit by itself and returns its exit code.
 func (p *Process) Wait(timeout time.Duration) (int, error) {
 	select {
