@@ -36,6 +36,13 @@ func (p *Process) Output() string {
 	return p.out.String()
 }
 
+// Start starts bin with args (env added to this process's environment),
+// keeps its output, and stops it at the end of the test.
+func Start(t testing.TB, name string, env []string, bin string, args ...string) *Process {
+	t.Helper()
+	return start(t, name, env, bin, args...)
+}
+
 func start(t testing.TB, name string, env []string, bin string, args ...string) *Process {
 	t.Helper()
 	p := &Process{Name: name, done: make(chan struct{})}
