@@ -167,3 +167,28 @@ listeners:
 		t.Fatalf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// An action is an exact name: a glob would never match, so it is a mistake
+// (once, even on a rule a listener uses), and leaving actions out matches
+// every statement.
+func TestValidateRefusesGlobsInActions(t *testing.T) {
+	f := parse(t, `
+sidecar: demo
+approval_rules: [{name: all, match: {actions: ["*", DROP_*, "", DELETE]}}]
+listeners: [{name: db, protocol: sql, listen: 127.0.0.1:1, upstream: db, approval_rules: [all]}]
+`)
+	var got []string
+	for _, e := range config.Validate(f, protocols) {
+		got = append(got, e.Error())
+	}
+	if len(got) != 3 {
+		t.Fatalf("want three mistakes, got:\n%s", strings.Join(got, "\n"))
+	}
+	for i, want := range []string{`approval_rules[0].match.actions[0]: "*" is not an action name`,
+		`approval_rules[0].match.actions[1]: "DROP_*" is not an action name`,
+		`approval_rules[0].match.actions[2]: "" is not an action name`} {
+		if !strings.HasPrefix(got[i], want) || !strings.Contains(got[i], "leave actions out to match every statement") {
+			t.Errorf("got %q, want %q…", got[i], want)
+		}
+	}
+}
