@@ -16,11 +16,11 @@ import (
 	"github.com/hoophq/sidecar/conformance/harness"
 )
 
-// pgSidecar runs the sidecar binary with one postgres listener in return
-// mode whose rule holds DELETE, an admin address, and extra config lines
-// (e.g. an mcp block). It returns the process, the listener's and the admin
-// address.
-func pgSidecar(t *testing.T, cp *harness.ControlPlane, token, extra string) (*harness.Sidecar, string, string) {
+// pgSidecar runs the sidecar binary with a postgres and an http listener in
+// return mode whose rule holds DELETE, an admin address, and extra config
+// lines (e.g. an mcp block). It returns the process, the postgres listener's
+// address, the admin address and the http listener's address.
+func pgSidecar(t *testing.T, cp *harness.ControlPlane, token, extra string) (*harness.Sidecar, string, string, string) {
 	t.Helper()
 	if _, err := exec.LookPath("psql"); err != nil {
 		t.Fatal("psql is not installed (make deps installs postgresql-client)")
@@ -33,7 +33,7 @@ func pgSidecar(t *testing.T, cp *harness.ControlPlane, token, extra string) (*ha
 	if u.Port() == "" {
 		upstream = net.JoinHostPort(u.Hostname(), "5432")
 	}
-	listen, admin := harness.FreeAddr(t), harness.FreeAddr(t)
+	listen, admin, web := harness.FreeAddr(t), harness.FreeAddr(t), harness.FreeAddr(t)
 	s := harness.StartSidecar(t, harness.SidecarOptions{Token: token, Config: fmt.Sprintf(`sidecar: test
 control_plane: {url: %s, token_env: HOOP_SIDECAR_TOKEN, timeout: 2s}
 admin: {listen: %s}
@@ -41,8 +41,25 @@ admin: {listen: %s}
 approval_rules: [{name: destructive, match: {actions: [DELETE]}}]
 listeners:
   - {name: pg, protocol: postgres, listen: %s, upstream: %s, mode: return, approval_rules: [destructive]}
-`, cp.URL, admin, extra, listen, upstream)})
-	return s, listen, admin
+  - {name: web, protocol: http, listen: %s, upstream: "http://127.0.0.1:1", mode: return, approval_rules: [destructive]}
+`, cp.URL, admin, extra, listen, upstream, web)})
+	return s, listen, admin, web
+}
+
+// curlDelete sends DELETE /v1/x with the real curl and returns the status
+// line and body it printed.
+func curlDelete(t *testing.T, addr string) string {
+	t.Helper()
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Fatal("curl is not installed")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "curl", "-sS", "-X", "DELETE", "-w", "\nstatus %{http_code}\n", "http://"+addr+"/v1/x").CombinedOutput()
+	if err != nil {
+		t.Fatalf("curl: %v\n%s", err, out)
+	}
+	return string(out)
 }
 
 // psql runs the real psql against the listener and returns what it printed.
@@ -73,7 +90,7 @@ func get(t *testing.T, u string) (int, string) {
 // that need no approval keep flowing.
 func TestRefusedSidecarTokenIsSaidEverywhere(t *testing.T) {
 	cp := harness.StartControlPlane(t, harness.CPOptions{Sidecars: map[string]string{"test": "the-right-token"}})
-	s, listen, admin := pgSidecar(t, cp, "a-wrong-token", "")
+	s, listen, admin, web := pgSidecar(t, cp, "a-wrong-token", "")
 
 	startup := s.Output()
 	if !strings.Contains(startup, "the Control Plane refused the Sidecar token") ||
@@ -96,6 +113,10 @@ func TestRefusedSidecarTokenIsSaidEverywhere(t *testing.T) {
 			t.Errorf("the denial must not contain %q:\n%s", secret, out)
 		}
 	}
+	if out := curlDelete(t, web); !strings.Contains(out, "the Control Plane refused the Sidecar token") ||
+		!strings.Contains(out, "status 403") || strings.Contains(out, "a-wrong-token") {
+		t.Errorf("curl should get a 403 naming the refused token:\n%s", out)
+	}
 	if out := psql(t, listen, "SELECT 40 + 2 AS answer"); !strings.Contains(out, "42") {
 		t.Errorf("a statement needing no approval should run:\n%s", out)
 	}
@@ -106,19 +127,21 @@ func TestRefusedSidecarTokenIsSaidEverywhere(t *testing.T) {
 // set from the config in cmd/sidecar/run.go).
 func TestMCPBlockGivesTheMCPDenialText(t *testing.T) {
 	cp := harness.StartControlPlane(t, harness.CPOptions{Sidecars: map[string]string{"test": "the-right-token"}})
-	_, listen, _ := pgSidecar(t, cp, "the-right-token", "mcp: {listen: "+harness.FreeAddr(t)+"}")
-	out := psql(t, listen, "DELETE FROM hoop_no_such_table")
-	want := regexp.MustCompile(`ERROR:  approval [0-9a-f-]+: waiting for approval; call the MCP tool approval_wait with the approval id, ` +
+	_, listen, _, web := pgSidecar(t, cp, "the-right-token", "mcp: {listen: "+harness.FreeAddr(t)+"}")
+	want := regexp.MustCompile(`approval [0-9a-f-]+: waiting for approval; call the MCP tool approval_wait with the approval id, ` +
 		`then resend the identical statement once it is approved \(statement held for human approval\)`)
-	if !want.MatchString(out) {
-		t.Fatalf("psql should print the spec's MCP denial text:\n%s", out)
+	if out := psql(t, listen, "DELETE FROM hoop_no_such_table"); !regexp.MustCompile("ERROR:  " + want.String()).MatchString(out) {
+		t.Errorf("psql should print the spec's MCP denial text:\n%s", out)
+	}
+	if out := curlDelete(t, web); !want.MatchString(out) || !strings.Contains(out, "status 403") {
+		t.Errorf("curl should get a 403 with the spec's MCP denial text:\n%s", out)
 	}
 }
 
 // Without an mcp block the denial is the spec's plain text, which names no tool.
 func TestNoMCPBlockGivesThePlainDenialText(t *testing.T) {
 	cp := harness.StartControlPlane(t, harness.CPOptions{Sidecars: map[string]string{"test": "the-right-token"}})
-	_, listen, _ := pgSidecar(t, cp, "the-right-token", "")
+	_, listen, _, _ := pgSidecar(t, cp, "the-right-token", "")
 	out := psql(t, listen, "DELETE FROM hoop_no_such_table")
 	want := regexp.MustCompile(`ERROR:  statement held for human approval: waiting for approval; resend the identical statement once it is approved \(approval [0-9a-f-]+\)`)
 	if !want.MatchString(out) || strings.Contains(out, "approval_wait") {
