@@ -18,8 +18,8 @@ import (
 
 // admin serves /healthz (the process is up), /readyz (every listener is bound
 // and the Control Plane answered, when there is one; a refused Sidecar token
-// is named as the reason) and /metrics
-// (Prometheus). It is off unless the config has an admin block.
+// is named as the reason) and /metrics (Prometheus). It is off unless the
+// config has an admin block.
 type admin struct {
 	srv *http.Server
 	ln  net.Listener
