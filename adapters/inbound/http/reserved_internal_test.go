@@ -69,6 +69,10 @@ func TestReserve(t *testing.T) {
 		if got, _ := reserve(readTarget(t, target), ""); got != want {
 			t.Errorf("reserve(%q) = %v, want %v", target, got, want)
 		}
+		// The fuzz targets' oracle reads these the same way.
+		if in, settled := oracleInPrefix(target); (in || !settled) != (want != notReserved) {
+			t.Errorf("oracleInPrefix(%q) = %v, settled %v; want reserved %v", target, in, settled, want != notReserved)
+		}
 	}
 }
 
@@ -127,4 +131,34 @@ func TestReserveLongPath(t *testing.T) {
 	if got, _ := reserve(readTarget(t, long+"hoop"), ""); got != reservedMalformed {
 		t.Errorf("a long path that mentions hoop: %v", got)
 	}
+}
+
+// FuzzReserveReadings compares reserve with oracleInPrefix, the brute-force
+// restatement of the documented readings, on any target that the listener's
+// server parses: a target with a reading under the prefix (or one that does
+// not settle) is reserved, and a target of at most maxReadPath bytes with
+// none is not. The upstream path is "/" or "/b/" (based).
+func FuzzReserveReadings(f *testing.F) {
+	f.Fuzz(func(t *testing.T, target string, based bool) {
+		r, err := http.ReadRequest(bufio.NewReader(strings.NewReader("GET " + target + " HTTP/1.1\r\nHost: h\r\n\r\n")))
+		if err != nil || len(target) > maxFuzzTarget {
+			t.Skip("not a request target the listener reads")
+		}
+		up, joined := "/", r.URL.EscapedPath()
+		if based {
+			up, joined = "/b/", joinPath("/b/", joined)
+		}
+		in, settled := false, true
+		for _, p := range []string{target, r.URL.EscapedPath(), joined} {
+			i, s := oracleInPrefix(p)
+			in, settled = in || i, settled && s
+		}
+		got, _ := reserve(r, up)
+		switch {
+		case (in || !settled) && got == notReserved:
+			t.Fatalf("reserve(%q) = notReserved; the oracle reads it into the prefix (settled %v)", target, settled)
+		case !in && settled && got != notReserved:
+			t.Fatalf("reserve(%q) = %v; no reading of the oracle is in the prefix", target, got)
+		}
+	})
 }
