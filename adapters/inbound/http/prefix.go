@@ -16,7 +16,7 @@ const maxDecodeRounds = 4
 // maxReadPath bounds the work on one path (bytes): a path longer than this
 // that mentions "hoop" in any spelling is malformed rather than read every
 // way. Common servers refuse a request line over 8 KiB anyway.
-const maxReadPath = 16 << 10
+const maxReadPath = 8 << 10
 
 // The two segments of the reserved prefix /.well-known/hoop/, compared
 // without regard to case.
@@ -292,15 +292,18 @@ func percentRound(s string) string {
 	}
 	var b strings.Builder
 	b.Grow(len(s))
-	b.WriteString(s[:i])
-	for ; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) && ishex(s[i+1]) && ishex(s[i+2]) {
+	for i >= 0 {
+		b.WriteString(s[:i])
+		if i+2 < len(s) && ishex(s[i+1]) && ishex(s[i+2]) {
 			b.WriteByte(unhex(s[i+1])<<4 | unhex(s[i+2]))
-			i += 2
-			continue
+			s = s[i+3:]
+		} else {
+			b.WriteByte('%')
+			s = s[i+1:]
 		}
-		b.WriteByte(s[i])
+		i = strings.IndexByte(s, '%')
 	}
+	b.WriteString(s)
 	return b.String()
 }
 
