@@ -15,23 +15,57 @@ import (
 // against File's yaml tags, so it knows every key the decoder knows.
 // Values under an unknown key are not looked into. A text the parser refuses
 // yields none (the decoder reports it).
+//
+// A merge key ("<<: *anchor", "<<: {…}", "<<: [*a, *b]") brings its
+// mapping's keys into the mapping it stands in: they are checked there, with
+// that mapping's path, unless the anchor was already checked where it is
+// written (so each typo is reported once). An anchor written where no key is
+// checked (under an unknown key such as "x-defaults:") is thus checked where
+// it is merged.
 func unknownKeys(b []byte) Errors {
 	f, err := parser.ParseBytes(b, 0)
 	if err != nil {
 		return nil
 	}
-	var errs Errors
+	w := keyWalk{anchors: map[string]ast.Node{}, checked: map[string]bool{}}
 	for _, d := range f.Docs {
 		if d.Body != nil {
-			walkKeys(d.Body, reflect.TypeFor[File](), "", &errs)
+			collectAnchors(d.Body, w.anchors)
+			w.walk(d.Body, reflect.TypeFor[File](), "")
 		}
 	}
-	return errs
+	return w.errs
 }
 
-func walkKeys(n ast.Node, t reflect.Type, path string, errs *Errors) {
+// keyWalk is one unknownKeys pass: the anchors by name, which of them were
+// checked against a type already, and the mistakes so far.
+type keyWalk struct {
+	anchors map[string]ast.Node
+	checked map[string]bool
+	errs    Errors
+}
+
+// collectAnchors records every anchor under n by name (a later anchor of the
+// same name replaces an earlier one, as aliases after it see).
+func collectAnchors(n ast.Node, into map[string]ast.Node) {
+	ast.Walk(anchorVisitor(into), n)
+}
+
+type anchorVisitor map[string]ast.Node
+
+func (v anchorVisitor) Visit(n ast.Node) ast.Visitor {
+	if a, ok := n.(*ast.AnchorNode); ok && a.Name != nil {
+		v[a.Name.GetToken().Value] = a.Value
+	}
+	return v
+}
+
+func (w *keyWalk) walk(n ast.Node, t reflect.Type, path string) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if a, ok := n.(*ast.AnchorNode); ok && a.Name != nil {
+		w.checked[a.Name.GetToken().Value] = true
 	}
 	n = unwrapNode(n)
 	switch t.Kind() {
@@ -46,7 +80,8 @@ func walkKeys(n ast.Node, t reflect.Type, path string, errs *Errors) {
 		fields := yamlFields(t)
 		for _, kv := range pairs {
 			if _, merge := kv.Key.(*ast.MergeKeyNode); merge {
-				continue // "<<: *anchor": the anchor's keys are checked where it is written
+				w.merged(kv.Value, t, path)
+				continue
 			}
 			key := keyName(kv.Key)
 			p := key
@@ -55,17 +90,39 @@ func walkKeys(n ast.Node, t reflect.Type, path string, errs *Errors) {
 			}
 			ft, ok := fields[key]
 			if !ok {
-				*errs = append(*errs, FieldError{Path: p, Message: unknownKeyMessage(kv, fields)})
+				w.errs = append(w.errs, FieldError{Path: p, Message: unknownKeyMessage(kv, fields)})
 				continue
 			}
-			walkKeys(kv.Value, ft, p, errs)
+			w.walk(kv.Value, ft, p)
 		}
 	case reflect.Slice:
 		if s, ok := n.(*ast.SequenceNode); ok {
 			for i, v := range s.Values {
-				walkKeys(v, t.Elem(), fmt.Sprintf("%s[%d]", path, i), errs)
+				w.walk(v, t.Elem(), fmt.Sprintf("%s[%d]", path, i))
 			}
 		}
+	}
+}
+
+// merged checks the value of a merge key in a mapping of type t at path: a
+// mapping, an alias of one, or a list of those.
+func (w *keyWalk) merged(v ast.Node, t reflect.Type, path string) {
+	switch m := unwrapNode(v).(type) {
+	case *ast.SequenceNode:
+		for _, e := range m.Values {
+			w.merged(e, t, path)
+		}
+	case *ast.AliasNode:
+		if m.Value == nil {
+			return
+		}
+		name := m.Value.GetToken().Value
+		if target, ok := w.anchors[name]; ok && !w.checked[name] {
+			w.checked[name] = true
+			w.walk(target, t, path)
+		}
+	default:
+		w.walk(v, t, path)
 	}
 }
 

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
-	"github.com/goccy/go-yaml"
+	"gopkg.in/yaml.v3"
 )
 
 // Load reads and parses the config file at path (see Parse).
@@ -26,10 +27,15 @@ func Load(path string) (*File, Errors, error) {
 // the parse. Unknown keys are returned, not raised, so that `sidecar
 // validate` prints them together with Validate's mistakes. It does not
 // validate: call Validate.
+//
+// The file is decoded by gopkg.in/yaml.v3, which follows the YAML merge key
+// ("<<: *anchor", also a list of them): a key written beside "<<" wins over
+// the merged one, wherever it stands. A key written twice in one mapping is
+// an error.
 func Parse(b []byte) (*File, Errors, error) {
 	var f File
 	if err := yaml.NewDecoder(bytes.NewReader(b)).Decode(&f); err != nil && !errors.Is(err, io.EOF) {
-		return nil, nil, fmt.Errorf("parse config: %s", yaml.FormatError(err, false, true))
+		return nil, nil, fmt.Errorf("parse config: %s", strings.TrimPrefix(err.Error(), "yaml: "))
 	}
 	return &f, unknownKeys(b), nil
 }
