@@ -40,9 +40,9 @@ const (
 //     such as fullwidth letters and dots, Unicode case folding onto ASCII);
 //   - cut at '/' only, or at '/' and '\';
 //   - each segment compared without regard to case, and optionally: cut at
-//     the first ';', '?', '#' or NUL; with NULs removed; with trailing dots
-//     and spaces trimmed (a segment of dots and spaces only then reads as "."
-//     for one dot and ".." for more);
+//     the first ';', '?', '#' or NUL; with NULs removed; with trailing dots,
+//     spaces and other ASCII whitespace trimmed (a segment of those only then
+//     reads as "." for one dot and ".." for more);
 //   - empty segments kept (RFC 3986) or dropped (repeated slashes collapsed);
 //   - dot segments resolved as RFC 3986 §5.2.4 does.
 //
@@ -241,10 +241,17 @@ func classes(seg string) (cs [nVariants]segClass) {
 	return cs
 }
 
-// trimDotsSpaces trims trailing dots and spaces off s; a segment of dots and
-// spaces only reads as "." for one dot, ".." for more, "" for none.
+// trailingTrimmed are the bytes some server drops off the end of a segment:
+// dots and spaces (Windows, IIS), and ASCII whitespace, which Java's trim
+// drops and a regular expression's '$' in Python, Ruby or PCRE matches
+// before (a trailing "\n").
+const trailingTrimmed = ". \t\n\v\f\r"
+
+// trimDotsSpaces trims trailing dots, spaces and other ASCII whitespace
+// (trailingTrimmed) off s; a segment of those only reads as "." for one dot,
+// ".." for more, "" for none.
 func trimDotsSpaces(s string) string {
-	t := strings.TrimRight(s, ". ")
+	t := strings.TrimRight(s, trailingTrimmed)
 	if t != "" || s == "" {
 		return t
 	}

@@ -52,6 +52,9 @@ func TestReserve(t *testing.T) {
 		"/.well-known/hoop%3fx": malformed, "/.well-known/hoop%23/x": malformed, "/.well-known/hoop%00/x": malformed,
 		"/.well-known/ho%00op/x": malformed, `/.well-known\hoop\x`: malformed, "/.well-known%5choop": malformed,
 		"/.well-known/hoop.%20.": malformed, "/.well-known/hoop%2f..%2f..%2fx": malformed,
+		// Trailing ASCII whitespace: Java trim, a regexp "$" before "\n".
+		"/.well-known/hoop%0a": malformed, "/.well-known/hoop%0d%0a/x": malformed, "/.well-known%09/hoop": malformed,
+		"/.well-known/hoop%0b": malformed, "/.well-known/hoop%0c/x": malformed, "/.well-known/hoop%2e%0a": malformed,
 		"/x/../.well-known/hoop/a": malformed, "/.well-known/x/../hoop": malformed,
 		"/.well-known/a%2fb/../hoop": malformed, // '/' kept inside a segment, then resolved
 		`/.well-known/a\b/../hoop`:   malformed, "/.well-known/..;/../hoop": malformed,

@@ -126,7 +126,7 @@ func oracleSegment(seg string, cut, dropNUL, trim bool) string {
 		}, seg)
 	}
 	if trim {
-		trimmed := strings.TrimRight(seg, ". ")
+		trimmed := strings.TrimRight(seg, ". \t\n\v\f\r")
 		if trimmed == "" {
 			switch dots := strings.Count(seg, "."); {
 			case dots == 1:

@@ -153,6 +153,9 @@ var issueTargets = []string{
 	"/%c0%aewell-known/hoop/x", "//.well-known//hoop/", "/.well-known/hoop%3f/x", "/.well-known/hoop%23/x",
 	"/.well-known/hoop%00/x", `/.well-known\hoop\x`, "/.WELL-KNOWN/HOOP/approvals/x", "/.well-known/a%2fb/../hoop",
 	"/.well-known/hoop.%20.%20./x", "/%ef%bc%8ewell-known/hoop/x",
+	// Trailing whitespace that Java's trim drops and a regexp '$' matches
+	// before: these reached the upstream (breaker1).
+	"/.well-known/hoop%0a", "/.well-known/hoop%09", "/.well-known/hoop%0d", "/.well-known%0a/hoop/x",
 }
 
 func TestLenientSpellingsOfThePrefixAreAnsweredByTheSidecar(t *testing.T) {
