@@ -28,8 +28,9 @@ const (
 // readsIntoPrefix reports whether some reading of the path p (as sent: still
 // percent-encoded, rooted or not) lies under /.well-known/hoop/, and whether
 // p's decoding settles within maxDecodeRounds (settled false: malformed, and
-// in is then meaningless). A path over maxReadPath bytes that mentions "hoop"
-// does not settle either.
+// in is then meaningless). A path over maxReadPath bytes is read plainly
+// only, and does not settle when it mentions "hoop" or holds what only a
+// lenient reading resolves (mayMentionHoop).
 //
 // A reading is p taken one of the ways that some server along the way may
 // take it (docs/http-listener.md, "The /.well-known/hoop/ reservation"):
@@ -58,6 +59,9 @@ func readsIntoPrefix(p string) (in, settled bool) {
 	if !ok {
 		return false, false
 	}
+	if len(p) > maxReadPath {
+		return false, !mayMentionHoop(plain[maxDecodeRounds])
+	}
 	lenient, ok := decodeLevels(foldLenient(p), lenientRound)
 	if !ok {
 		return false, false
@@ -68,9 +72,6 @@ func readsIntoPrefix(p string) (in, settled bool) {
 	// or with NULs removed.
 	if !mentionsHoop(plain[maxDecodeRounds]) && (sameLenient || !mentionsHoop(lenient[maxDecodeRounds])) {
 		return false, true
-	}
-	if len(p) > maxReadPath {
-		return false, false
 	}
 	for _, lv := range [2]struct {
 		levels *[maxDecodeRounds + 1]string
@@ -104,6 +105,22 @@ func decodeLevels(s string, round func(string) string) (levels [maxDecodeRounds 
 		levels[k] = round(levels[k-1])
 	}
 	return levels, round(levels[maxDecodeRounds]) == levels[maxDecodeRounds]
+}
+
+// mayMentionHoop reports, for a path too long to read every way
+// (maxReadPath), whether it might spell "hoop" in some reading, from its
+// plain decoding d alone: d mentions it, or holds what only the lenient
+// readings resolve (non-ASCII bytes, a %u escape). The lenient readings
+// (Unicode normalization, five rounds, several inputs) cost about 200 ms per
+// MiB of path, which a client could spend in a loop; the plain decoding is
+// linear and cheap.
+func mayMentionHoop(d string) bool {
+	for i := 0; i < len(d); i++ {
+		if d[i] >= utf8.RuneSelf || d[i] == '%' && i+1 < len(d) && d[i+1]|0x20 == 'u' {
+			return true
+		}
+	}
+	return mentionsHoop(d)
 }
 
 // mentionsHoop reports whether s contains "hoop" in any ASCII letter case,

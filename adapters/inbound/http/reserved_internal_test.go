@@ -116,6 +116,10 @@ func BenchmarkReserve(b *testing.B) {
 		"ordinary": "/api/v1/namespaces/default/pods/web-5d8f7c9b4-x2x9k/log?follow=true",
 		"prefix":   "/.well-known/hoop/approvals/9f97c0a2-3c2e-4c55-9b8e-7c0e6a1d2f3b",
 		"hostile":  "/" + strings.Repeat("%252e%c0%ae.;\\%25u002e/", 350) + ".well-known/hoop",
+		// The largest request line the listener's server reads (1 MiB), of
+		// fullwidth dots: Unicode normalization on every reading took
+		// 200 ms a request before long paths were read plainly only.
+		"long-unicode": "/" + strings.Repeat("%ef%bc%8e", 100000),
 	} {
 		r := readTarget(b, target)
 		b.Run(name, func(b *testing.B) {
@@ -133,6 +137,17 @@ func TestReserveLongPath(t *testing.T) {
 	}
 	if got, _ := reserve(readTarget(t, long+"hoop"), ""); got != reservedMalformed {
 		t.Errorf("a long path that mentions hoop: %v", got)
+	}
+	// Past maxReadPath only the plain reading is made (the lenient ones
+	// would let a client spend 200 ms of CPU per request), so what only a
+	// lenient reading could turn into "hoop" is refused too.
+	for _, tail := range []string{"%ef%bd%88oop", "%25u0068oop", "caf\u00e9", "caf%c3%a9"} {
+		if got, _ := reserve(readTarget(t, long+tail), ""); got != reservedMalformed {
+			t.Errorf("a long path ending %q: %v, want malformed", tail, got)
+		}
+	}
+	if got, _ := reserve(readTarget(t, long+"%41%2Fb"), ""); got != notReserved {
+		t.Errorf("a long plain path with escapes that never spell hoop: %v", got)
 	}
 }
 
