@@ -37,6 +37,14 @@ func upstreamURL(s *app.ListenerSettings) (*url.URL, error) {
 	return u, nil
 }
 
+// pathOverrideHeaders are request headers that some upstreams read as the
+// path to act on instead of the request line's (IIS URL Rewrite, Laminas and
+// Zend, Symfony before 4.4 for X-Rewrite-URL). The rules and the
+// /.well-known/hoop/ reservation read the request line, so a client's value
+// would take a held path or the reserved prefix past them: they are dropped.
+// The Sidecar is the proxy that would set them, and it does not.
+var pathOverrideHeaders = []string{"X-Original-URL", "X-Rewrite-URL"}
+
 // forward proxies r to the upstream of settings s and writes the upstream's
 // answer, streaming both ways: bodies are not buffered (unless the handler
 // already buffered one for the gate), every response is flushed as it comes
@@ -47,7 +55,7 @@ func upstreamURL(s *app.ListenerSettings) (*url.URL, error) {
 // The upstream request carries the path and query as the client sent them,
 // the upstream's Host, fresh X-Forwarded-For,
 // X-Forwarded-Host and X-Forwarded-Proto (a client's own X-Forwarded-* are
-// dropped), and no X-Hoop-Approval header.
+// dropped), and no X-Hoop-Approval header nor pathOverrideHeaders.
 //
 // held says an approval rule covered the request (it runs on a connection of
 // its own, never replayed). With a ticket (spend_approval_on: accepted), an upstream answer below 400
@@ -79,6 +87,9 @@ func (h *handler) forward(w http.ResponseWriter, r *http.Request, s *app.Listene
 			pr.SetURL(target)
 			pr.SetXForwarded()
 			pr.Out.Header.Del(domain.Names.HeaderApprovalMode)
+			for _, k := range pathOverrideHeaders {
+				pr.Out.Header.Del(k)
+			}
 		},
 		Transport: tr,
 		// 0: a response of unknown length (chunked: watches, logs -f) or
