@@ -256,3 +256,19 @@ func TestInfoRetries503(t *testing.T) {
 		t.Fatalf("%d requests, want 2", n)
 	}
 }
+
+// A Control Plane that accepts and never answers: the try that ran out of
+// Options.Timeout is not tried again, so a status path or an MCP read
+// answers after one timeout, not three (a hang is not a blip; 5xx and
+// refused connections are still retried, see the two tests above).
+func TestGetDoesNotRetryATryThatTimedOut(t *testing.T) {
+	hang := func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
+	s := newServer(t, hang)
+	_, err := newClient(t, s.URL, nil).Get(context.Background(), "9f97")
+	if !errors.Is(err, ports.ErrUnavailable) {
+		t.Fatalf("err = %v, want ErrUnavailable", err)
+	}
+	if n := len(s.requests()); n != 1 {
+		t.Fatalf("%d requests, want 1 (a timed-out try is not retried)", n)
+	}
+}

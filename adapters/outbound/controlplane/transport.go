@@ -113,7 +113,9 @@ func (c *Client) once(ctx context.Context, r request) (answer, error) {
 
 // read performs an idempotent exchange (Get, List, Info), retrying network
 // errors and 5xx answers (ports.ErrUnavailable) with exponential backoff,
-// at most readTries tries, bounded by ctx. Other errors end it at once.
+// at most readTries tries, bounded by ctx. A try that ran out of the
+// per-exchange timeout is not retried (a hung Control Plane costs a reader
+// one timeout, not readTries of them). Other errors end it at once.
 func (c *Client) read(ctx context.Context, r request) (answer, error) {
 	var last error
 	bo := &backoff.ExponentialBackOff{InitialInterval: backoffInitial, RandomizationFactor: 0.2,
@@ -124,7 +126,10 @@ func (c *Client) read(ctx context.Context, r request) (answer, error) {
 			return a, nil
 		}
 		last = err
-		if errors.Is(err, ports.ErrUnavailable) && ctx.Err() == nil {
+		// A try that ran out of c.timeout met a Control Plane that accepts
+		// and does not answer: trying again would make every reader wait
+		// readTries timeouts instead of one.
+		if errors.Is(err, ports.ErrUnavailable) && ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
 			return a, err
 		}
 		return a, backoff.Permanent(err)
