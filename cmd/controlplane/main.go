@@ -10,10 +10,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/hoophq/sidecar/internal/cliconfig"
 )
 
 // version is set at build time: -ldflags "-X main.version=1.2.3".
@@ -29,7 +30,7 @@ func main() {
 // run executes the CLI with args and returns the exit code (0 ok, 1 failed).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRoot(stdout, stderr)
-	root.SetArgs(normalizeArgs(args))
+	root.SetArgs(cliconfig.Normalize(args))
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(stderr, "controlplane: error:", err)
 		return 1
@@ -56,22 +57,6 @@ Then approve:   controlplane approve ID --token $HOOP_APPROVER_TOKEN`,
 	root.AddCommand(newDecideCmds()...)
 	root.AddCommand(newListCmd(), newShowCmd())
 	return root
-}
-
-// normalizeArgs accepts the single-dash long form -config (and -config=FILE)
-// that Go's flag package users expect, by rewriting it to --config.
-func normalizeArgs(args []string) []string {
-	out := make([]string, 0, len(args))
-	for i, a := range args {
-		if a == "--" {
-			return append(out, args[i:]...)
-		}
-		if a == "-config" || strings.HasPrefix(a, "-config=") {
-			a = "-" + a
-		}
-		out = append(out, a)
-	}
-	return out
 }
 
 func newVersionCmd() *cobra.Command {

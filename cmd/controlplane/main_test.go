@@ -206,10 +206,3 @@ func TestServeFromConfigFile(t *testing.T) {
 		})
 	}
 }
-
-func TestNormalizeArgs(t *testing.T) {
-	got := strings.Join(normalizeArgs([]string{"serve", "-config=a.yaml", "-config", "b", "--", "-config"}), " ")
-	if got != "serve --config=a.yaml --config b -- -config" {
-		t.Fatal(got)
-	}
-}

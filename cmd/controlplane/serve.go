@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -14,25 +13,29 @@ import (
 	"github.com/hoophq/sidecar/cmd/controlplane/cpconfig"
 	"github.com/hoophq/sidecar/cmd/controlplane/server"
 	"github.com/hoophq/sidecar/cmd/controlplane/store"
+	"github.com/hoophq/sidecar/internal/cliconfig"
 )
 
 func newServeCmd() *cobra.Command {
-	var cfgPath, listen, logFormat string
+	var cfgFlag *string
+	var listen, logFormat string
 	var apiVersion int
 	cmd := &cobra.Command{
 		Use:   "serve --config FILE",
 		Short: "Run the Control Plane (Sidecar API, approver API, web page)",
-		Long: `serve runs the Control Plane on the address and store of its config file
+		Long: `serve runs the Control Plane on the address and store of its config file,
+given as --config FILE, -config FILE or a positional FILE
 (see examples/controlplane.yaml and docs/controlplane.md). It logs one line per
 HTTP request and stops cleanly on SIGINT or SIGTERM.
 
 --api-version is a testing aid: it sets what the X-Hoop-Api-Version header and
 /api/sidecars/info say, so that other tests can play an OLDER Control Plane;
 0 leaves the header out. Keep the default (1) in real use.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cfgPath == "" {
-				return errors.New("serve needs --config FILE (see examples/controlplane.yaml)")
+		Args: cliconfig.Args,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfgPath, err := cliconfig.Path(cmd, cfgFlag, args)
+			if err != nil {
+				return fmt.Errorf("%w; see examples/controlplane.yaml", err)
 			}
 			if apiVersion < 0 {
 				return fmt.Errorf("--api-version %d: must be 0 (header left out) or more", apiVersion)
@@ -56,8 +59,8 @@ HTTP request and stops cleanly on SIGINT or SIGTERM.
 			return serve(cmd.Context(), cfg, apiVersion, log)
 		},
 	}
+	cfgFlag = cliconfig.AddFlag(cmd)
 	f := cmd.Flags()
-	f.StringVar(&cfgPath, "config", "", "config file (YAML); -config works too")
 	f.StringVar(&listen, "listen", "", "host:port to listen on, overriding the config's listen (port 0 picks a free one)")
 	f.IntVar(&apiVersion, "api-version", server.APIVersion, "testing aid: X-Hoop-Api-Version to send (0 = leave the header out)")
 	f.StringVar(&logFormat, "log-format", "text", "log format on stderr: text or json")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -16,31 +15,33 @@ import (
 
 	"github.com/hoophq/sidecar/adapters/outbound/config"
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/cliconfig"
 	"github.com/hoophq/sidecar/internal/version"
 	"github.com/hoophq/sidecar/ports"
 )
 
 func runCmd() *cobra.Command {
-	var path string
+	var flag *string
 	cmd := &cobra.Command{
-		Use:   "run -config FILE",
+		Use:   "run --config FILE",
 		Short: "Serve the listeners of a config file",
-		Long: `run loads FILE, refuses to start on any mistake (the same ones validate prints, plus the
+		Long: `run loads FILE (--config FILE, -config FILE or a positional FILE), refuses to start on any mistake (the same ones validate prints, plus the
 spec's refusals: an mcp block needs listen and a Control Plane), binds every listener and the MCP
 server (a bind failure stops the Sidecar), and serves until SIGINT or SIGTERM.
 
 SIGHUP reloads listeners and rules from FILE without dropping live connections. A reload never
 starts, stops or moves the MCP server: restart the Sidecar after you add, remove or change the
 mcp block.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if path == "" {
-				return errors.New("run needs -config FILE")
+		Args: cliconfig.Args,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path, err := cliconfig.Path(cmd, flag, args)
+			if err != nil {
+				return err
 			}
 			return run(path)
 		},
 	}
-	cmd.Flags().StringVarP(&path, "config", "c", "", "path to config.yaml")
+	flag = cliconfig.AddFlag(cmd)
 	return cmd
 }
 
