@@ -10,7 +10,7 @@ build: ## build bin/sidecar and bin/controlplane
 	$(GO) build -o bin/sidecar ./cmd/sidecar
 	$(GO) build -o bin/controlplane ./cmd/controlplane
 
-run: ## start the reference Control Plane, an example upstream and a Sidecar; print what to try
+run: ## start the reference Control Plane, an example upstream and a Sidecar; print what to try (README: Try it)
 	./scripts/deps.sh run
 	./scripts/run.sh
 
@@ -20,5 +20,5 @@ deps: ## install what the tests need (idempotent; Go proxy, Debian and npm only)
 test: deps ## vet and run every test (unit, race, conformance with real clients and servers)
 	./scripts/test.sh
 
-clean: ## remove build output and the make-run state
+clean: ## remove build output and the make-run state: the next make run starts from an empty Control Plane
 	rm -rf bin .run
