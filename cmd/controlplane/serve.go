@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hoophq/sidecar/cmd/controlplane/cpconfig"
+	"github.com/hoophq/sidecar/cmd/controlplane/notify"
 	"github.com/hoophq/sidecar/cmd/controlplane/server"
 	"github.com/hoophq/sidecar/cmd/controlplane/store"
 	"github.com/hoophq/sidecar/internal/cliconfig"
@@ -80,8 +81,16 @@ func serve(ctx context.Context, cfg *cpconfig.Config, apiVersion int, log *slog.
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
+	notifier := notify.New(notify.Options{Webhooks: cfg.Webhooks, PublicURL: cfg.PublicURL, Version: version, Logger: log})
+	defer func() {
+		// Queued notifications get a few seconds to go out; retries are then abandoned (logged).
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		notifier.Close(ctx)
+	}()
 	opts := server.Options{Store: st, Sidecars: cfg.Sidecars, Approvers: cfg.Approvers,
-		Version: version, APIVersion: apiVersion, OmitAPIVersion: apiVersion == 0, Logger: log}
+		Version: version, APIVersion: apiVersion, OmitAPIVersion: apiVersion == 0, Logger: log,
+		Requested: notifier.Requested}
 	hs := &http.Server{
 		Handler:           server.New(opts),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -92,7 +101,7 @@ func serve(ctx context.Context, cfg *cpconfig.Config, apiVersion int, log *slog.
 	}
 	log.Info("control plane listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String(),
 		"store", store.Kind(st), "store_addr", cpconfig.Redact(cfg.Store), "sidecars", len(cfg.Sidecars),
-		"approvers", len(cfg.Approvers), "api_version", apiVersion, "version", version)
+		"approvers", len(cfg.Approvers), "webhooks", len(cfg.Webhooks), "api_version", apiVersion, "version", version)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
