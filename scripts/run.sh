@@ -121,7 +121,7 @@ hoop Sidecar is up.
   Sidecar admin   http://127.0.0.1:9090/readyz  /metrics
   MCP server      http://127.0.0.1:8765/mcp
   Logs            .run/controlplane.log .run/sidecar.log .run/upstream.log .run/audit.jsonl
-  Approvals       kept in .run/controlplane.db across runs (a rejected demo statement stays rejected);
+  Approvals       kept in .run/controlplane.db across runs (a rejected statement stays rejected until reopened);
                   make clean starts from an empty Control Plane
 
 In another shell, from this folder:
@@ -129,6 +129,9 @@ In another shell, from this folder:
 MSG
 for f in scripts/next-steps/*.txt; do [ -f "$f" ] && cat "$f"; done
 cat <<'MSG'
+
+More approver commands: ./bin/controlplane list, reject <id> --reason "not now",
+  reopen <id> (asks again for a rejected or revoked one); --help on each.
 
 Ctrl-C stops everything.
 MSG

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,7 +20,7 @@ import (
 
 func newServeCmd() *cobra.Command {
 	var cfgFlag *string
-	var listen, logFormat string
+	var listen, logFormat, logLevel string
 	var apiVersion int
 	cmd := &cobra.Command{
 		Use:   "serve --config FILE",
@@ -27,7 +28,7 @@ func newServeCmd() *cobra.Command {
 		Long: `serve runs the Control Plane on the address and store of its config file,
 given as --config FILE, -config FILE or a positional FILE
 (see examples/controlplane.yaml and docs/controlplane.md). It logs one line per
-HTTP request and stops cleanly on SIGINT or SIGTERM.
+HTTP request (health probes at debug) and stops cleanly on SIGINT or SIGTERM.
 
 --api-version is a testing aid: it sets what the X-Hoop-Api-Version header and
 /api/sidecars/info say, so that other tests can play an OLDER Control Plane;
@@ -41,12 +42,17 @@ HTTP request and stops cleanly on SIGINT or SIGTERM.
 			if apiVersion < 0 {
 				return fmt.Errorf("--api-version %d: must be 0 (header left out) or more", apiVersion)
 			}
+			var level slog.Level
+			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
+				return fmt.Errorf("--log-level %q: must be debug, info, warn or error", logLevel)
+			}
+			opts := &slog.HandlerOptions{Level: level}
 			var log *slog.Logger
 			switch logFormat {
 			case "text":
-				log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
+				log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), opts))
 			case "json":
-				log = slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
+				log = slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), opts))
 			default:
 				return fmt.Errorf("--log-format %q: must be text or json", logFormat)
 			}
@@ -65,6 +71,7 @@ HTTP request and stops cleanly on SIGINT or SIGTERM.
 	f.StringVar(&listen, "listen", "", "host:port to listen on, overriding the config's listen (port 0 picks a free one)")
 	f.IntVar(&apiVersion, "api-version", server.APIVersion, "testing aid: X-Hoop-Api-Version to send (0 = leave the header out)")
 	f.StringVar(&logFormat, "log-format", "text", "log format on stderr: text or json")
+	f.StringVar(&logLevel, "log-level", "info", "lowest level logged: debug (adds health probes), info, warn or error")
 	return cmd
 }
 
@@ -81,7 +88,11 @@ func serve(ctx context.Context, cfg *cpconfig.Config, apiVersion int, log *slog.
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
-	notifier := notify.New(notify.Options{Webhooks: cfg.Webhooks, PublicURL: cfg.PublicURL, Version: version, Logger: log})
+	public := cfg.PublicURL
+	if public == "" { // the address bound, so --listen and port 0 are right too
+		public = "http://" + loopbackIfAny(ln.Addr().(*net.TCPAddr))
+	}
+	notifier := notify.New(notify.Options{Webhooks: cfg.Webhooks, PublicURL: public, Version: version, Logger: log})
 	defer func() {
 		// Queued notifications get a few seconds to go out; retries are then abandoned (logged).
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -116,4 +127,13 @@ func serve(ctx context.Context, cfg *cpconfig.Config, apiVersion int, log *slog.
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// loopbackIfAny is addr as host:port, with 127.0.0.1 for an unspecified
+// host (0.0.0.0 or ::), which no one can open.
+func loopbackIfAny(addr *net.TCPAddr) string {
+	if addr.IP.IsUnspecified() {
+		return net.JoinHostPort("127.0.0.1", strconv.Itoa(addr.Port))
+	}
+	return addr.String()
 }

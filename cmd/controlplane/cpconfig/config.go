@@ -50,7 +50,8 @@ type Config struct {
 	Sidecars map[string]string
 	// Approvers maps each approver token to the approver's name.
 	Approvers map[string]string
-	// PublicURL is the web page's address without a trailing slash.
+	// PublicURL is the web page's address without a trailing slash; ""
+	// means http://<the address serve bound>.
 	PublicURL string
 	// Webhooks are told of every new approval request (package notify).
 	Webhooks []notify.Webhook

@@ -3,7 +3,6 @@ package cpconfig
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"strings"
@@ -29,13 +28,7 @@ type WebhookFile struct {
 // offending path, e.g. "webhooks[1].format: ...".
 func (f File) webhooks(c *Config) error {
 	c.PublicURL = strings.TrimRight(f.PublicURL, "/")
-	if c.PublicURL == "" {
-		host, port, _ := net.SplitHostPort(c.Listen)
-		if host == "" || host == "0.0.0.0" || host == "::" {
-			host = "127.0.0.1"
-		}
-		c.PublicURL = "http://" + net.JoinHostPort(host, port)
-	} else if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if u, err := url.Parse(c.PublicURL); c.PublicURL != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
 		return fmt.Errorf("public_url: %q is not an http(s) URL", f.PublicURL)
 	}
 	names := map[string]int{}

@@ -29,7 +29,7 @@ webhooks:
 		t.Fatalf("public_url %q, webhooks %+v", c.PublicURL, c.Webhooks)
 	}
 	c, err = Parse([]byte("listen: 0.0.0.0:8080\n" + principals))
-	if err != nil || c.PublicURL != "http://127.0.0.1:8080" || len(c.Webhooks) != 0 {
+	if err != nil || c.PublicURL != "" || len(c.Webhooks) != 0 {
 		t.Fatalf("defaults: %v %q %v", err, c.PublicURL, c.Webhooks)
 	}
 }
