@@ -91,6 +91,7 @@ func New(o Options) http.Handler {
 		Signed: func(r *http.Request, name string) { setWho(r, "approver:"+name+" (web)") }})
 	mux.Handle("GET /{$}", page)
 	mux.Handle("POST /ui/", page)
+	mux.Handle("GET /ui/", page)
 
 	var h http.Handler = mux
 	if !o.OmitAPIVersion {
