@@ -173,7 +173,9 @@ func TestServeFromConfigFile(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			var logs lockedBuffer
 			done := make(chan int, 1)
-			go func() { done <- run(ctx, []string{"serve", flag, cfg, "--api-version", "0", "--log-level", "debug"}, io.Discard, &logs) }() // health probes log at debug
+			go func() {
+				done <- run(ctx, []string{"serve", flag, cfg, "--api-version", "0", "--log-level", "debug"}, io.Discard, &logs)
+			}() // health probes log at debug
 			re := regexp.MustCompile(`msg="control plane listening" addr=(127\.0\.0\.1:\d+)`)
 			var addr string
 			for deadline := time.Now().Add(20 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
