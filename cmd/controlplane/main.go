@@ -1,7 +1,8 @@
 // Command controlplane is the reference Control Plane of the hoop Sidecar
 // (docs/controlplane.md): `serve` runs the Sidecar API, the approver API and
-// the approvers' web page, and notifies webhooks of new requests; approve, reject, revoke, reopen, list and show
-// call the approver API of a running one.
+// the approvers' web page, and notifies webhooks of new requests; approve,
+// reject, revoke, reopen, list and show call the approver API of a running
+// one.
 package main
 
 import (
