@@ -81,7 +81,9 @@ cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   if [ -n "$stopping" ]; then
-    echo "Stopped the Sidecar, the example upstream and the Control Plane. Approvals stay in $RUN_DIR/controlplane.db; make clean removes them."
+    local fresh="make clean removes them"
+    [ "$RUN_DIR" = .run ] || fresh="remove $RUN_DIR to start afresh"
+    echo "Stopped the Sidecar, the example upstream and the Control Plane. Approvals stay in $RUN_DIR/controlplane.db; $fresh."
   fi
 }
 trap cleanup EXIT
