@@ -47,7 +47,9 @@ func (p *Protocol) Name() string { return ProtocolName }
 // Serve serves the listener l on ln until ctx is cancelled or ln is closed,
 // then returns nil. Calls still running at that point are not cut: the
 // server stops accepting, tells clients to go away (GOAWAY) and drains them
-// in the background, then closes its upstream connections (app.Protocol).
+// in the background (GracefulStop), then closes its upstream connections
+// (app.Protocol). When l.DrainDeadline is closed first, Stop ends the calls
+// left: their clients see UNAVAILABLE.
 // With l's TLS settings it serves TLS on ln, else plaintext HTTP/2 (h2c).
 // Other errors (a certificate that does not load) are returned.
 func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) error {
@@ -74,6 +76,16 @@ func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) 
 	drain := func() {
 		once.Do(func() {
 			go func() {
+				done := make(chan struct{})
+				defer close(done)
+				go func() {
+					select {
+					case <-l.DrainDeadline():
+						srv.Stop()
+						log.Info("grpc listener: calls still running at the drain deadline were ended")
+					case <-done:
+					}
+				}()
 				srv.GracefulStop()
 				ups.closeAll()
 				log.Info("grpc listener drained")

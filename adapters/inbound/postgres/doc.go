@@ -6,6 +6,8 @@
 // What lives here, one job per file:
 //
 //   - protocol.go: New, Name, Serve (the accept loop).
+//   - drain.go: a stopped listener's sessions: closed once idle, or at the
+//     drain deadline, with FATAL 57P01 admin_shutdown.
 //   - startup.go, tls.go: SSLRequest / GSSENCRequest / CancelRequest /
 //     direct TLS, the StartupMessage, and the connection to the upstream.
 //   - cancel.go: routing a CancelRequest to the upstream backend it names.

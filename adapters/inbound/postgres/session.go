@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/domain"
 )
 
 // session is one client connection and its upstream connection. One
@@ -56,6 +57,10 @@ type session struct {
 	txStatus       byte
 	relayDone      bool
 	cancelKeys     []string
+	// Drain (drain.go): the listener stopped; close once idle.
+	draining, terminated bool
+	busy                 bool // the reader is handling a client message
+	midUnit              bool // the last client message began or continued an extended-protocol unit
 
 	// The wait of a held statement (wait mode), ended by a CancelRequest.
 	cancelMu   sync.Mutex
@@ -128,9 +133,22 @@ func (s *session) readClient() error {
 		if err != nil {
 			return err
 		}
+		s.mu.Lock()
+		s.busy = true
+		s.mu.Unlock()
 		if err := s.fromClient(typ, frame); err != nil {
 			return err
 		}
+		s.mu.Lock()
+		s.busy = false
+		switch typ {
+		case 'P', 'B', 'D', 'E', 'C', 'H':
+			s.midUnit = true
+		case 'Q', 'S', 'F':
+			s.midUnit = false
+		}
+		s.closeIfIdleLocked()
+		s.mu.Unlock()
 	}
 }
 
@@ -195,6 +213,12 @@ func (s *session) check(st app.Statement) (out app.Outcome, canceled bool) {
 	s.cancelMu.Lock()
 	s.waitCancel, canceled = nil, s.canceled
 	s.cancelMu.Unlock()
+	if out.Denial != nil && out.Denial.Kind == domain.DeniedShutdown {
+		// The wait ended because the Sidecar shuts down: end the session as
+		// PostgreSQL would (the caller's writes then fail on the closed
+		// connection).
+		s.terminate(shutdownError(out.Denial))
+	}
 	return out, canceled && !out.Forward
 }
 
