@@ -8,7 +8,7 @@ import (
 
 // ForcedSettleBudget bounds the settles that Gate.SettleOpen makes itself
 // for tickets still open when its wait ends.
-const ForcedSettleBudget = 3 * time.Second
+const ForcedSettleBudget = 2 * time.Second
 
 // lifecycle is the gate's shutdown state and its open tickets. The zero
 // value is ready to use.

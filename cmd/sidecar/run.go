@@ -88,7 +88,10 @@ func run(path string) error {
 	defer cancelGrace()
 	sup.Shutdown(graceCtx)
 	log.Info("listeners drained; stopping")
-	stopCtx, cancel2 := context.WithTimeout(context.Background(), 5*time.Second)
+	// The MCP server ends its waits at once and the admin server has nothing
+	// long in flight: 1 s keeps the whole stop within shutdown_grace + 4 s
+	// (docs/config.md, Shutdown).
+	stopCtx, cancel2 := context.WithTimeout(context.Background(), time.Second)
 	defer cancel2()
 	return fxApp.Stop(stopCtx)
 }

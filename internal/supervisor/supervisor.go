@@ -15,9 +15,10 @@ import (
 )
 
 // DefaultGrace is the drain deadline when none is configured: 25 s, so that
-// the drain (25 s), the native closes after it (CloseWait) and the forced
-// settles (app.ForcedSettleBudget, 3 s) end before Kubernetes' default
-// terminationGracePeriodSeconds of 30 s sends SIGKILL.
+// the drain (25 s), the native closes after it (CloseWait, 1 s), the forced
+// settles (app.ForcedSettleBudget, 2 s) and the rest of the stop (1 s) end
+// before Kubernetes' default terminationGracePeriodSeconds of 30 s sends
+// SIGKILL.
 const DefaultGrace = 25 * time.Second
 
 // CloseWait is how long, after the drain deadline, the protocols get to end
