@@ -20,17 +20,19 @@ type socket struct {
 	target  *instance
 	changed chan struct{} // closed and replaced whenever target changes
 	closed  bool
+	quit    chan struct{} // closed by close
 	done    chan struct{} // the accept loop ended
 }
 
 func newSocket(key string, ln net.Listener) *socket {
-	s := &socket{key: key, ln: ln, changed: make(chan struct{}), done: make(chan struct{})}
+	s := &socket{key: key, ln: ln, changed: make(chan struct{}), quit: make(chan struct{}), done: make(chan struct{})}
 	go s.acceptLoop()
 	return s
 }
 
-// setTarget makes inst the owner of the connections accepted from now on
-// (nil: nobody; the socket is about to close).
+// setTarget makes inst the owner of the connections accepted from now on.
+// A connection accepted while the owner has stopped accepting and no new
+// one is set yet waits for the next owner (or for close).
 func (s *socket) setTarget(inst *instance) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -49,7 +51,10 @@ func (s *socket) owner() (*instance, <-chan struct{}) {
 // are not touched.
 func (s *socket) close() {
 	s.mu.Lock()
-	s.closed = true
+	if !s.closed {
+		s.closed = true
+		close(s.quit)
+	}
 	s.mu.Unlock()
 	_ = s.ln.Close()
 	<-s.done
@@ -92,7 +97,7 @@ func (s *socket) deliver(c net.Conn) {
 			select {
 			case <-changed:
 				continue
-			case <-s.done:
+			case <-s.quit:
 				_ = c.Close()
 				return
 			}
@@ -104,6 +109,10 @@ func (s *socket) deliver(c net.Conn) {
 			inst.conns.drop(tc)
 		case <-changed:
 			inst.conns.drop(tc)
+		case <-s.quit:
+			inst.conns.drop(tc)
+			_ = c.Close()
+			return
 		}
 	}
 }

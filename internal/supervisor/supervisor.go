@@ -156,7 +156,7 @@ func (s *Supervisor) Apply(settings []app.ListenerSettings) error {
 	}
 	// Close the addresses nobody serves any more.
 	for key, sock := range s.sockets {
-		if inst, _ := sock.owner(); inst == nil {
+		if inst, _ := sock.owner(); inst == nil || inst.isRetired() {
 			sock.close()
 			delete(s.sockets, key)
 		}
@@ -290,9 +290,6 @@ func (s *Supervisor) retire(inst *instance, why string) {
 	inst.mu.Unlock()
 	s.stopAccepting(inst)
 	inst.cancel()
-	if owner, _ := inst.sock.owner(); owner == inst {
-		inst.sock.setTarget(nil)
-	}
 	s.draining[inst] = struct{}{}
 	s.drains.Add(1)
 	s.log.Info("listener stopped accepting; its connections drain", "listener", inst.settings.Name,
@@ -327,6 +324,12 @@ func (s *Supervisor) drain(inst *instance) {
 	s.mu.Unlock()
 	s.log.Info("listener drained", "listener", inst.settings.Name, "listen", inst.ln.Addr().String(),
 		"connections_served", inst.accepted(), "closed_at_deadline", forced)
+}
+
+func (inst *instance) isRetired() bool {
+	inst.mu.Lock()
+	defer inst.mu.Unlock()
+	return inst.retired
 }
 
 func (inst *instance) accepted() int {

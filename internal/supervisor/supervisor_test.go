@@ -439,3 +439,56 @@ func writeCert(t *testing.T, dir string) (cert, key string) {
 	}
 	return cert, key
 }
+
+// While two listeners swap addresses again and again, every client that
+// connects is answered: the sockets stay bound through each swap.
+func TestSwapsRefuseNoClient(t *testing.T) {
+	s := newSup(t, 5*time.Second)
+	x, y := free(t), free(t)
+	if err := s.Apply([]app.ListenerSettings{ls("a", x, "u"), ls("b", y, "u")}); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	failures := make(chan error, 1000)
+	var wg sync.WaitGroup
+	for _, addr := range []string{x, y} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				c, err := net.DialTimeout("tcp", addr, time.Second)
+				if err != nil {
+					failures <- err
+					continue
+				}
+				_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+				_, _ = io.WriteString(c, "?\n")
+				if _, err := bufio.NewReader(c).ReadString('\n'); err != nil {
+					failures <- err
+				}
+				c.Close()
+			}
+		}()
+	}
+	for i := 0; i < 20; i++ {
+		a, b := x, y
+		if i%2 == 0 {
+			a, b = y, x
+		}
+		if err := s.Apply([]app.ListenerSettings{ls("a", a, "u"), ls("b", b, "u")}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	close(stop)
+	wg.Wait()
+	close(failures)
+	for err := range failures {
+		t.Errorf("a client was refused or cut during the swaps: %v", err)
+	}
+}
