@@ -37,7 +37,8 @@ mcp block.
 
 SIGTERM (or SIGINT) stops accepting, ends waits for a person with a shutdown error, lets statements
 in flight finish within shutdown_grace (default 25s), closes the connections left, settles every
-approval claimed with spend_approval_on: accepted, and exits 0.`,
+approval claimed with spend_approval_on: accepted, and exits 0. A second SIGTERM or SIGINT exits at
+once (status 1).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if path == "" {
@@ -84,6 +85,13 @@ func run(path string) error {
 	log.Info("sidecar ready", "sidecar", f.Sidecar, "version", version.Version, "listeners", sup.Count(), "config", path)
 	sig := <-fxApp.Done()
 	log.Info("stopping: listeners drain", "signal", sig.String(), "shutdown_grace", sup.Grace().String())
+	again := make(chan os.Signal, 1)
+	signal.Notify(again, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		s := <-again
+		log.Warn("second stop signal: exiting without waiting for the drain", "signal", s.String())
+		os.Exit(1)
+	}()
 	graceCtx, cancelGrace := context.WithTimeout(context.Background(), sup.Grace())
 	defer cancelGrace()
 	sup.Shutdown(graceCtx)

@@ -26,7 +26,11 @@ func slowUpstream(t *testing.T, delay time.Duration) (*httptest.Server, *atomic.
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		begun.Add(1)
 		if r.URL.Path == "/slow" {
-			time.Sleep(delay)
+			select {
+			case <-time.After(delay):
+			case <-r.Context().Done(): // the Sidecar cut the request
+				return
+			}
 		}
 		_, _ = io.WriteString(w, "done "+r.URL.Path)
 	}))
@@ -360,4 +364,29 @@ func adminGet(t *testing.T, admin, path string) (int, string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
+}
+
+// A second SIGTERM during the drain exits at once, with status 1.
+func TestSecondSIGTERMExitsAtOnce(t *testing.T) {
+	up, begun := slowUpstream(t, 20*time.Second)
+	listen := harness.FreeAddr(t)
+	sc := harness.StartSidecar(t, harness.SidecarOptions{Config: fmt.Sprintf(`
+sidecar: test
+shutdown_grace: 20s
+listeners:
+  - {name: api, protocol: http, listen: %s, upstream: %s}
+`, listen, up.URL)})
+	res := curl(t, "http://"+listen+"/slow")
+	waitCount(t, begun, 1)
+	if err := sc.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	sc.WaitFor(t, "stopping: listeners drain", 5*time.Second)
+	if err := sc.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code, err := sc.Wait(5 * time.Second); err != nil || code != 1 {
+		t.Fatalf("after a second SIGTERM: exit %d %v, want 1 at once", code, err)
+	}
+	<-res
 }
