@@ -57,6 +57,7 @@ func run(path string) error {
 		return fmt.Errorf("refusing to start: %s has %d mistake(s)", path, len(errs))
 	}
 	log := newLogger(f.Log)
+	setMemoryLimit(config.LimitsOf(f), log)
 	var sup *app.Supervisor
 	fxApp := fx.New(
 		fx.WithLogger(func() fxevent.Logger {
@@ -86,7 +87,8 @@ func run(path string) error {
 func newMetrics() *app.Metrics { return app.NewMetrics() }
 
 func newCore(f *config.File, cp ports.ControlPlane, audit ports.AuditSink, log *slog.Logger, m *app.Metrics) *app.Core {
-	return app.NewCore(app.CoreOptions{Sidecar: f.Sidecar, CP: cp, Audit: audit, Log: log, Metrics: m, WithMCP: f.MCP != nil})
+	return app.NewCore(app.CoreOptions{Sidecar: f.Sidecar, CP: cp, Audit: audit, Log: log, Metrics: m, WithMCP: f.MCP != nil,
+		Limits: config.LimitsOf(f)})
 }
 
 func newSupervisor(core *app.Core, log *slog.Logger) *app.Supervisor {
