@@ -12,6 +12,9 @@
 //   - handler.go: per request, the reserved /.well-known/hoop/ prefix first,
 //     then the gate, then the proxy or the denial.
 //   - reserved.go: which request targets belong to the Sidecar.
+//   - held.go: reading a held body within the memory limits: the
+//     held-payload budget (app.HeldBudget, 503 when full), the body read
+//     deadline (408).
 //   - statuspath.go: GET/HEAD /.well-known/hoop/approvals/<id> (and the earlier
 //     /.well-known/hoop/reviews/<id>), spec "Read the status on an http listener".
 //   - statement.go: the analysis (Actions = [method], Targets = [path]), the
