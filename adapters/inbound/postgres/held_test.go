@@ -114,3 +114,34 @@ func TestPasswordMessageCappedBeforeLogin(t *testing.T) {
 	case <-time.After(100 * time.Millisecond):
 	}
 }
+
+// COPY data is streamed to the upstream unheld: a 1 MiB CopyData message
+// passes while the held-payload budget is fully taken.
+func TestCopyDataIsNotHeld(t *testing.T) {
+	f := newFixture(t, withLimits(app.Limits{HeldBytes: 1 << 20}))
+	f.direct("CREATE TABLE t (v text)")
+	all, err := f.l.Held().Reserve(context.Background(), 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer all.Release()
+	rc := f.raw()
+	rc.send(&pgproto3.Query{String: "COPY t FROM STDIN"})
+	rc.c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	for {
+		m, err := rc.fe.Receive()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := m.(*pgproto3.CopyInResponse); ok {
+			break
+		}
+	}
+	rc.send(&pgproto3.CopyData{Data: []byte(strings.Repeat("x", 1<<20) + "\n")}, &pgproto3.CopyDone{})
+	if got := rc.untilReady(); got != "C[COPY 1] ZI" {
+		t.Fatalf("COPY of a 1 MiB row: %s", got)
+	}
+	if n := f.count("SELECT count(*) FROM t WHERE length(v) = $1", 1<<20); n != 1 {
+		t.Fatalf("%d rows of 1 MiB arrived", n)
+	}
+}
