@@ -11,9 +11,9 @@ import (
 const minimal = "sidecar: s\n"
 
 func TestLimitsParseWithUnits(t *testing.T) {
-	f, err := Parse([]byte(minimal + "limits: {held_bytes: 256MiB, header_bytes: 32KiB, body_read_timeout: 30s}\n"))
-	if err != nil {
-		t.Fatal(err)
+	f, unknown, err := Parse([]byte(minimal + "limits: {held_bytes: 256MiB, header_bytes: 32KiB, body_read_timeout: 30s}\n"))
+	if err != nil || len(unknown) > 0 {
+		t.Fatal(err, unknown)
 	}
 	if errs := Validate(f, nil); len(errs) > 0 {
 		t.Fatal(errs)
@@ -23,7 +23,7 @@ func TestLimitsParseWithUnits(t *testing.T) {
 	if got != want {
 		t.Fatalf("LimitsOf = %+v, want %+v", got, want)
 	}
-	if none, _ := Parse([]byte(minimal)); LimitsOf(none).WithDefaults() != (app.Limits{}).WithDefaults() {
+	if none, _, _ := Parse([]byte(minimal)); LimitsOf(none).WithDefaults() != (app.Limits{}).WithDefaults() {
 		t.Fatal("no limits block does not mean the defaults")
 	}
 }
@@ -37,7 +37,7 @@ func TestLimitsRefuseWrongValues(t *testing.T) {
 		"limits: {body_read_timeout: 0s}":   "limits.body_read_timeout: must be more than 0s",
 		"limits: {body_read_timeout: soon}": "limits.body_read_timeout: \"soon\" is not a duration",
 	} {
-		f, err := Parse([]byte(minimal + yaml + "\n"))
+		f, _, err := Parse([]byte(minimal + yaml + "\n"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,7 +45,8 @@ func TestLimitsRefuseWrongValues(t *testing.T) {
 			t.Errorf("%s: errors %q, want %q", yaml, errs, want)
 		}
 	}
-	if _, err := Parse([]byte(minimal + "limits: {held_byte: 8MiB}\n")); err == nil {
-		t.Error("a misspelt limits key was accepted")
+	if _, unknown, _ := Parse([]byte(minimal + "limits: {held_byte: 8MiB}\n")); len(unknown) == 0 ||
+		!strings.Contains(unknown.Error(), "limits.held_byte") {
+		t.Errorf("a misspelt limits key: %v", unknown)
 	}
 }
