@@ -143,6 +143,9 @@ func reload(sup *app.Supervisor, running *config.File, path string, log *slog.Lo
 	if !sameCP(running.ControlPlane, f.ControlPlane) {
 		log.Warn("reload does not change the Control Plane connection; restart the Sidecar to apply control_plane")
 	}
+	if config.LimitsOf(running) != config.LimitsOf(f) {
+		log.Warn("reload does not change the memory limits; restart the Sidecar to apply the limits block")
+	}
 	if err := sup.Apply(config.Settings(f)); err != nil {
 		log.Error("reload applied partly", "error", err)
 		return

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hoophq/sidecar/app"
@@ -82,8 +83,15 @@ func (h *handler) holdBody(w http.ResponseWriter, r *http.Request) (body []byte,
 // discardBody reads and drops what is left of r's body (at most
 // MaxHeldBody bytes, within limits.body_read_timeout) before a refusal is
 // written, so that a client still sending it reads the refusal instead of a
-// connection reset. Nothing of it is kept.
+// connection reset. Nothing of it is kept. A client that waits for
+// 100 Continue is not asked for its body.
 func (h *handler) discardBody(w http.ResponseWriter, r *http.Request) {
+	if strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
+		// The client waits for 100 Continue before sending the body: it gets
+		// the refusal instead, and the connection closes unread.
+		w.Header().Set("Connection", "close")
+		return
+	}
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(h.l.Limits().BodyReadTimeout))
 	n, _ := io.Copy(io.Discard, io.LimitReader(r.Body, MaxHeldBody+1))

@@ -111,3 +111,31 @@ func TestHeldBodyReadHasADeadline(t *testing.T) {
 		r.Release()
 	}
 }
+
+// A client that sends Expect: 100-continue is refused without being asked
+// for its body: the first answer is the 503, not 100 Continue.
+func TestBudgetRefusalDoesNotAskForTheBody(t *testing.T) {
+	up, _ := newUpstream(t, nil)
+	sc := limitedSidecar(app.Limits{HeldBytes: 1 << 20})
+	addr := sc.serve(t, app.ListenerSettings{Name: "api", Upstream: up.URL,
+		Approvals: []domain.ApprovalRule{rule(t, "puts", []string{"PUT"}, []string{"/v1/**"}, 0)}})
+	others, err := sc.core.Held.Reserve(context.Background(), 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer others.Release()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "PUT /v1/items/1 HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n", 256<<10)
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("first answer %d, want 503 before any body", resp.StatusCode)
+	}
+}
