@@ -138,7 +138,10 @@ func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Out
 // waitDecision holds the statement (wait mode) until the approval leaves
 // PENDING, the listener's WaitTimeout (default 10 minutes) ends or the
 // Sidecar begins to shut down (BeginShutdown); it then returns the last
-// status read. It does not wait at all once shutdown has begun.
+// status read. It does not wait at all once shutdown has begun. A Control
+// Plane outage during the wait is waited out (Watcher): the error comes
+// back, and the statement is denied as unavailable, only when the Control
+// Plane is still failing at the deadline.
 func (g *Gate) waitDecision(ctx context.Context, s *ListenerSettings, id string) (domain.Approval, error) {
 	timeout := s.WaitTimeout
 	if timeout <= 0 {

@@ -64,10 +64,15 @@ func run(path string) error {
 		return fmt.Errorf("refusing to start: %s has %d mistake(s)", path, len(errs))
 	}
 	log := newLogger(f.Log)
+	setMemoryLimit(config.LimitsOf(f), log)
 	var sup *supervisor.Supervisor
 	fxApp := fx.New(
 		fx.WithLogger(func() fxevent.Logger {
-			return &fxevent.SlogLogger{Logger: log.With("component", "fx")}
+			// fx's own events (provided, invoked, hooks run, with stack
+			// traces) are wiring detail: debug. Its errors stay errors.
+			l := &fxevent.SlogLogger{Logger: log.With("component", "fx")}
+			l.UseLogLevel(slog.LevelDebug)
+			return l
 		}),
 		fx.Supply(f, log, path),
 		fx.Provide(newMetrics, newControlPlane, newAudit, newCore, newSupervisor, newMCP, newAdmin),
@@ -107,7 +112,8 @@ func run(path string) error {
 func newMetrics() *app.Metrics { return app.NewMetrics() }
 
 func newCore(f *config.File, cp ports.ControlPlane, audit ports.AuditSink, log *slog.Logger, m *app.Metrics) *app.Core {
-	return app.NewCore(app.CoreOptions{Sidecar: f.Sidecar, CP: cp, Audit: audit, Log: log, Metrics: m, WithMCP: f.MCP != nil})
+	return app.NewCore(app.CoreOptions{Sidecar: f.Sidecar, CP: cp, Audit: audit, Log: log, Metrics: m, WithMCP: f.MCP != nil,
+		Limits: config.LimitsOf(f)})
 }
 
 func newSupervisor(f *config.File, core *app.Core, log *slog.Logger) *supervisor.Supervisor {
@@ -166,6 +172,9 @@ func reload(sup *supervisor.Supervisor, running *config.File, path string, log *
 	}
 	if !sameCP(running.ControlPlane, f.ControlPlane) {
 		log.Warn("reload does not change the Control Plane connection; restart the Sidecar to apply control_plane")
+	}
+	if config.LimitsOf(running) != config.LimitsOf(f) {
+		log.Warn("reload does not change the memory limits; restart the Sidecar to apply the limits block")
 	}
 	if err := sup.Apply(config.Settings(f)); err != nil {
 		log.Error("reload refused; the running listeners stay", "config", path, "error", err.Error())

@@ -10,6 +10,7 @@ type File struct {
 	Admin        *Admin        `yaml:"admin"`
 	Audit        *Audit        `yaml:"audit"`
 	MCP          *MCP          `yaml:"mcp"`
+	Limits       *Limits       `yaml:"limits"`
 	// ShutdownGrace is how long listeners drain after SIGTERM or after a
 	// reload stopped them, before the connections left are closed; default
 	// 25s (docs/config.md, Shutdown).
