@@ -2,6 +2,9 @@
 // decides each statement (allow, deny by policy, file or reuse an approval and
 // deny, or claim an approved one and forward), the approval queries used by
 // the status path and the MCP server (read, wait with coalesced polling,
-// list), the listener runtime that protocol adapters serve, and the fx
-// modules that wire them.
+// list), the listener runtime that protocol adapters serve (the Protocol
+// contract, Listener with its drain deadline), the gate's shutdown (waits
+// end, open tickets are settled: shutdown.go), the process's memory limits
+// and held-payload budget (budget.go), and the fx modules that wire them.
+// app binds no socket: internal/supervisor runs the listeners.
 package app

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -56,6 +57,8 @@ type Gate struct {
 	Watch   *Watcher
 	// WithMCP selects the denial text that names the approval_wait tool.
 	WithMCP bool
+
+	lc lifecycle // shutdown state and open tickets (shutdown.go)
 }
 
 // ErrNoControlPlane is returned by queries when the Sidecar runs without one.
@@ -104,6 +107,9 @@ func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Out
 	returnMode := st.ReturnMode || s.Mode == ModeReturn
 	if a.EffectiveStatus(g.Clock.Now()) == domain.StatusPending && !returnMode {
 		a, err = g.waitDecision(ctx, s, a.ID)
+		if g.ShuttingDown() && (err != nil || a.EffectiveStatus(g.Clock.Now()) == domain.StatusPending) {
+			return g.shutdown(audit, rule.Name, a)
+		}
 		if err != nil {
 			return g.unavailable(audit, rule.Name, err)
 		}
@@ -119,7 +125,8 @@ func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Out
 			g.record(audit)
 			var t *Ticket
 			if s.SpendOn == ports.SpendOnAccepted {
-				t = &Ticket{gate: g, id: a.ID, audit: audit}
+				t = &Ticket{gate: g, id: a.ID, audit: audit, finished: make(chan struct{})}
+				g.lc.track(t)
 			}
 			return Outcome{Forward: true, Ticket: t}
 		}
@@ -129,19 +136,45 @@ func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Out
 }
 
 // waitDecision holds the statement (wait mode) until the approval leaves
-// PENDING or the listener's WaitTimeout (default 10 minutes) ends; it then
-// returns the last status read. A Control Plane outage during the wait is
-// waited out (Watcher): the error comes back, and the statement is denied as
-// unavailable, only when the Control Plane is still failing at the deadline.
+// PENDING, the listener's WaitTimeout (default 10 minutes) ends or the
+// Sidecar begins to shut down (BeginShutdown); it then returns the last
+// status read. It does not wait at all once shutdown has begun. A Control
+// Plane outage during the wait is waited out (Watcher): the error comes
+// back, and the statement is denied as unavailable, only when the Control
+// Plane is still failing at the deadline.
 func (g *Gate) waitDecision(ctx context.Context, s *ListenerSettings, id string) (domain.Approval, error) {
 	timeout := s.WaitTimeout
 	if timeout <= 0 {
 		timeout = 10 * time.Minute
 	}
+	if g.ShuttingDown() {
+		return domain.Approval{ID: id, Status: domain.StatusPending}, context.Canceled
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	stopping := g.lc.stoppingCh()
+	go func() {
+		select {
+		case <-stopping:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	a, _, err := g.Watch.WaitDecided(ctx, id)
+	if a.ID == "" {
+		a.ID = id
+	}
 	return a, err
+}
+
+// shutdown denies a statement whose wait ended because the Sidecar is
+// shutting down (DeniedShutdown); the approval is left as it is.
+func (g *Gate) shutdown(audit ports.AuditEvent, rule string, a domain.Approval) Outcome {
+	st := a.EffectiveStatus(g.Clock.Now())
+	audit.Decision, audit.ApprovalID, audit.Status = "deny_shutdown", a.ID, string(st)
+	g.record(audit)
+	return Outcome{Denial: &domain.Denial{Kind: domain.DeniedShutdown, ApprovalID: a.ID, Status: st, Rule: rule,
+		Message: domain.ShutdownMessage(a.ID)}}
 }
 
 func (g *Gate) deny(audit ports.AuditEvent, rule string, a domain.Approval, returnMode bool) Outcome {
@@ -204,12 +237,14 @@ func (g *Gate) record(e ports.AuditEvent) {
 	}
 }
 
-// Ticket is a claimed approval under spend_approval_on: accepted.
+// Ticket is a claimed approval under spend_approval_on: accepted. The gate
+// counts it as open until it is settled (Gate.SettleOpen).
 type Ticket struct {
-	gate  *Gate
-	id    string
-	audit ports.AuditEvent
-	done  bool
+	gate     *Gate
+	id       string
+	audit    ports.AuditEvent
+	once     sync.Once
+	finished chan struct{} // closed when the settle has run; nil in tests that build a Ticket by hand
 }
 
 // ApprovalID returns the claimed approval's id ("" on a nil Ticket).
@@ -230,12 +265,33 @@ func (t *Ticket) ApprovalID() string {
 // approval early, never run a statement twice. A refused settle is tried
 // once: a retry could give back an approval another request has claimed
 // since. A request left PROCESSING is cleared by a person with revoke.
-func (t *Ticket) Settle(accepted bool) {
-	if t == nil || t.done {
+func (t *Ticket) Settle(accepted bool) { t.settle(accepted, 10*time.Second) }
+
+// settle settles t once within budget; a second call waits (up to budget)
+// for the first to finish.
+func (t *Ticket) settle(accepted bool, budget time.Duration) {
+	if t == nil {
 		return
 	}
-	t.done = true
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ran := false
+	t.once.Do(func() {
+		ran = true
+		t.run(accepted, budget)
+		t.gate.lc.untrack(t)
+		if t.finished != nil {
+			close(t.finished)
+		}
+	})
+	if !ran && t.finished != nil {
+		select {
+		case <-t.finished:
+		case <-time.After(budget):
+		}
+	}
+}
+
+func (t *Ticket) run(accepted bool, budget time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	tries := 1
 	if accepted {

@@ -14,6 +14,10 @@ const (
 	// DeniedUnavailable: it needs approval but the Control Plane could not be
 	// reached; nothing was filed or run (fail closed). X-Hoop-Denied: policy.
 	DeniedUnavailable
+	// DeniedShutdown: the statement was waiting for a person (wait mode) when
+	// the Sidecar began to shut down; nothing was run and the approval is left
+	// as it is. X-Hoop-Denied: review, with the approval's id and status.
+	DeniedShutdown
 )
 
 // Denial is what a listener tells the client instead of running a statement.
@@ -33,12 +37,27 @@ type Denial struct {
 }
 
 // DeniedValue returns the X-Hoop-Denied value: "review" for an approval
-// denial, "policy" for any other.
+// denial (held, or a wait ended by shutdown), "policy" for any other.
 func (d Denial) DeniedValue() string {
-	if d.Kind == DeniedForApproval {
+	if d.NamesApproval() {
 		return Names.DeniedReview
 	}
 	return Names.DeniedPolicy
+}
+
+// NamesApproval reports whether the denial carries an approval (its id and
+// status go into the denial's fields): approval denials and waits ended by
+// shutdown.
+func (d Denial) NamesApproval() bool {
+	return d.Kind == DeniedForApproval || (d.Kind == DeniedShutdown && d.ApprovalID != "")
+}
+
+// ShutdownMessage is the text when a wait-mode statement was still waiting
+// for a person as the Sidecar shut down: nothing was run; the approval stays
+// as it is, so the identical statement resent (to this Sidecar once it is
+// back, or to another replica) finds it.
+func ShutdownMessage(id string) string {
+	return fmt.Sprintf("the Sidecar is shutting down: the statement was waiting for approval %s and was not run; resend the identical statement once the Sidecar is back, it reuses the same approval", id)
 }
 
 // DenialMessage returns the text of an approval denial, the same on every

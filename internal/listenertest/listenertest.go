@@ -11,7 +11,8 @@ import (
 )
 
 // Serve serves protocol p for listener l on 127.0.0.1:0 until tb ends, then
-// stops it and reports an error if Serve returned one. It returns the bound
+// stops it, ends its drain at once (app.Listener.EndDrain) and reports an
+// error if Serve returned one. It returns the bound
 // address (host:port).
 func Serve(tb testing.TB, p app.Protocol, l *app.Listener) string {
 	tb.Helper()
@@ -24,7 +25,9 @@ func Serve(tb testing.TB, p app.Protocol, l *app.Listener) string {
 	go func() { done <- p.Serve(ctx, ln, l) }()
 	tb.Cleanup(func() {
 		cancel()
-		if err := <-done; err != nil {
+		err := <-done
+		l.EndDrain() // connections a test left open end now
+		if err != nil {
 			tb.Errorf("%s listener: Serve returned %v", p.Name(), err)
 		}
 	})

@@ -72,10 +72,22 @@ func (c *CertLoader) Get(*tls.ClientHelloInfo) (*tls.Certificate, error) {
 	if c.cert != nil && c.key == want {
 		return c.cert, nil
 	}
-	cert, err := tls.LoadX509KeyPair(want.CertFile, want.KeyFile)
+	cert, err := LoadServer(want)
 	if err != nil {
-		return nil, fmt.Errorf("listener tls: load %s / %s: %w", want.CertFile, want.KeyFile, err)
+		return nil, err
 	}
-	c.key, c.cert = want, &cert
+	c.key, c.cert = want, cert
 	return c.cert, nil
+}
+
+// LoadServer loads a listener's certificate and key (t.CertFile,
+// t.KeyFile). The supervisor calls it before it binds a listener, so a
+// certificate that does not load refuses the start or the reload instead of
+// leaving a bound port that cannot offer TLS. Errors name the files.
+func LoadServer(t app.TLSServer) (*tls.Certificate, error) {
+	cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("listener tls: load %s / %s: %w", t.CertFile, t.KeyFile, err)
+	}
+	return &cert, nil
 }

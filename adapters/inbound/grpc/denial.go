@@ -24,7 +24,7 @@ func denialTrailer(d *domain.Denial) metadata.MD {
 	md := metadata.MD{}
 	set := func(key, v string) { md.Set(strings.ToLower(key), v) }
 	set(domain.Names.HeaderDenied, d.DeniedValue())
-	if d.Kind != domain.DeniedForApproval {
+	if !d.NamesApproval() {
 		return md
 	}
 	set(domain.Names.HeaderApprovalID, d.ApprovalID)
@@ -45,6 +45,13 @@ func denialTrailer(d *domain.Denial) metadata.MD {
 // (x-hoop-denied: policy), not with UNAVAILABLE: clients and service configs
 // retry UNAVAILABLE on their own, and the http listener answers it with the
 // same 403 (docs/grpc-listener.md).
+//
+// The one exception is a wait-mode call still waiting for a person when the
+// Sidecar shuts down (domain.DeniedShutdown): UNAVAILABLE, which is what it
+// is, and a retry (to a Sidecar that is up) finds the same approval.
 func denialStatus(d *domain.Denial) *status.Status {
+	if d.Kind == domain.DeniedShutdown {
+		return status.New(codes.Unavailable, d.Message)
+	}
 	return status.New(codes.PermissionDenied, d.Message)
 }

@@ -19,17 +19,22 @@ import (
 //	Retry-After: 5           only in return mode while the request is PENDING
 //
 // kubectl prints such a body as "Error from server (Forbidden): <message>".
+//
+// A wait-mode request still waiting for a person when the Sidecar shuts down
+// (domain.DeniedShutdown) gets 503 with the same headers and
+// Connection: close instead: nothing ran, and the identical request resent
+// to a Sidecar that is up finds the same approval.
 func writeDenial(w http.ResponseWriter, d *domain.Denial) {
 	hd := w.Header()
 	hd.Set("Content-Type", "text/plain; charset=utf-8")
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Cache-Control", "no-store")
 	hd.Set(domain.Names.HeaderDenied, d.DeniedValue())
-	if d.ApprovalID != "" {
+	if d.NamesApproval() {
 		hd.Set(domain.Names.HeaderApprovalID, d.ApprovalID)
 		hd.Set(domain.Names.HeaderReviewID, d.ApprovalID)
 	}
-	if d.ApprovalID != "" && d.Status != "" {
+	if d.NamesApproval() && d.Status != "" {
 		hd.Set(domain.Names.HeaderApprovalStatus, string(d.Status))
 		hd.Set(domain.Names.HeaderReviewStatus, string(d.Status))
 	}
@@ -37,7 +42,12 @@ func writeDenial(w http.ResponseWriter, d *domain.Denial) {
 		hd.Set(domain.Names.HeaderRetryAfter, strconv.Itoa(domain.RetryAfterSeconds))
 	}
 	hd.Set("Content-Length", strconv.Itoa(len(d.Message)))
-	w.WriteHeader(http.StatusForbidden)
+	code := http.StatusForbidden
+	if d.Kind == domain.DeniedShutdown {
+		code = http.StatusServiceUnavailable
+		hd.Set("Connection", "close")
+	}
+	w.WriteHeader(code)
 	_, _ = io.WriteString(w, d.Message)
 }
 

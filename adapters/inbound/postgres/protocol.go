@@ -31,11 +31,20 @@ func New(log *slog.Logger) *Protocol {
 func (p *Protocol) Name() string { return "postgres" }
 
 // Serve accepts PostgreSQL clients on ln and passes each through to the
-// listener's upstream until ctx is cancelled or ln is closed. Live
-// connections are not closed when ctx ends: they drain.
+// listener's upstream until ctx is cancelled or ln is closed. Then its
+// sessions drain (drain.go, app.Protocol): each closes once it is idle, and
+// those left when l.DrainDeadline is closed are closed then, each with
+// FATAL 57P01 admin_shutdown.
 func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) error {
+	d := newDrainer()
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
+	defer d.start()
+	go func() {
+		<-l.DrainDeadline()
+		d.start()
+		d.expire()
+	}()
 	delay := 5 * time.Millisecond
 	for {
 		conn, err := ln.Accept()
@@ -49,12 +58,12 @@ func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) 
 			continue
 		}
 		delay = 5 * time.Millisecond
-		go p.handle(conn, l)
+		go p.handle(conn, l, d)
 	}
 }
 
 // handle runs one client connection to its end.
-func (p *Protocol) handle(conn net.Conn, l *app.Listener) {
+func (p *Protocol) handle(conn net.Conn, l *app.Listener, d *drainer) {
 	defer conn.Close()
 	set := l.Settings()
 	log := p.log.With("listener", set.Name, "client", conn.RemoteAddr().String())
@@ -73,5 +82,7 @@ func (p *Protocol) handle(conn net.Conn, l *app.Listener) {
 	if s == nil {
 		return // a CancelRequest, handled
 	}
+	d.add(s)
+	defer d.remove(s)
 	s.run()
 }

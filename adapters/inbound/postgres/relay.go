@@ -304,6 +304,7 @@ func (s *session) readyForQuery(frame []byte) error {
 		return err
 	}
 	s.drainInjections()
+	s.closeIfIdleLocked()
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/domain"
 )
 
 // session is one client connection and its upstream connection. One
@@ -56,6 +57,10 @@ type session struct {
 	txStatus       byte
 	relayDone      bool
 	cancelKeys     []string
+	// Drain (drain.go): the listener stopped; close once idle.
+	draining, terminated bool
+	busy                 bool // the reader is handling a client message
+	midUnit              bool // the last client message began or continued an extended-protocol unit
 
 	// The wait of a held statement (wait mode), ended by a CancelRequest.
 	cancelMu   sync.Mutex
@@ -71,6 +76,9 @@ type session struct {
 	pendingExecs int
 	discarding   bool
 	batch        *batch
+	// held is the held-payload budget taken by the messages read since
+	// pending was last empty (held.go).
+	held []*app.Reservation
 }
 
 func newSession(p *Protocol, l *app.Listener, log *slog.Logger, client net.Conn, cr *bufio.Reader, up net.Conn) *session {
@@ -118,19 +126,34 @@ func (s *session) run() {
 // readClient reads client messages until the client leaves or breaks the
 // protocol. It flushes what it forwarded whenever no more input is waiting.
 func (s *session) readClient() error {
+	defer s.releaseHeld()
 	for {
 		if s.cr.Buffered() == 0 {
 			if err := s.uw.Flush(); err != nil {
 				return err
 			}
 		}
-		typ, frame, err := readFrame(s.cr)
+		first, err := s.cr.Peek(1)
 		if err != nil {
 			return err
 		}
-		if err := s.fromClient(typ, frame); err != nil {
+		typ := first[0]
+		s.mu.Lock()
+		s.busy = true
+		s.mu.Unlock()
+		if err := s.readClientFrame(); err != nil {
 			return err
 		}
+		s.mu.Lock()
+		s.busy = false
+		switch typ {
+		case 'P', 'B', 'D', 'E', 'C', 'H':
+			s.midUnit = true
+		case 'Q', 'S', 'F':
+			s.midUnit = false
+		}
+		s.closeIfIdleLocked()
+		s.mu.Unlock()
 	}
 }
 
@@ -195,6 +218,12 @@ func (s *session) check(st app.Statement) (out app.Outcome, canceled bool) {
 	s.cancelMu.Lock()
 	s.waitCancel, canceled = nil, s.canceled
 	s.cancelMu.Unlock()
+	if out.Denial != nil && out.Denial.Kind == domain.DeniedShutdown {
+		// The wait ended because the Sidecar shuts down: end the session as
+		// PostgreSQL would (the caller's writes then fail on the closed
+		// connection).
+		s.terminate(shutdownError(out.Denial))
+	}
 	return out, canceled && !out.Forward
 }
 

@@ -36,7 +36,11 @@ func (p *Protocol) startup(conn net.Conn, l *app.Listener, log *slog.Logger) (*s
 	conn.SetDeadline(time.Now().Add(startupTimeout))
 	cfg, err := serverTLS(set.TLS)
 	if err != nil {
-		log.Error("postgres listener: cannot offer TLS", "error", err)
+		// Never answer 'N' to an SSLRequest when tls is configured: a client
+		// with sslmode=prefer would go on in plaintext without a word.
+		log.Error("postgres listener: the TLS certificate does not load; connection refused", "error", err)
+		writeFatal(conn, CodeConfigFile, fmt.Sprintf("hoop sidecar: listener %s cannot offer TLS: its certificate does not load (see the Sidecar's log)", set.Name))
+		return nil, err
 	}
 	cr := bufio.NewReaderSize(conn, 32<<10)
 	secure := false

@@ -21,11 +21,11 @@ func serverTLS(t app.TLSServer) (*tls.Config, error) {
 	if !t.Enabled() {
 		return nil, nil
 	}
-	cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+	cert, err := tlsconf.LoadServer(t)
 	if err != nil {
-		return nil, fmt.Errorf("listener certificate: %w", err)
+		return nil, err
 	}
-	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12,
+	return &tls.Config{Certificates: []tls.Certificate{*cert}, MinVersion: tls.VersionTLS12,
 		NextProtos: []string{"postgresql"}}, nil
 }
 
