@@ -1,6 +1,9 @@
 package domain
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // DenialKind says why a statement was denied.
 type DenialKind int
@@ -96,4 +99,37 @@ func PolicyMessage(rule, message string) string {
 // Control Plane cannot be reached (fail closed): nothing was filed or run.
 func UnavailableMessage(rule, cause string) string {
 	return fmt.Sprintf("statement needs human approval (rule %s) but the Control Plane is unreachable: %s; nothing was run, try again later", rule, cause)
+}
+
+// Field is one structured field of a denial: its name as an http header
+// (gRPC sends the same name in lowercase as trailing metadata) and value.
+type Field struct{ Name, Value string }
+
+// Fields returns the structured fields of d (spec, "Find the approval in the
+// denial"), in this order:
+//
+//	X-Hoop-Denied                             review for an approval denial, policy for any other; always
+//	X-Hoop-Approval-Id, X-Hoop-Review-Id      the approval id
+//	X-Hoop-Approval-Status, X-Hoop-Review-Status  the status; absent when the Sidecar could not read it
+//	Retry-After                               "5", in return mode while the request is PENDING only
+//
+// Only an approval denial carries the approval: a policy denial, or one
+// because the Control Plane is unreachable, has X-Hoop-Denied: policy and
+// nothing else, whatever else d holds, so no client reads an approval id
+// or a retry hint beside "policy".
+func (d Denial) Fields() []Field {
+	out := []Field{{Names.HeaderDenied, d.DeniedValue()}}
+	if d.Kind != DeniedForApproval {
+		return out
+	}
+	if d.ApprovalID != "" {
+		out = append(out, Field{Names.HeaderApprovalID, d.ApprovalID}, Field{Names.HeaderReviewID, d.ApprovalID})
+	}
+	if d.ApprovalID != "" && d.Status != "" {
+		out = append(out, Field{Names.HeaderApprovalStatus, string(d.Status)}, Field{Names.HeaderReviewStatus, string(d.Status)})
+	}
+	if d.RetryAfter {
+		out = append(out, Field{Names.HeaderRetryAfter, strconv.Itoa(RetryAfterSeconds)})
+	}
+	return out
 }

@@ -61,7 +61,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s := h.l.Settings()
 	an := analyze(r)
 	var body []byte
-	held := domain.Evaluate(an, s.Policies, s.Approvals).Verdict == domain.VerdictApproval
+	held := app.NeedsPayload(s, an)
 	if held {
 		var err error
 		if body, err = readHeldBody(r); err != nil {
@@ -76,11 +76,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	out := h.l.CheckWith(r.Context(), s, app.Statement{
-		IdentityValues: identityValues(r, s.IdentityKeys),
+		IdentityValues: app.IdentityValues(r.Header.Values, s.IdentityKeys),
 		Canonical:      canonical(r, body),
 		Display:        display(r, body),
 		Analysis:       an,
-		ReturnMode:     wantsReturnMode(r),
+		ReturnMode:     app.WantsReturnModeHeader(r.Header.Values),
 		Client:         r.RemoteAddr,
 	})
 	if !out.Forward {
