@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	grpclistener "github.com/hoophq/sidecar/adapters/inbound/grpc"
+	"github.com/hoophq/sidecar/adapters/outbound/metrics"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/conformance/grpc/testpb"
 	"github.com/hoophq/sidecar/domain"
@@ -112,7 +113,7 @@ func benchUpstream(b *testing.B) string {
 // core without a Control Plane until b ends, and returns its address.
 func benchListener(b *testing.B, s app.ListenerSettings) string {
 	b.Helper()
-	core := app.NewCore(app.CoreOptions{Sidecar: "bench", Metrics: app.NewMetrics()})
+	core := app.NewCore(app.CoreOptions{Sidecar: "bench", Metrics: metrics.New()})
 	return listenertest.Serve(b, grpclistener.New(nil), core.Listener(s))
 }
 

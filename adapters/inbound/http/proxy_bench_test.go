@@ -10,6 +10,7 @@ import (
 	"time"
 
 	httplistener "github.com/hoophq/sidecar/adapters/inbound/http"
+	"github.com/hoophq/sidecar/adapters/outbound/metrics"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/internal/listenertest"
@@ -98,7 +99,7 @@ func getN(b *testing.B, c *http.Client, url string, n, conc int) {
 // core without a Control Plane until b ends, and returns its address.
 func benchListener(b *testing.B, s app.ListenerSettings) string {
 	b.Helper()
-	core := app.NewCore(app.CoreOptions{Sidecar: "bench", Metrics: app.NewMetrics()})
+	core := app.NewCore(app.CoreOptions{Sidecar: "bench", Metrics: metrics.New()})
 	return listenertest.Serve(b, httplistener.New(nil), core.Listener(s))
 }
 
