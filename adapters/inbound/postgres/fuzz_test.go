@@ -12,6 +12,7 @@ import (
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/internal/fakecp"
+	"github.com/hoophq/sidecar/internal/tlsconf"
 	"github.com/hoophq/sidecar/ports"
 )
 
@@ -58,10 +59,11 @@ func fuzzListener(tb testing.TB, ts app.TLSServer) *app.Listener {
 func FuzzStartup(f *testing.F) {
 	cert, key := writeCert(f, f.TempDir())
 	l := fuzzListener(f, app.TLSServer{CertFile: cert, KeyFile: key})
+	certs := tlsconf.NewCertLoader(l)
 	p := New(nil)
 	log := slog.New(slog.DiscardHandler)
 	f.Fuzz(func(_ *testing.T, data []byte) {
-		if s, _ := p.startup(fuzzConn{r: bytes.NewReader(data)}, l, log); s != nil {
+		if s, _ := p.startup(fuzzConn{r: bytes.NewReader(data)}, l, certs, log); s != nil {
 			s.up.Close()
 		}
 	})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hoophq/sidecar/adapters/inbound/postgres/analyzer"
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/tlsconf"
 )
 
 // Protocol is the postgres listener protocol. One value serves any number of
@@ -36,6 +37,7 @@ func (p *Protocol) Name() string { return "postgres" }
 func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) error {
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
+	certs := tlsconf.NewCertLoader(l)
 	delay := 5 * time.Millisecond
 	for {
 		conn, err := ln.Accept()
@@ -49,12 +51,12 @@ func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) 
 			continue
 		}
 		delay = 5 * time.Millisecond
-		go p.handle(conn, l)
+		go p.handle(conn, l, certs)
 	}
 }
 
 // handle runs one client connection to its end.
-func (p *Protocol) handle(conn net.Conn, l *app.Listener) {
+func (p *Protocol) handle(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader) {
 	defer conn.Close()
 	set := l.Settings()
 	log := p.log.With("listener", set.Name, "client", conn.RemoteAddr().String())
@@ -63,7 +65,7 @@ func (p *Protocol) handle(conn net.Conn, l *app.Listener) {
 			log.Error("postgres connection failed; closed", "panic", r)
 		}
 	}()
-	s, err := p.startup(conn, l, log)
+	s, err := p.startup(conn, l, certs, log)
 	if err != nil {
 		if !isClosed(err) {
 			log.Info("postgres connection ended during startup", "error", err)
