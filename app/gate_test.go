@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -275,6 +276,20 @@ func TestControlPlaneFailingFailsClosed(t *testing.T) {
 	}
 	if d := mustDeny(t, e.check(stmt("DROP_DATABASE", "DROP DATABASE x"))); d.Kind != domain.DeniedByPolicy {
 		t.Fatalf("policy denial changed: %+v", d)
+	}
+}
+
+// A refused Sidecar token is said as such: the agent is not told the
+// Control Plane is unreachable (retrying would not help), and the text names
+// neither the token nor the Control Plane's address.
+func TestRefusedSidecarTokenIsSaid(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	e.cp.Fail = fmt.Errorf("control plane file: %w (HTTP 401): http://cp.internal:8080 token s3cret", ports.ErrUnauthorized)
+	d := mustDeny(t, e.check(deleteInvoice))
+	if d.Kind != domain.DeniedUnavailable || d.DeniedValue() != "policy" ||
+		!strings.Contains(d.Message, "the Control Plane refused the Sidecar token") || strings.Contains(d.Message, "unreachable") ||
+		strings.Contains(d.Message, "cp.internal") || strings.Contains(d.Message, "s3cret") {
+		t.Fatalf("denial %+v", d)
 	}
 }
 

@@ -91,7 +91,7 @@ func Transition(from, to Status) (Status, error) {
 	return to, nil
 }
 
-// Reusable is the reuse rule (design.md, "Rules of the core"): a new send of
+// Reusable is the reuse rule (docs/architecture.md, "The core's rules"): a new send of
 // the same fingerprint reuses an existing request that is open (PENDING,
 // APPROVED, PROCESSING) or was refused by a person (REJECTED, REVOKED), so
 // approvers are not flooded with duplicates. After EXECUTED or EXPIRED (or an

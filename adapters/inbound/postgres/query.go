@@ -77,7 +77,7 @@ func (s *session) functionCall(frame []byte) error {
 	fn := fmt.Sprintf("oid:%d", binary.BigEndian.Uint32(b))
 	canonical := append([]byte("\x00hoop-fastpath-v1"), b...)
 	st := app.Statement{Canonical: canonical, Display: "function call " + fn + " (fastpath)",
-		Analysis: domain.Analysis{Actions: []string{"FUNCTION_CALL"}, Functions: []string{fn}}}
+		Analysis: domain.Analysis{Actions: []string{actionFunctionCall}, Functions: []string{fn}}}
 	out, canceled := s.check(st)
 	if !out.Forward {
 		return s.hold(s.denial(out, canceled), nil, true)
