@@ -56,7 +56,8 @@ func (s Status) IsDecided() bool { return s != StatusPending && s != "" }
 //	             REVOKED (a person takes it back), EXPIRED (time limit)
 //	PROCESSING → EXECUTED (upstream accepted), APPROVED (upstream refused: given back),
 //	             REVOKED (a person clears a request whose Sidecar never settled it)
-//	REJECTED, REVOKED, EXECUTED, EXPIRED are final.
+//	REJECTED, REVOKED, EXECUTED, EXPIRED are final. A person's reopen
+//	(reopen.go) files a new PENDING request; it moves no status.
 var transitions = map[Status][]Status{
 	StatusPending:    {StatusApproved, StatusRejected, StatusExpired},
 	StatusApproved:   {StatusExecuted, StatusProcessing, StatusRevoked, StatusExpired},
