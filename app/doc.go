@@ -2,9 +2,10 @@
 // decides each statement (allow, deny by policy, file or reuse an approval and
 // deny, or claim an approved one and forward), the approval queries used by
 // the status path and the MCP server (read, wait with coalesced polling,
-// list), the listener runtime that protocol adapters serve, and the fx
-// modules that wire them. request.go holds what every listener with headers
-// or metadata reads of a request before it asks the gate (return mode,
-// identity values, whether the payload is needed), so a new listener is its
-// protocol and nothing else.
+// list), the listener runtime that protocol adapters serve, the process's
+// memory limits and held-payload budget (budget.go), and the fx modules that
+// wire them. request.go holds what every listener with headers or metadata
+// reads of a request before it asks the gate (return mode, identity values,
+// whether the payload is needed), so a new listener is its protocol and
+// nothing else.
 package app

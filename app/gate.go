@@ -130,7 +130,9 @@ func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Out
 
 // waitDecision holds the statement (wait mode) until the approval leaves
 // PENDING or the listener's WaitTimeout (default 10 minutes) ends; it then
-// returns the last status read.
+// returns the last status read. A Control Plane outage during the wait is
+// waited out (Watcher): the error comes back, and the statement is denied as
+// unavailable, only when the Control Plane is still failing at the deadline.
 func (g *Gate) waitDecision(ctx context.Context, s *ListenerSettings, id string) (domain.Approval, error) {
 	timeout := s.WaitTimeout
 	if timeout <= 0 {

@@ -347,3 +347,41 @@ func TestQueriesWithoutControlPlane(t *testing.T) {
 		t.Fatalf("List err = %v", err)
 	}
 }
+
+// A wait-mode statement waits out a Control Plane outage: reads that fail in
+// the middle of the wait do not deny it, and the approval given meanwhile
+// forwards it once the Control Plane answers again.
+func TestWaitModeSurvivesAnOutage(t *testing.T) {
+	cp := &flakyCP{CP: fakecp.New(nil)}
+	e := newEnv(t, envOpts{mode: app.ModeWait, wait: 20 * time.Second, cp: cp})
+	go func() {
+		for len(cp.Records()) == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		n := cp.reads.Load()
+		cp.failWith(ports.ErrUnavailable)
+		cp.untilReads(n + 5) // five failed reads
+		_ = cp.Decide(cp.Records()[0].ID, domain.StatusApproved, "")
+		cp.failWith(nil)
+	}()
+	if o := e.check(deleteInvoice); !o.Forward {
+		t.Fatalf("wait mode through an outage: %+v, want forward", o)
+	}
+}
+
+// A Control Plane still failing at the listener's wait deadline denies the
+// statement as unavailable (fail closed).
+func TestWaitModeOutageAtTheDeadlineDenies(t *testing.T) {
+	cp := &flakyCP{CP: fakecp.New(nil)}
+	e := newEnv(t, envOpts{mode: app.ModeWait, wait: 300 * time.Millisecond, cp: cp})
+	go func() {
+		for len(cp.Records()) == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		cp.failWith(ports.ErrUnavailable)
+	}()
+	d := mustDeny(t, e.check(deleteInvoice))
+	if d.Kind != domain.DeniedUnavailable || !strings.Contains(d.Message, ports.ErrUnavailable.Error()) {
+		t.Fatalf("denial %+v, want unavailable", d)
+	}
+}

@@ -17,10 +17,11 @@ import (
 )
 
 // NewCore returns a core for Sidecar "test" deciding through cp (nil: no
-// Control Plane), whose watcher polls every 20 ms so that waits in tests end
-// soon after a decision.
-func NewCore(cp ports.ControlPlane) *app.Core {
-	core := app.NewCore(app.CoreOptions{Sidecar: "test", CP: cp})
+// Control Plane) with memory limits l (zero fields: the defaults), whose
+// watcher polls every 20 ms so that waits in tests end soon after a
+// decision.
+func NewCore(cp ports.ControlPlane, l app.Limits) *app.Core {
+	core := app.NewCore(app.CoreOptions{Sidecar: "test", CP: cp, Limits: l})
 	core.Watcher.Interval = 20 * time.Millisecond
 	return core
 }
@@ -34,13 +35,14 @@ type Sidecar[C ports.ControlPlane] struct {
 }
 
 // NewSidecar returns a Sidecar deciding through the fake newCP makes, or
-// without a Control Plane when withCP is false. Its core is NewCore's.
-func NewSidecar[C ports.ControlPlane](withCP bool, newCP func() C) *Sidecar[C] {
+// without a Control Plane when withCP is false, with memory limits l. Its
+// core is NewCore's.
+func NewSidecar[C ports.ControlPlane](withCP bool, newCP func() C, l app.Limits) *Sidecar[C] {
 	if !withCP {
-		return &Sidecar[C]{Core: NewCore(nil)}
+		return &Sidecar[C]{Core: NewCore(nil, l)}
 	}
 	cp := newCP()
-	return &Sidecar[C]{CP: cp, Core: NewCore(cp)}
+	return &Sidecar[C]{CP: cp, Core: NewCore(cp, l)}
 }
 
 // Serve serves protocol p for listener l on 127.0.0.1:0 until tb ends, then

@@ -40,8 +40,10 @@ func (c *downCP) File(ctx context.Context, r ports.FileRequest) (ports.Filed, er
 type sidecar struct{ *listenertest.Sidecar[*downCP] }
 
 func newSidecar(withCP bool) *sidecar {
-	return &sidecar{listenertest.NewSidecar(withCP, func() *downCP { return &downCP{CP: fakecp.New(nil)} })}
+	return &sidecar{listenertest.NewSidecar(withCP, newDownCP, app.Limits{})}
 }
+
+func newDownCP() *downCP { return &downCP{CP: fakecp.New(nil)} }
 
 // serve starts a grpc listener with settings ls (protocol, mode and spend
 // defaulted) on 127.0.0.1:0; it returns the address and the running listener.

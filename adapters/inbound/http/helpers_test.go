@@ -158,8 +158,10 @@ type sidecar struct {
 
 // newSidecar builds a core; withCP false means no Control Plane at all.
 func newSidecar(withCP bool) *sidecar {
-	return &sidecar{listenertest.NewSidecar(withCP, func() *flakyCP { return &flakyCP{CP: fakecp.New(nil)} })}
+	return &sidecar{listenertest.NewSidecar(withCP, newFlakyCP, app.Limits{})}
 }
+
+func newFlakyCP() *flakyCP { return &flakyCP{CP: fakecp.New(nil)} }
 
 // serve starts an http listener with settings s on 127.0.0.1:0 and returns
 // its address; it stops with the test.
