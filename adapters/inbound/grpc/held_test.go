@@ -14,13 +14,7 @@ import (
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/conformance/grpc/testpb"
 	"github.com/hoophq/sidecar/domain"
-	"github.com/hoophq/sidecar/internal/listenertest"
 )
-
-// limitedSidecar is newSidecar(true) with limits l.
-func limitedSidecar(l app.Limits) *sidecar {
-	return &sidecar{listenertest.NewSidecar(true, newDownCP, l)}
-}
 
 func unaryItem(c testpb.ProbeClient, it *testpb.Item) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

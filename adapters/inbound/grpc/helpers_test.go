@@ -43,6 +43,11 @@ func newSidecar(withCP bool) *sidecar {
 	return &sidecar{listenertest.NewSidecar(withCP, newDownCP, app.Limits{})}
 }
 
+// limitedSidecar is newSidecar(true) with memory limits l.
+func limitedSidecar(l app.Limits) *sidecar {
+	return &sidecar{listenertest.NewSidecar(true, newDownCP, l)}
+}
+
 func newDownCP() *downCP { return &downCP{CP: fakecp.New(nil)} }
 
 // serve starts a grpc listener with settings ls (protocol, mode and spend

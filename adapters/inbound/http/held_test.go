@@ -12,13 +12,7 @@ import (
 
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
-	"github.com/hoophq/sidecar/internal/listenertest"
 )
-
-// limitedSidecar is newSidecar(true) with limits l.
-func limitedSidecar(l app.Limits) *sidecar {
-	return &sidecar{listenertest.NewSidecar(true, newFlakyCP, l)}
-}
 
 // A held body that does not fit in the held-payload budget is refused before
 // it is read: 503 with Retry-After while other requests hold the budget, 413

@@ -163,6 +163,11 @@ func newSidecar(withCP bool) *sidecar {
 
 func newFlakyCP() *flakyCP { return &flakyCP{CP: fakecp.New(nil)} }
 
+// limitedSidecar is newSidecar(true) with memory limits l.
+func limitedSidecar(l app.Limits) *sidecar {
+	return &sidecar{listenertest.NewSidecar(true, newFlakyCP, l)}
+}
+
 // serve starts an http listener with settings s on 127.0.0.1:0 and returns
 // its address; it stops with the test.
 func (sc *sidecar) serve(t testing.TB, s app.ListenerSettings) string {
