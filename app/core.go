@@ -20,13 +20,14 @@ type Core struct {
 }
 
 // CoreOptions configures NewCore. Zero values are fine: no Control Plane
-// (CP nil), no audit, a discarding logger, no metrics, the system clock.
+// (CP nil), no audit, a discarding logger, no metrics (ports.NoMetrics),
+// the system clock.
 type CoreOptions struct {
 	Sidecar string
 	CP      ports.ControlPlane
 	Audit   ports.AuditSink
 	Log     *slog.Logger
-	Metrics *Metrics
+	Metrics ports.Metrics
 	Clock   ports.Clock
 	// WithMCP: the config has an mcp block (the denial names approval_wait).
 	WithMCP bool
@@ -38,6 +39,9 @@ type CoreOptions struct {
 func NewCore(o CoreOptions) *Core {
 	if o.Log == nil {
 		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.Metrics == nil {
+		o.Metrics = ports.NoMetrics{}
 	}
 	if o.Clock == nil {
 		o.Clock = ports.SystemClock{}

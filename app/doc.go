@@ -6,5 +6,9 @@
 // contract, Listener with its drain deadline), the gate's shutdown (waits
 // end, open tickets are settled: shutdown.go), the process's memory limits
 // and held-payload budget (budget.go), and the fx modules that wire them.
-// app binds no socket: internal/supervisor runs the listeners.
+// request.go holds what every listener with headers or metadata reads of a
+// request before it asks the gate (return mode, identity values, whether the
+// payload is needed), so a new listener is its protocol and nothing else.
+// app binds no socket and imports no metrics library: internal/supervisor
+// runs the listeners, adapters/outbound/metrics counts.
 package app

@@ -53,7 +53,7 @@ type Gate struct {
 	Audit   ports.AuditSink
 	Clock   ports.Clock
 	Log     *slog.Logger
-	Metrics *Metrics
+	Metrics ports.Metrics // never nil (NewCore puts ports.NoMetrics)
 	Watch   *Watcher
 	// WithMCP selects the denial text that names the approval_wait tool.
 	WithMCP bool
@@ -93,7 +93,7 @@ func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Out
 		return g.unavailable(audit, rule.Name, err)
 	}
 	if !filed.Reused {
-		g.Metrics.approvalFiled(s.Name)
+		g.Metrics.ApprovalFiled(s.Name)
 	}
 	a := filed.Approval
 	if !filed.StatusKnown {
@@ -119,7 +119,7 @@ func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Out
 		if err != nil {
 			return g.unavailable(audit, rule.Name, err)
 		}
-		g.Metrics.claim(s.Name, won)
+		g.Metrics.Claim(s.Name, won)
 		if won {
 			audit.Decision, audit.ApprovalID, audit.Status = "forward_approved", a.ID, string(claimed.Status)
 			g.record(audit)
@@ -231,7 +231,7 @@ func agentCause(err error) string {
 }
 
 func (g *Gate) record(e ports.AuditEvent) {
-	g.Metrics.statement(e.Listener, e.Decision)
+	g.Metrics.Statement(e.Listener, e.Decision)
 	if g.Audit != nil {
 		g.Audit.Record(e)
 	}

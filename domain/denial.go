@@ -1,6 +1,9 @@
 package domain
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // DenialKind says why a statement was denied.
 type DenialKind int
@@ -124,4 +127,38 @@ func UnavailableMessage(rule, cause string) string {
 func TokenRefusedMessage(rule string) string {
 	return fmt.Sprintf("statement needs human approval (rule %s) but the Control Plane refused the Sidecar token; nothing was run; "+
 		"resending helps only after the Sidecar's operator fixes its token", rule)
+}
+
+// Field is one structured field of a denial: its name as an http header
+// (gRPC sends the same name in lowercase as trailing metadata) and value.
+type Field struct{ Name, Value string }
+
+// Fields returns the structured fields of d (spec, "Find the approval in the
+// denial"), in this order:
+//
+//	X-Hoop-Denied                             review for an approval denial, policy for any other; always
+//	X-Hoop-Approval-Id, X-Hoop-Review-Id      the approval id
+//	X-Hoop-Approval-Status, X-Hoop-Review-Status  the status; absent when the Sidecar could not read it
+//	Retry-After                               "5", in return mode while the request is PENDING only
+//
+// Only a denial that names an approval (NamesApproval: an approval denial,
+// or a wait ended by shutdown) carries it: a policy denial, or one because
+// the Control Plane is unreachable, has X-Hoop-Denied: policy and nothing
+// else, whatever else d holds, so no client reads an approval id or a retry
+// hint beside "policy".
+func (d Denial) Fields() []Field {
+	out := []Field{{Names.HeaderDenied, d.DeniedValue()}}
+	if !d.NamesApproval() {
+		return out
+	}
+	if d.ApprovalID != "" {
+		out = append(out, Field{Names.HeaderApprovalID, d.ApprovalID}, Field{Names.HeaderReviewID, d.ApprovalID})
+	}
+	if d.ApprovalID != "" && d.Status != "" {
+		out = append(out, Field{Names.HeaderApprovalStatus, string(d.Status)}, Field{Names.HeaderReviewStatus, string(d.Status)})
+	}
+	if d.RetryAfter {
+		out = append(out, Field{Names.HeaderRetryAfter, strconv.Itoa(RetryAfterSeconds)})
+	}
+	return out
 }

@@ -8,11 +8,10 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/fx"
 
 	"github.com/hoophq/sidecar/adapters/outbound/config"
-	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/adapters/outbound/metrics"
 	"github.com/hoophq/sidecar/internal/supervisor"
 	"github.com/hoophq/sidecar/ports"
 )
@@ -30,7 +29,7 @@ type admin struct {
 // cpPinger checks that the Control Plane answers (nil when there is none).
 type cpPinger func(ctx context.Context) error
 
-func newAdmin(f *config.File, sup *supervisor.Supervisor, m *app.Metrics, ping cpPinger, log *slog.Logger) *admin {
+func newAdmin(f *config.File, sup *supervisor.Supervisor, m *metrics.Prometheus, ping cpPinger, log *slog.Logger) *admin {
 	if f.Admin == nil {
 		return nil
 	}
@@ -51,7 +50,7 @@ func newAdmin(f *config.File, sup *supervisor.Supervisor, m *app.Metrics, ping c
 		}
 		_, _ = w.Write([]byte("ready\n"))
 	})
-	mux.Handle("GET /metrics", promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}))
+	mux.Handle("GET /metrics", m.Handler())
 	return &admin{srv: &http.Server{Addr: f.Admin.Listen, Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
 }
 

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/fx/fxevent"
 
 	"github.com/hoophq/sidecar/adapters/outbound/config"
+	"github.com/hoophq/sidecar/adapters/outbound/metrics"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/internal/cliconfig"
 	"github.com/hoophq/sidecar/internal/supervisor"
@@ -111,9 +112,9 @@ func run(path string) error {
 	return fxApp.Stop(stopCtx)
 }
 
-func newMetrics() *app.Metrics { return app.NewMetrics() }
+func newMetrics() *metrics.Prometheus { return metrics.New() }
 
-func newCore(f *config.File, cp ports.ControlPlane, audit ports.AuditSink, log *slog.Logger, m *app.Metrics) *app.Core {
+func newCore(f *config.File, cp ports.ControlPlane, audit ports.AuditSink, log *slog.Logger, m *metrics.Prometheus) *app.Core {
 	return app.NewCore(app.CoreOptions{Sidecar: f.Sidecar, CP: cp, Audit: audit, Log: log, Metrics: m, WithMCP: f.MCP != nil,
 		Limits: config.LimitsOf(f)})
 }

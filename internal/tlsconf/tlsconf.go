@@ -63,6 +63,27 @@ type CertLoader struct {
 // NewCertLoader returns a CertLoader for l's TLS settings.
 func NewCertLoader(l *app.Listener) *CertLoader { return &CertLoader{l: l} }
 
+// Config returns the listener side's TLS configuration: the certificate
+// from Get at every handshake, TLS 1.2 at least, and the ALPN protocols alpn
+// (none: the caller's library adds its own, as gRPC does).
+func (c *CertLoader) Config(alpn ...string) *tls.Config {
+	return &tls.Config{GetCertificate: c.Get, NextProtos: alpn, MinVersion: tls.VersionTLS12}
+}
+
+// Pinned is Config with the certificate that Get returns now fixed for every
+// handshake of the returned configuration, for a protocol that must know
+// which certificate its client saw (PostgreSQL's SCRAM channel binding,
+// tls-server-end-point, compares it with the upstream's). Errors as Get.
+func (c *CertLoader) Pinned(alpn ...string) (*tls.Config, error) {
+	cert, err := c.Get(nil)
+	if err != nil {
+		return nil, err
+	}
+	cfg := c.Config(alpn...)
+	cfg.GetCertificate, cfg.Certificates = nil, []tls.Certificate{*cert}
+	return cfg, nil
+}
+
 // Get returns the certificate of the listener's current cert_file/key_file.
 // Errors name the files that failed.
 func (c *CertLoader) Get(*tls.ClientHelloInfo) (*tls.Certificate, error) {

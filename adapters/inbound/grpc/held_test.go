@@ -14,14 +14,7 @@ import (
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/conformance/grpc/testpb"
 	"github.com/hoophq/sidecar/domain"
-	"github.com/hoophq/sidecar/internal/fakecp"
 )
-
-func limitedSidecar(l app.Limits) *sidecar {
-	s := &sidecar{cp: &downCP{CP: fakecp.New(nil)}}
-	s.core = app.NewCore(app.CoreOptions{Sidecar: "test", CP: s.cp, Limits: l})
-	return s
-}
 
 func unaryItem(c testpb.ProbeClient, it *testpb.Item) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -66,7 +59,7 @@ func TestHeldFirstMessageOverBudget(t *testing.T) {
 	if _, err := c.Slow(context.Background(), &testpb.SlowRequest{Millis: 1}); err != nil {
 		t.Errorf("a call no rule covers failed while the budget was full: %v", err)
 	}
-	if n := len(sc.cp.Records()); n != 0 {
+	if n := len(sc.CP.Records()); n != 0 {
 		t.Fatalf("refused calls filed %d approval request(s)", n)
 	}
 	others.Release()

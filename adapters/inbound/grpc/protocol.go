@@ -2,7 +2,6 @@ package grpclistener
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -70,8 +69,7 @@ func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) 
 		if _, err := certs.Get(nil); err != nil {
 			return err
 		}
-		opts = append(opts, grpc.Creds(credentials.NewTLS(&tls.Config{GetCertificate: certs.Get,
-			MinVersion: tls.VersionTLS12})))
+		opts = append(opts, grpc.Creds(credentials.NewTLS(certs.Config())))
 	}
 	srv := grpc.NewServer(opts...)
 	var once sync.Once

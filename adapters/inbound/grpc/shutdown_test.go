@@ -22,10 +22,10 @@ func TestShutdownEndsAWaitWithUnavailable(t *testing.T) {
 	addr, _ := sc.serve(t, app.ListenerSettings{Name: "g", Upstream: up.Addr, Mode: app.ModeWait, WaitTimeout: time.Minute,
 		Approvals: []domain.ApprovalRule{rule(t, "held", unaryMethod)}})
 	go func() {
-		for len(sc.cp.Records()) == 0 {
+		for len(sc.CP.Records()) == 0 {
 			time.Sleep(5 * time.Millisecond)
 		}
-		sc.core.Gate.BeginShutdown()
+		sc.Core.Gate.BeginShutdown()
 	}()
 	_, tr, err := unary(t, probeClient(t, addr, nil), "x")
 	st := status.Convert(err)
@@ -39,7 +39,7 @@ func TestShutdownEndsAWaitWithUnavailable(t *testing.T) {
 func TestDrainDeadlineEndsRunningCalls(t *testing.T) {
 	up := startUpstream(t)
 	sc := newSidecar(true)
-	l := sc.core.Listener(app.ListenerSettings{Name: "g", Protocol: "grpc", Upstream: up.Addr})
+	l := sc.Core.Listener(app.ListenerSettings{Name: "g", Protocol: "grpc", Upstream: up.Addr})
 	addr, stop := serveStoppable(t, l)
 	c := probeClient(t, addr, nil)
 	done := make(chan error, 1)

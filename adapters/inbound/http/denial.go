@@ -9,14 +9,8 @@ import (
 )
 
 // writeDenial answers a denied request with 403, text/plain, the denial's
-// message as the body, and the spec's fields as headers ("Find the approval
-// in the denial"):
-//
-//	X-Hoop-Denied            review (approval denial) or policy (any other)
-//	X-Hoop-Approval-Id       the approval id, with X-Hoop-Review-Id
-//	X-Hoop-Approval-Status   the status, with X-Hoop-Review-Status; both left out
-//	                         when the Sidecar could not read it
-//	Retry-After: 5           only in return mode while the request is PENDING
+// message as the body, and the denial's fields (domain.Denial.Fields: the
+// spec's "Find the approval in the denial") as headers.
 //
 // kubectl prints such a body as "Error from server (Forbidden): <message>".
 //
@@ -29,17 +23,8 @@ func writeDenial(w http.ResponseWriter, d *domain.Denial) {
 	hd.Set("Content-Type", "text/plain; charset=utf-8")
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Cache-Control", "no-store")
-	hd.Set(domain.Names.HeaderDenied, d.DeniedValue())
-	if d.NamesApproval() {
-		hd.Set(domain.Names.HeaderApprovalID, d.ApprovalID)
-		hd.Set(domain.Names.HeaderReviewID, d.ApprovalID)
-	}
-	if d.NamesApproval() && d.Status != "" {
-		hd.Set(domain.Names.HeaderApprovalStatus, string(d.Status))
-		hd.Set(domain.Names.HeaderReviewStatus, string(d.Status))
-	}
-	if d.RetryAfter {
-		hd.Set(domain.Names.HeaderRetryAfter, strconv.Itoa(domain.RetryAfterSeconds))
+	for _, f := range d.Fields() {
+		hd.Set(f.Name, f.Value)
 	}
 	hd.Set("Content-Length", strconv.Itoa(len(d.Message)))
 	code := http.StatusForbidden

@@ -61,7 +61,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	dropH2CUpgrade(r)
 	an := analyze(r)
 	var body []byte
-	held := domain.Evaluate(an, s.Policies, s.Approvals).Verdict == domain.VerdictApproval
+	held := app.NeedsPayload(s, an)
 	if held {
 		var res *app.Reservation
 		var ok bool
@@ -71,11 +71,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer res.Release()
 	}
 	out := h.l.CheckWith(r.Context(), s, app.Statement{
-		IdentityValues: identityValues(r, s.IdentityKeys),
+		IdentityValues: app.IdentityValues(r.Header.Values, s.IdentityKeys),
 		Canonical:      canonical(r, body),
 		Display:        display(r, body),
 		Analysis:       an,
-		ReturnMode:     wantsReturnMode(r),
+		ReturnMode:     app.WantsReturnModeHeader(r.Header.Values),
 		Client:         r.RemoteAddr,
 	})
 	if !out.Forward {

@@ -12,15 +12,7 @@ import (
 
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
-	"github.com/hoophq/sidecar/internal/fakecp"
 )
-
-// limitedSidecar is newSidecar(true) with limits l.
-func limitedSidecar(l app.Limits) *sidecar {
-	sc := &sidecar{cp: &flakyCP{CP: fakecp.New(nil)}}
-	sc.core = app.NewCore(app.CoreOptions{Sidecar: "test", CP: sc.cp, Limits: l})
-	return sc
-}
 
 // A held body that does not fit in the held-payload budget is refused before
 // it is read: 503 with Retry-After while other requests hold the budget, 413
@@ -38,7 +30,7 @@ func TestHeldBodyOverBudgetIsRefused(t *testing.T) {
 		t.Fatalf("body over the whole budget: %d %q", resp.StatusCode, body)
 	}
 
-	others, err := sc.core.Held.Reserve(context.Background(), 1<<20)
+	others, err := sc.Core.Held.Reserve(context.Background(), 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +43,7 @@ func TestHeldBodyOverBudgetIsRefused(t *testing.T) {
 	if resp, _ := send(t, "GET", url, ""); resp.StatusCode != 200 {
 		t.Fatalf("GET while the budget is full: %d", resp.StatusCode)
 	}
-	if n := len(sc.cp.Records()); n != 0 {
+	if n := len(sc.CP.Records()); n != 0 {
 		t.Fatalf("refused requests filed %d approval request(s)", n)
 	}
 	others.Release()
@@ -62,7 +54,7 @@ func TestHeldBodyOverBudgetIsRefused(t *testing.T) {
 	if rec.count("PUT", "/v1/items/1") != 0 {
 		t.Fatal("a held PUT reached the upstream")
 	}
-	if again, err := sc.core.Held.Reserve(context.Background(), 1<<20); err != nil {
+	if again, err := sc.Core.Held.Reserve(context.Background(), 1<<20); err != nil {
 		t.Fatalf("the listener kept budget after the request was denied: %v", err)
 	} else {
 		again.Release()
@@ -105,7 +97,7 @@ func TestHeldBodyReadHasADeadline(t *testing.T) {
 	if resp.StatusCode != http.StatusRequestTimeout {
 		t.Fatalf("stalled body: %d, want 408", resp.StatusCode)
 	}
-	if r, err := sc.core.Held.Reserve(context.Background(), 1<<20); err != nil {
+	if r, err := sc.Core.Held.Reserve(context.Background(), 1<<20); err != nil {
 		t.Fatalf("the stalled request kept its budget: %v", err)
 	} else {
 		r.Release()
@@ -119,7 +111,7 @@ func TestBudgetRefusalDoesNotAskForTheBody(t *testing.T) {
 	sc := limitedSidecar(app.Limits{HeldBytes: 1 << 20})
 	addr := sc.serve(t, app.ListenerSettings{Name: "api", Upstream: up.URL,
 		Approvals: []domain.ApprovalRule{rule(t, "puts", []string{"PUT"}, []string{"/v1/**"}, 0)}})
-	others, err := sc.core.Held.Reserve(context.Background(), 1<<20)
+	others, err := sc.Core.Held.Reserve(context.Background(), 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}

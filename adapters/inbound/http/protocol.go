@@ -71,8 +71,7 @@ func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) 
 		if _, err := certs.Get(nil); err != nil {
 			return err
 		}
-		ln = tls.NewListener(ln, &tls.Config{GetCertificate: certs.Get, NextProtos: []string{"http/1.1"},
-			MinVersion: tls.VersionTLS12})
+		ln = tls.NewListener(ln, certs.Config("http/1.1"))
 	}
 	var once sync.Once
 	drain := func() {

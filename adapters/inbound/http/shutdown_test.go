@@ -18,10 +18,10 @@ func TestShutdownEndsAWaitWith503(t *testing.T) {
 	addr := sc.serve(t, app.ListenerSettings{Name: "api", Upstream: up.URL, Mode: app.ModeWait,
 		WaitTimeout: time.Minute, Approvals: []domain.ApprovalRule{deleteRule(t)}})
 	go func() {
-		for len(sc.cp.Records()) == 0 {
+		for len(sc.CP.Records()) == 0 {
 			time.Sleep(5 * time.Millisecond)
 		}
-		sc.core.Gate.BeginShutdown()
+		sc.Core.Gate.BeginShutdown()
 	}()
 	resp, body := send(t, "DELETE", "http://"+addr+"/v1/items/5", "")
 	if resp.StatusCode != 503 || resp.Header.Get("X-Hoop-Denied") != "review" || resp.Header.Get("X-Hoop-Approval-Id") == "" ||

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hoophq/sidecar/adapters/inbound/postgres/analyzer"
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/tlsconf"
 )
 
 // Protocol is the postgres listener protocol. One value serves any number of
@@ -45,6 +46,7 @@ func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) 
 		d.start()
 		d.expire()
 	}()
+	certs := tlsconf.NewCertLoader(l)
 	delay := 5 * time.Millisecond
 	for {
 		conn, err := ln.Accept()
@@ -58,12 +60,12 @@ func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) 
 			continue
 		}
 		delay = 5 * time.Millisecond
-		go p.handle(conn, l, d)
+		go p.handle(conn, l, certs, d)
 	}
 }
 
 // handle runs one client connection to its end.
-func (p *Protocol) handle(conn net.Conn, l *app.Listener, d *drainer) {
+func (p *Protocol) handle(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, d *drainer) {
 	defer conn.Close()
 	set := l.Settings()
 	log := p.log.With("listener", set.Name, "client", conn.RemoteAddr().String())
@@ -72,7 +74,7 @@ func (p *Protocol) handle(conn net.Conn, l *app.Listener, d *drainer) {
 			log.Error("postgres connection failed; closed", "panic", r)
 		}
 	}()
-	s, err := p.startup(conn, l, log)
+	s, err := p.startup(conn, l, certs, log)
 	if err != nil {
 		if !isClosed(err) {
 			log.Info("postgres connection ended during startup", "error", err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/internal/tlsconf"
 )
 
 // startupTimeout bounds the startup and authentication of one connection,
@@ -31,10 +32,10 @@ const (
 // startup negotiates TLS and reads the StartupMessage, then connects to the
 // upstream and forwards it. It returns nil, nil for a CancelRequest (handled
 // here). Authentication is relayed afterwards by the session.
-func (p *Protocol) startup(conn net.Conn, l *app.Listener, log *slog.Logger) (*session, error) {
+func (p *Protocol) startup(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, log *slog.Logger) (*session, error) {
 	set := l.Settings()
 	conn.SetDeadline(time.Now().Add(startupTimeout))
-	cfg, err := serverTLS(set.TLS)
+	cfg, err := serverTLS(set.TLS, certs)
 	if err != nil {
 		// Never answer 'N' to an SSLRequest when tls is configured: a client
 		// with sslmode=prefer would go on in plaintext without a word.

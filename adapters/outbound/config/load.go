@@ -25,8 +25,16 @@ func Load(path string) (*File, Errors, error) {
 // error for a text that is not YAML or a value of the wrong type, which stops
 // the parse. Unknown keys are returned, not raised, so that `sidecar
 // validate` prints them together with Validate's mistakes. It does not
-// validate: call Validate.
-func Parse(b []byte) (*File, Errors, error) {
+// validate: call Validate. A text the YAML library panics on is an error too.
+func Parse(b []byte) (file *File, unknown Errors, err error) {
+	// goccy/go-yaml v1.19.2 panics on some malformed texts (a tag before a
+	// broken sequence, found by FuzzParse): a bad file is refused with an
+	// error, never a crash of `sidecar run` or `sidecar validate`.
+	defer func() {
+		if r := recover(); r != nil {
+			file, unknown, err = nil, nil, fmt.Errorf("parse config: the text is not valid YAML (the YAML parser failed: %v)", r)
+		}
+	}()
 	var f File
 	if err := yaml.NewDecoder(bytes.NewReader(b)).Decode(&f); err != nil && !errors.Is(err, io.EOF) {
 		return nil, nil, fmt.Errorf("parse config: %s", yaml.FormatError(err, false, true))
