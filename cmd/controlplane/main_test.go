@@ -115,7 +115,7 @@ func TestClientErrorsAreClear(t *testing.T) {
 		{[]string{"list", "--url", "ftp://x", "--token", "t"}, "is not an http(s) URL"},
 		{[]string{"list", "--url", "http://127.0.0.1:1", "--token", "t"}, "cannot reach the Control Plane at http://127.0.0.1:1"},
 		{[]string{"list", "--url", cp.URL + "/nothing", "--token", "t"}, "not a Control Plane API answer"},
-		{[]string{"serve"}, "serve needs --config FILE"},
+		{[]string{"serve"}, "serve needs a config file: controlplane serve --config FILE (or controlplane serve FILE)"},
 		{[]string{"serve", "--config", "/nonexistent.yaml"}, "config: open /nonexistent.yaml"},
 		{[]string{"frobnicate"}, "unknown command"},
 	} {
