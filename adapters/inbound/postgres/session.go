@@ -57,10 +57,10 @@ type session struct {
 	relayDone      bool
 	cancelKeys     []string
 
-	// The wait of a held statement (wait mode), ended by a CancelRequest.
+	// The wait of a held statement (wait mode), ended by a CancelRequest
+	// or by the end of the connection (wait.go).
 	cancelMu   sync.Mutex
-	waitCancel context.CancelFunc
-	canceled   bool
+	waitCancel context.CancelCauseFunc
 
 	// Reader-only state: prepared statements and portals by name (names.go),
 	// the extended-protocol messages not yet forwarded, and the current Sync
@@ -171,41 +171,19 @@ func (s *session) fromClient(typ byte, frame []byte) error {
 	}
 }
 
+// rules returns the listener's settings for one unit (a Query, a Sync
+// batch, a FunctionCall). A unit reads them once: its analysis and its
+// decision use the same rule set even when a reload lands in between.
+func (s *session) rules() *app.ListenerSettings {
+	if s.p.snapshot != nil {
+		return s.p.snapshot(s.l)
+	}
+	return s.l.Settings()
+}
+
 func (s *session) forward(frame []byte) error {
 	_, err := s.uw.Write(frame)
 	return err
-}
-
-// check asks the gate about st. Anything forwarded earlier is flushed
-// first, since the gate may hold st for a while (wait mode). canceled is
-// true when a CancelRequest ended that wait.
-func (s *session) check(st app.Statement) (out app.Outcome, canceled bool) {
-	if err := s.uw.Flush(); err != nil {
-		s.log.Debug("flush to upstream failed", "error", err)
-	}
-	st.Identity, st.Client, st.ReturnMode = s.user, s.client.RemoteAddr().String(), s.returnMode.Load()
-	// The same text on another database is another statement.
-	st.IdentityValues = map[string][]string{"database": {s.database}}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	s.cancelMu.Lock()
-	s.waitCancel, s.canceled = cancel, false
-	s.cancelMu.Unlock()
-	out = s.l.Check(ctx, st)
-	s.cancelMu.Lock()
-	s.waitCancel, canceled = nil, s.canceled
-	s.cancelMu.Unlock()
-	return out, canceled && !out.Forward
-}
-
-// cancelWait ends the wait of a held statement, if any.
-func (s *session) cancelWait() {
-	s.cancelMu.Lock()
-	defer s.cancelMu.Unlock()
-	if s.waitCancel != nil {
-		s.canceled = true
-		s.waitCancel()
-	}
 }
 
 // checkChannelBinding refuses, with an explanation, a SCRAM exchange the
