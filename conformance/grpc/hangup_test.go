@@ -2,6 +2,7 @@ package grpcconformance
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,8 +15,8 @@ import (
 // A client whose call waits in wait mode cancels it (its ctx ends after
 // 3 s; it received nothing meanwhile, no headers until the decision). The
 // stream's context ends, so the wait ends: the Sidecar stops reading the
-// approval, a later approval with the CLI stays APPROVED (not spent), and
-// the call never reaches the upstream.
+// approval, a later approval with the CLI stays APPROVED (not spent), the
+// call never reaches the upstream, and the audit line says client_gone.
 func TestClientCancelsWhileWaiting(t *testing.T) {
 	w := newWorld(t)
 	addr := w.listen(t, listener{Name: "probe", Rules: []rule{probeAll}})
@@ -38,5 +39,8 @@ func TestClientCancelsWhileWaiting(t *testing.T) {
 	}
 	if n := w.up.Count("Unary"); n != 0 {
 		t.Fatalf("the cancelled call reached the upstream %d times", n)
+	}
+	if !strings.Contains(w.sidecar.Output(), `"decision":"client_gone"`) {
+		t.Fatalf("no client_gone audit line:\n%s", w.sidecar.Output())
 	}
 }

@@ -9,8 +9,8 @@ import (
 // curl is killed (timeout 3) while its DELETE waits in wait mode; it saw
 // nothing meanwhile (no status line until the decision). The request's
 // context ends, so the wait ends: the Sidecar stops reading the approval, a
-// later approval with the CLI stays APPROVED (not spent), and the DELETE
-// never reaches the upstream.
+// later approval with the CLI stays APPROVED (not spent), the DELETE never
+// reaches the upstream, and the audit trail says client_gone.
 func TestCurlKilledWhileWaiting(t *testing.T) {
 	up, rec := newUpstream(t, nil)
 	w := newWorld(t, startControlPlane(t, nil), "test")
@@ -35,5 +35,8 @@ func TestCurlKilledWhileWaiting(t *testing.T) {
 	}
 	if n := rec.count("DELETE", "/v1/invoices/42"); n != 0 {
 		t.Fatalf("the DELETE of the killed curl reached the upstream %d times", n)
+	}
+	if !w.audit.has("client_gone") {
+		t.Fatalf("audit trail %v, want client_gone", w.audit.decisions)
 	}
 }

@@ -18,7 +18,11 @@ import (
 // runs once.
 func TestPsqlKilledWhileWaiting(t *testing.T) {
 	e := newEnv(t)
-	addr, sidecar := e.sidecarProcess(e.sidecarConfig, "sent") // mode: wait, wait_timeout: 20s
+	// mode: wait; wait_timeout far beyond the test, so only the hang-up can end the wait.
+	longWait := func(listen, spend string) string {
+		return strings.Replace(e.sidecarConfig(listen, spend), "wait_timeout: 20s", "wait_timeout: 10m", 1)
+	}
+	addr, sidecar := e.sidecarProcess(longWait, "sent")
 	e.direct("CREATE TABLE t (id int)")
 	e.direct("INSERT INTO t VALUES (7)")
 	host, port, _ := net.SplitHostPort(addr)
@@ -52,8 +56,10 @@ func TestPsqlKilledWhileWaiting(t *testing.T) {
 	if !strings.Contains(sidecar.Output(), `"decision":"client_gone"`) {
 		t.Fatalf("no client_gone audit line:\n%s", sidecar.Output())
 	}
-	if out := e.psql(addr, "agent", "DELETE FROM t WHERE id = 7;\n"); !strings.Contains(out, "DELETE 1") {
-		t.Fatalf("the identical resend:\n%s", out)
+	resend := exec.Command("psql", "-X", conninfo, "-c", "DELETE FROM t WHERE id = 7") // byte for byte
+	resend.Env = cmd.Env
+	if out, err := resend.CombinedOutput(); err != nil || !strings.Contains(string(out), "DELETE 1") {
+		t.Fatalf("the identical resend: %v\n%s", err, out)
 	}
 	if st := e.cp.Review(t, id).Status; st != "EXECUTED" {
 		t.Fatalf("after the resend %s, want EXECUTED", st)
