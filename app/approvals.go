@@ -39,7 +39,14 @@ func (q *Approvals) Status(ctx context.Context, id string) (domain.Approval, err
 // Wait reads the approval every 2 s (coalesced across waiters) until its next
 // is no longer "wait" or timeout ends. timedOut is true when the timeout
 // ended first (not an error); waited is the time spent, rounded down to
-// whole seconds. Errors as Status, and ctx's error when the caller left.
+// whole seconds.
+//
+// A Control Plane outage during the wait does not end it: the reads go on
+// and a decision read after the Control Plane is back is answered. Errors:
+// ports.ErrNotFound, ports.ErrOlder and ports.ErrUnauthorized at once; a
+// failure (ports.ErrUnavailable, …) only when the Control Plane is still
+// failing when timeout ends (then a holds the last status read, if any);
+// ctx's error when the caller left; ErrNoControlPlane.
 func (q *Approvals) Wait(ctx context.Context, id string, timeout time.Duration) (a domain.Approval, timedOut bool, waited time.Duration, err error) {
 	if !q.HasControlPlane() {
 		return domain.Approval{}, false, 0, ErrNoControlPlane
@@ -49,11 +56,11 @@ func (q *Approvals) Wait(ctx context.Context, id string, timeout time.Duration) 
 	defer cancel()
 	a, decided, err := q.Watch.WaitDecided(wctx, id)
 	waited = q.Clock.Now().Sub(start).Truncate(time.Second)
-	if err != nil {
-		return a, false, waited, err
-	}
 	if !decided && ctx.Err() != nil {
 		return a, false, waited, ctx.Err()
+	}
+	if err != nil {
+		return a, false, waited, err
 	}
 	return a, !decided, waited, nil
 }

@@ -182,7 +182,10 @@ func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Out
 // waitDecision holds the statement (wait mode) until the approval leaves
 // PENDING, the listener's WaitTimeout (default 10 minutes) ends, or ctx
 // ends (the client left: the Watcher subscription is dropped on return, so
-// polling stops). It returns the last status read, or a when none was.
+// polling stops). It returns the last status read, or a when none was. A
+// Control Plane outage during the wait is waited out (Watcher): the error
+// comes back, and the statement is denied as unavailable, only when the
+// Control Plane is still failing at the deadline.
 func (g *Gate) waitDecision(ctx context.Context, s *ListenerSettings, a domain.Approval) (domain.Approval, error) {
 	timeout := s.WaitTimeout
 	if timeout <= 0 {
@@ -231,12 +234,21 @@ func (g *Gate) deny(audit ports.AuditEvent, rule string, a domain.Approval, retu
 	return Outcome{Denial: d}
 }
 
+// unavailable denies a statement that needs approval when the Control Plane
+// call failed (fail closed). A refused Sidecar token is said as such, to the
+// agent and in the log: retrying does not help until a person fixes it.
 func (g *Gate) unavailable(audit ports.AuditEvent, rule string, err error) Outcome {
 	audit.Decision, audit.Error = "deny_unavailable", err.Error()
 	g.record(audit)
-	g.Log.Error("statement needs approval but the Control Plane failed; denied", "listener", audit.Listener, "rule", rule, "error", err)
-	return Outcome{Denial: &domain.Denial{Kind: domain.DeniedUnavailable, Rule: rule,
-		Message: domain.UnavailableMessage(rule, agentCause(err))}}
+	msg := domain.UnavailableMessage(rule, agentCause(err))
+	if errors.Is(err, ports.ErrUnauthorized) {
+		msg = domain.TokenRefusedMessage(rule)
+		g.Log.Error("statement needs approval but the Control Plane refused the Sidecar token; denied",
+			"listener", audit.Listener, "rule", rule, "error", err)
+	} else {
+		g.Log.Error("statement needs approval but the Control Plane failed; denied", "listener", audit.Listener, "rule", rule, "error", err)
+	}
+	return Outcome{Denial: &domain.Denial{Kind: domain.DeniedUnavailable, Rule: rule, Message: msg}}
 }
 
 // truncate cuts s to at most n bytes on a UTF-8 boundary, marking the cut.

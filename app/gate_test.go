@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -278,6 +279,20 @@ func TestControlPlaneFailingFailsClosed(t *testing.T) {
 	}
 }
 
+// A refused Sidecar token is said as such: the agent is not told the
+// Control Plane is unreachable (retrying would not help), and the text names
+// neither the token nor the Control Plane's address.
+func TestRefusedSidecarTokenIsSaid(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	e.cp.Fail = fmt.Errorf("control plane file: %w (HTTP 401): http://cp.internal:8080 token s3cret", ports.ErrUnauthorized)
+	d := mustDeny(t, e.check(deleteInvoice))
+	if d.Kind != domain.DeniedUnavailable || d.DeniedValue() != "policy" ||
+		!strings.Contains(d.Message, "the Control Plane refused the Sidecar token") || strings.Contains(d.Message, "unreachable") ||
+		strings.Contains(d.Message, "cp.internal") || strings.Contains(d.Message, "s3cret") {
+		t.Fatalf("denial %+v", d)
+	}
+}
+
 func TestNoControlPlaneFailsClosed(t *testing.T) {
 	e := newEnv(t, envOpts{noCP: true})
 	if d := mustDeny(t, e.check(deleteInvoice)); d.Kind != domain.DeniedUnavailable {
@@ -330,5 +345,43 @@ func TestQueriesWithoutControlPlane(t *testing.T) {
 	}
 	if _, err := q.List(context.Background(), "", 20); !errors.Is(err, app.ErrNoControlPlane) {
 		t.Fatalf("List err = %v", err)
+	}
+}
+
+// A wait-mode statement waits out a Control Plane outage: reads that fail in
+// the middle of the wait do not deny it, and the approval given meanwhile
+// forwards it once the Control Plane answers again.
+func TestWaitModeSurvivesAnOutage(t *testing.T) {
+	cp := &flakyCP{CP: fakecp.New(nil)}
+	e := newEnv(t, envOpts{mode: app.ModeWait, wait: 20 * time.Second, cp: cp})
+	go func() {
+		for len(cp.Records()) == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		n := cp.reads.Load()
+		cp.failWith(ports.ErrUnavailable)
+		cp.untilReads(n + 5) // five failed reads
+		_ = cp.Decide(cp.Records()[0].ID, domain.StatusApproved, "")
+		cp.failWith(nil)
+	}()
+	if o := e.check(deleteInvoice); !o.Forward {
+		t.Fatalf("wait mode through an outage: %+v, want forward", o)
+	}
+}
+
+// A Control Plane still failing at the listener's wait deadline denies the
+// statement as unavailable (fail closed).
+func TestWaitModeOutageAtTheDeadlineDenies(t *testing.T) {
+	cp := &flakyCP{CP: fakecp.New(nil)}
+	e := newEnv(t, envOpts{mode: app.ModeWait, wait: 300 * time.Millisecond, cp: cp})
+	go func() {
+		for len(cp.Records()) == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		cp.failWith(ports.ErrUnavailable)
+	}()
+	d := mustDeny(t, e.check(deleteInvoice))
+	if d.Kind != domain.DeniedUnavailable || !strings.Contains(d.Message, ports.ErrUnavailable.Error()) {
+		t.Fatalf("denial %+v, want unavailable", d)
 	}
 }

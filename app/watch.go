@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -14,6 +15,13 @@ import (
 // the Control Plane is read at most once per Interval for it. One goroutine
 // per watched id reads it, publishes the result to every waiter, and stops
 // as soon as no waiter is left (a waiter that hung up costs nothing further).
+//
+// A failed read is transient: an outage or a restart of the Control Plane
+// ends no wait. Waiters keep waiting, the reads go on every Interval, and the
+// first read that succeeds after the Control Plane is back delivers the
+// decision. Each waiter's own ctx decides when it gives up; only then does a
+// failure reach it, and only one it saw happen (see WaitDecided). A waiter
+// that joins after a failed read never gets that earlier failure.
 type Watcher struct {
 	CP    ports.ControlPlane
 	Clock ports.Clock
@@ -24,13 +32,18 @@ type Watcher struct {
 	entries map[string]*watch
 }
 
+// watch is the shared state of one watched id, guarded by Watcher.mu.
 type watch struct {
 	subs    int
-	have    bool
-	latest  domain.Approval
-	err     error
-	changed chan struct{}
+	reads   uint64          // reads published so far
+	have    bool            // some read succeeded
+	latest  domain.Approval // the last read that succeeded
+	err     error           // the last read's error; nil when it succeeded
+	changed chan struct{}   // closed and replaced at every read
 }
+
+// readTimeout bounds one read of the Control Plane.
+const readTimeout = 10 * time.Second
 
 func (w *Watcher) interval() time.Duration {
 	if w.Interval <= 0 {
@@ -39,37 +52,58 @@ func (w *Watcher) interval() time.Duration {
 	return w.Interval
 }
 
-// WaitDecided returns once the approval's next is no longer "wait" (a person
-// decided, or it expired), with decided = true; or when ctx ends, with the
-// last status read and decided = false (err = ctx.Err() only if nothing was
-// read yet). A Control Plane error ends the wait with that error.
+// WaitDecided waits until a person decides approval id (its next is no
+// longer "wait": decided or expired) and returns it with decided = true.
+//
+// A read that failed does not end the wait, except an answer that will not
+// change by itself: ports.ErrNotFound, ports.ErrOlder or ports.ErrUnauthorized
+// read after this call began end it at once with that error.
+//
+// When ctx ends first, decided is false and:
+//   - the last read failed, and failed after this call began (the Control
+//     Plane is still failing): a is the last status read, if any (a.ID is ""
+//     otherwise), and err is that failure;
+//   - else, a status was read: a is the last one and err is nil;
+//   - else (nothing read yet, or only a failure from before this call):
+//     err is ctx.Err().
 func (w *Watcher) WaitDecided(ctx context.Context, id string) (a domain.Approval, decided bool, err error) {
-	e := w.subscribe(id)
-	defer w.unsubscribe(id, e)
+	e, joined := w.subscribe(id)
+	defer w.unsubscribe(e)
 	for {
 		w.mu.Lock()
-		have, latest, lerr, ch := e.have, e.latest, e.err, e.changed
+		reads, have, latest, lerr, ch := e.reads, e.have, e.latest, e.err, e.changed
 		w.mu.Unlock()
-		if have {
-			if lerr != nil {
-				return latest, false, lerr
-			}
-			if domain.NextFor(latest.EffectiveStatus(w.Clock.Now())) != domain.NextWait {
-				return latest, true, nil
-			}
+		fresh := reads > joined // a read finished since this waiter joined
+		if fresh && lerr != nil && final(lerr) {
+			return latest, false, lerr
+		}
+		if have && lerr == nil && domain.NextFor(latest.EffectiveStatus(w.Clock.Now())) != domain.NextWait {
+			return latest, true, nil
 		}
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			if have {
+			switch {
+			case fresh && lerr != nil:
+				return latest, false, lerr
+			case have:
 				return latest, false, nil
+			default:
+				return latest, false, ctx.Err()
 			}
-			return latest, false, ctx.Err()
 		}
 	}
 }
 
-func (w *Watcher) subscribe(id string) *watch {
+// final reports whether a Control Plane error is an answer that waiting will
+// not change (as opposed to an outage, a 5xx or a timeout).
+func final(err error) bool {
+	return errors.Is(err, ports.ErrNotFound) || errors.Is(err, ports.ErrOlder) || errors.Is(err, ports.ErrUnauthorized)
+}
+
+// subscribe adds a waiter on id, starting its reader when none runs, and
+// returns the entry with the number of reads published before the waiter joined.
+func (w *Watcher) subscribe(id string) (*watch, uint64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.entries == nil {
@@ -82,33 +116,33 @@ func (w *Watcher) subscribe(id string) *watch {
 		go w.loop(id, e)
 	}
 	e.subs++
-	return e
+	return e, e.reads
 }
 
-func (w *Watcher) unsubscribe(id string, e *watch) {
+func (w *Watcher) unsubscribe(e *watch) {
 	w.mu.Lock()
 	e.subs--
 	w.mu.Unlock()
 }
 
-// loop reads id every interval while it has subscribers.
+// loop reads id at once, then every interval while it has waiters; a failed
+// read is published like any other and the reads go on.
 func (w *Watcher) loop(id string, e *watch) {
-	t := time.NewTimer(0)
-	defer t.Stop()
-	for range t.C {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), readTimeout)
 		a, err := w.CP.Get(ctx, id)
 		cancel()
 		w.mu.Lock()
-		e.have, e.err = true, err
+		e.reads++
+		e.err = err
 		if err == nil {
-			e.latest = a
+			e.have, e.latest = true, a
 		}
 		close(e.changed)
 		e.changed = make(chan struct{})
 		w.mu.Unlock()
-		t.Reset(w.interval())
-		<-t.C
+
+		time.Sleep(w.interval())
 		w.mu.Lock()
 		if e.subs == 0 {
 			delete(w.entries, id)
@@ -116,6 +150,5 @@ func (w *Watcher) loop(id string, e *watch) {
 			return
 		}
 		w.mu.Unlock()
-		t.Reset(0)
 	}
 }

@@ -97,3 +97,12 @@ func PolicyMessage(rule, message string) string {
 func UnavailableMessage(rule, cause string) string {
 	return fmt.Sprintf("statement needs human approval (rule %s) but the Control Plane is unreachable: %s; nothing was run, try again later", rule, cause)
 }
+
+// TokenRefusedMessage is the text when a statement needs approval but the
+// Control Plane refused the Sidecar token (401/403): nothing was filed or
+// run, and resending helps only once the Sidecar's operator fixes the token.
+// It names neither the token nor the Control Plane's address.
+func TokenRefusedMessage(rule string) string {
+	return fmt.Sprintf("statement needs human approval (rule %s) but the Control Plane refused the Sidecar token; nothing was run; "+
+		"resending helps only after the Sidecar's operator fixes its token", rule)
+}

@@ -72,4 +72,9 @@ func TestDeniedValueAndOtherTexts(t *testing.T) {
 		!strings.Contains(got, "Control Plane is unreachable: connection refused") || !strings.Contains(got, "nothing was run") {
 		t.Errorf("UnavailableMessage = %q", got)
 	}
+	if got := domain.TokenRefusedMessage("db-destructive"); !strings.Contains(got, "rule db-destructive") ||
+		!strings.Contains(got, "the Control Plane refused the Sidecar token") || strings.Contains(got, "unreachable") ||
+		!strings.Contains(got, "nothing was run") {
+		t.Errorf("TokenRefusedMessage = %q", got)
+	}
 }

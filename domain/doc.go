@@ -1,6 +1,7 @@
 // Package domain is the pure core of the hoop Sidecar: the approval record and
 // its state machine, the status → next table with the instruction sentences,
-// the legacy (review_*) names, the statement fingerprint and the reuse rule,
+// the legacy (review_*) names, the statement fingerprint, the reuse rule and
+// the reopen rule (reopen.go: only a person asks again),
 // the denial texts, and approval/policy rule matching.
 //
 // It imports the standard library only and does no I/O: no network, no files,

@@ -7,8 +7,8 @@ import (
 	"sort"
 )
 
-// FingerprintInput is what identifies a statement (design.md, "Rules of the
-// core"): the Sidecar, the listener, the protocol, the client's identity where
+// FingerprintInput is what identifies a statement (docs/architecture.md, "The
+// core's rules"): the Sidecar, the listener, the protocol, the client's identity where
 // the protocol has one (the database login user), the values of the headers or
 // metadata keys the listener names (for http and grpc; none by default), and
 // the protocol's canonical bytes of the statement, parameters included.

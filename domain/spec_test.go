@@ -39,7 +39,7 @@ func TestNamesMatchTheSpec(t *testing.T) {
 		{n.StatusPathApprovals, "/.well-known/hoop/approvals/", "GET /.well-known/hoop/approvals/<id>"},
 		{n.StatusPathReviews, "/.well-known/hoop/reviews/", "the /.well-known/hoop/reviews/<id> path"},
 		{n.ListKey, "reviews", `{"reviews": [...]}`},
-		// Not in the spec's text: design.md names them.
+		// Not in the spec's text: docs/agents.md and docs/config.md ("Return mode per client") name them.
 		{n.ReturnModeToken, "hoop-approval=return", ""},
 		{n.HeaderApprovalMode, "X-Hoop-Approval", ""},
 	}

@@ -56,7 +56,8 @@ func (s Status) IsDecided() bool { return s != StatusPending && s != "" }
 //	             REVOKED (a person takes it back), EXPIRED (time limit)
 //	PROCESSING → EXECUTED (upstream accepted), APPROVED (upstream refused: given back),
 //	             REVOKED (a person clears a request whose Sidecar never settled it)
-//	REJECTED, REVOKED, EXECUTED, EXPIRED are final.
+//	REJECTED, REVOKED, EXECUTED, EXPIRED are final. A person's reopen
+//	(reopen.go) files a new PENDING request; it moves no status.
 var transitions = map[Status][]Status{
 	StatusPending:    {StatusApproved, StatusRejected, StatusExpired},
 	StatusApproved:   {StatusExecuted, StatusProcessing, StatusRevoked, StatusExpired},
@@ -91,7 +92,7 @@ func Transition(from, to Status) (Status, error) {
 	return to, nil
 }
 
-// Reusable is the reuse rule (design.md, "Rules of the core"): a new send of
+// Reusable is the reuse rule (docs/architecture.md, "The core's rules"): a new send of
 // the same fingerprint reuses an existing request that is open (PENDING,
 // APPROVED, PROCESSING) or was refused by a person (REJECTED, REVOKED), so
 // approvers are not flooded with duplicates. After EXECUTED or EXPIRED (or an

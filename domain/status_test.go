@@ -55,6 +55,8 @@ func TestEveryTransition(t *testing.T) {
 	}
 }
 
+// REJECTED and REVOKED stay final also under reopen (domain/reopen.go): a
+// person's reopen files a new request rather than moving the refused one.
 func TestFinalStatusesHaveNoExit(t *testing.T) {
 	for _, from := range []domain.Status{"REJECTED", "REVOKED", "EXECUTED", "EXPIRED"} {
 		for _, to := range domain.KnownStatuses {

@@ -50,6 +50,7 @@ Approver CLI (in another shell):
   bin/controlplane list --token dev-approver-token
   bin/controlplane approve <id> --token dev-approver-token
   bin/controlplane reject <id> --reason "not now" --token dev-approver-token
+  bin/controlplane reopen <id> --token dev-approver-token   # ask again for a rejected or revoked one
 
 Ctrl-C stops everything.
 MSG

@@ -16,7 +16,8 @@ import (
 )
 
 // review is the approver API's review object (server.Review) as the CLI reads
-// it, plus previous_status, which approve, reject and revoke answer with.
+// it, plus previous_status, which approve, reject, revoke and reopen answer
+// with.
 type review struct {
 	server.Review
 	PreviousStatus string `json:"previous_status"`
@@ -65,6 +66,38 @@ func newDecideCmds() []*cobra.Command {
 		cmds = append(cmds, cmd)
 	}
 	return cmds
+}
+
+// newReopenCmd returns reopen: a person asking again for a REJECTED or
+// REVOKED request (docs/controlplane.md, "Reopen"). It prints the refused
+// id, its status and the new PENDING request's id, which the identical
+// statement then finds.
+func newReopenCmd() *cobra.Command {
+	var cf clientFlags
+	cmd := &cobra.Command{
+		Use:   "reopen ID",
+		Short: "Ask again: file a new PENDING request for a REJECTED or REVOKED one",
+		Long: `reopen asks again for a statement a person refused. A REJECTED or REVOKED
+request is reused by every resend of its statement, so nothing else can ask
+again. reopen files a new PENDING request with the same statement, listener,
+rule and time limit; the identical resend finds it, and it is approved or
+rejected like any other. The refused request keeps its decision.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := cf.client()
+			if err != nil {
+				return err
+			}
+			var r review
+			if err := c.call(cmd.Context(), "POST", "/api/reviews/"+url.PathEscape(args[0])+"/reopen", nil, &r); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "reopened %s (was %s) as %s (%s)\n", r.ReopenedFrom, r.PreviousStatus, r.ID, r.Status)
+			return nil
+		},
+	}
+	cf.add(cmd)
+	return cmd
 }
 
 func newListCmd() *cobra.Command {
@@ -164,6 +197,9 @@ func newShowCmd() *cobra.Command {
 			}
 			row("expires_at", when(r.ExpiresAt))
 			row("rejection_reason", r.RejectionReason)
+			row("reopened_as", r.ReopenedAs)
+			row("reopened_from", r.ReopenedFrom)
+			row("reopened_by", r.ReopenedBy)
 			row("sidecar_reads", strconv.FormatInt(r.SidecarReads, 10))
 			row("fingerprint", r.Fingerprint)
 			if err := tw.Flush(); err != nil {

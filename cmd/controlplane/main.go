@@ -1,7 +1,7 @@
 // Command controlplane is the reference Control Plane of the hoop Sidecar
 // (docs/controlplane.md): `serve` runs the Sidecar API, the approver API and
-// the approvers' web page; approve, reject, revoke, list and show call the
-// approver API of a running one.
+// the approvers' web page; approve, reject, revoke, reopen, list and show
+// call the approver API of a running one.
 package main
 
 import (
@@ -42,10 +42,12 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "controlplane",
 		Short: "Reference Control Plane of the hoop Sidecar",
 		Long: `controlplane keeps the approval requests that hoop Sidecars file, and lets
-people approve, reject or revoke them (CLI, web page at /, or /api/reviews).
+people approve, reject or revoke them, and reopen a refused one to ask again
+(CLI, web page at /, or /api/reviews).
 
 Run one with:   controlplane serve --config controlplane.yaml
-Then approve:   controlplane approve ID --token $HOOP_APPROVER_TOKEN`,
+Then approve:   controlplane approve ID --token $HOOP_APPROVER_TOKEN
+Ask again:      controlplane reopen ID --token $HOOP_APPROVER_TOKEN`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -54,7 +56,7 @@ Then approve:   controlplane approve ID --token $HOOP_APPROVER_TOKEN`,
 	root.SetErr(stderr)
 	root.AddCommand(newServeCmd(), newVersionCmd())
 	root.AddCommand(newDecideCmds()...)
-	root.AddCommand(newListCmd(), newShowCmd())
+	root.AddCommand(newReopenCmd(), newListCmd(), newShowCmd())
 	return root
 }
 

@@ -127,7 +127,7 @@ func TestClientErrorsAreClear(t *testing.T) {
 }
 
 func TestHelpAndVersion(t *testing.T) {
-	for _, c := range []string{"", "serve", "approve", "reject", "revoke", "list", "show", "version"} {
+	for _, c := range []string{"", "serve", "approve", "reject", "revoke", "reopen", "list", "show", "version"} {
 		args := []string{"--help"}
 		if c != "" {
 			args = []string{c, "--help"}

@@ -17,14 +17,14 @@ import (
 )
 
 func newServeCmd() *cobra.Command {
-	var cfgPath, listen, logFormat string
+	var cfgPath, listen, logFormat, logLevel string
 	var apiVersion int
 	cmd := &cobra.Command{
 		Use:   "serve --config FILE",
 		Short: "Run the Control Plane (Sidecar API, approver API, web page)",
 		Long: `serve runs the Control Plane on the address and store of its config file
 (see examples/controlplane.yaml and docs/controlplane.md). It logs one line per
-HTTP request and stops cleanly on SIGINT or SIGTERM.
+HTTP request (health probes at debug) and stops cleanly on SIGINT or SIGTERM.
 
 --api-version is a testing aid: it sets what the X-Hoop-Api-Version header and
 /api/sidecars/info say, so that other tests can play an OLDER Control Plane;
@@ -37,12 +37,17 @@ HTTP request and stops cleanly on SIGINT or SIGTERM.
 			if apiVersion < 0 {
 				return fmt.Errorf("--api-version %d: must be 0 (header left out) or more", apiVersion)
 			}
+			var level slog.Level
+			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
+				return fmt.Errorf("--log-level %q: must be debug, info, warn or error", logLevel)
+			}
+			opts := &slog.HandlerOptions{Level: level}
 			var log *slog.Logger
 			switch logFormat {
 			case "text":
-				log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
+				log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), opts))
 			case "json":
-				log = slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
+				log = slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), opts))
 			default:
 				return fmt.Errorf("--log-format %q: must be text or json", logFormat)
 			}
@@ -61,6 +66,7 @@ HTTP request and stops cleanly on SIGINT or SIGTERM.
 	f.StringVar(&listen, "listen", "", "host:port to listen on, overriding the config's listen (port 0 picks a free one)")
 	f.IntVar(&apiVersion, "api-version", server.APIVersion, "testing aid: X-Hoop-Api-Version to send (0 = leave the header out)")
 	f.StringVar(&logFormat, "log-format", "text", "log format on stderr: text or json")
+	f.StringVar(&logLevel, "log-level", "info", "lowest level logged: debug (adds health probes), info, warn or error")
 	return cmd
 }
 

@@ -13,11 +13,13 @@ import (
 
 	"github.com/hoophq/sidecar/adapters/outbound/config"
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/ports"
 )
 
 // admin serves /healthz (the process is up), /readyz (every listener is bound
-// and the Control Plane answered, when there is one) and /metrics
-// (Prometheus). It is off unless the config has an admin block.
+// and the Control Plane answered, when there is one; a refused Sidecar token
+// is named as the reason) and /metrics (Prometheus). It is off unless the
+// config has an admin block.
 type admin struct {
 	srv *http.Server
 	ln  net.Listener
@@ -42,7 +44,7 @@ func newAdmin(f *config.File, sup *app.Supervisor, m *app.Metrics, ping cpPinger
 			ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
 			defer cancel()
 			if err := ping(ctx); err != nil {
-				http.Error(w, "control plane: "+err.Error(), http.StatusServiceUnavailable)
+				http.Error(w, notReady(err), http.StatusServiceUnavailable)
 				return
 			}
 		}
@@ -73,4 +75,13 @@ func startAdmin(lc fx.Lifecycle, a *admin, log *slog.Logger) {
 		},
 		OnStop: func(ctx context.Context) error { return a.srv.Shutdown(ctx) },
 	})
+}
+
+// notReady is /readyz's reason for a failed Control Plane ping. A refused
+// Sidecar token leads, since it does not heal by waiting.
+func notReady(err error) string {
+	if errors.Is(err, ports.ErrUnauthorized) {
+		return "the Control Plane refused the Sidecar token; statements that need approval are denied until it is fixed (" + err.Error() + ")"
+	}
+	return "control plane: " + err.Error()
 }

@@ -60,7 +60,11 @@ func run(path string) error {
 	var sup *app.Supervisor
 	fxApp := fx.New(
 		fx.WithLogger(func() fxevent.Logger {
-			return &fxevent.SlogLogger{Logger: log.With("component", "fx")}
+			// fx's own events (provided, invoked, hooks run, with stack
+			// traces) are wiring detail: debug. Its errors stay errors.
+			l := &fxevent.SlogLogger{Logger: log.With("component", "fx")}
+			l.UseLogLevel(slog.LevelDebug)
+			return l
 		}),
 		fx.Supply(f, log, path),
 		fx.Provide(newMetrics, newControlPlane, newAudit, newCore, newSupervisor, newMCP, newAdmin),

@@ -40,13 +40,15 @@ and 1 otherwise. It does not contact the Control Plane or bind any address.`,
 	}
 }
 
-// loadConfig parses and validates path against the protocols this binary serves.
+// loadConfig parses and validates path against the protocols this binary
+// serves. errs holds every mistake: unknown keys first, in file order, then
+// Validate's; err is a file that cannot be read or parsed at all.
 func loadConfig(path string) (*config.File, config.Errors, error) {
-	f, err := config.Load(path)
+	f, keys, err := config.Load(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	errs := config.Validate(f, protocolChecks())
+	errs := append(keys, config.Validate(f, protocolChecks())...)
 	if f.MCP != nil {
 		if err := mcpserver.CheckAllowedHosts(f.MCP.AllowedHosts); err != nil {
 			errs = append(errs, config.FieldError{Path: "mcp.allowed_hosts",

@@ -29,3 +29,44 @@ listeners: []
 		}
 	}
 }
+
+// A typo in a postgres rule's actions (DORP) and typos in keys are all
+// reported, each with its path, in one run: none stops the others, and none
+// silently turns a safety rule off.
+func TestValidateReportsEveryUnknownActionAndKey(t *testing.T) {
+	bin := harness.Binary(t, "sidecar")
+	cfg := writeConfig(t, `sidecar: demo
+approval_rules:
+  - name: destructive
+    match: {actions: [DORP, DELETE]}
+listeners:
+  - name: payments
+    protocol: postgres
+    listen: 127.0.0.1:15432
+    upstrem: 127.0.0.1:5432
+    approval_rules: [destructive]
+    mod: return
+`)
+	out, err := exec.Command(bin, "validate", cfg).CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("validate should exit 1, got %v:\n%s", err, out)
+	}
+	want := []string{
+		"listeners[0].upstrem: unknown key (line 9)",
+		"listeners[0].mod: unknown key (line 11)",
+		`listeners[0].upstream: is required`,
+		`approval_rules[0].match.actions[0]: "DORP" is not an action of postgres listeners`,
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != len(want)+1 {
+		t.Fatalf("want %d mistakes and a summary, got:\n%s", len(want), out)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(lines[i], w) {
+			t.Errorf("line %d = %q, want it to start with %q", i+1, lines[i], w)
+		}
+	}
+	if !strings.Contains(lines[len(want)], "4 mistake(s)") || strings.Contains(string(out), `"DELETE"`) {
+		t.Errorf("DELETE is a postgres action; the summary counts 4:\n%s", out)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -49,12 +50,24 @@ func newControlPlane(f *config.File, m *app.Metrics, log *slog.Logger) (ports.Co
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if info, err := c.Info(ctx); err != nil {
+	switch info, err := c.Info(ctx); {
+	case errors.Is(err, ports.ErrUnauthorized):
+		log.Error("the Control Plane refused the Sidecar token: statements that need approval are denied until the token is fixed",
+			"url", cp.URL, "token_from", tokenFrom(cp), "error", err)
+	case err != nil:
 		log.Warn("Control Plane does not answer yet; held statements are denied until it does", "url", cp.URL, "error", err)
-	} else {
+	default:
 		log.Info("Control Plane answers", "url", cp.URL, "api_version", info.APIVersion, "version", info.Version, "sidecar", info.Sidecar)
 	}
 	return c, c.Ping, nil
+}
+
+// tokenFrom names where the Sidecar token is read from (never its value).
+func tokenFrom(cp *config.ControlPlane) string {
+	if cp.TokenEnv != "" {
+		return "environment variable " + cp.TokenEnv
+	}
+	return "file " + cp.TokenFile
 }
 
 // newAudit opens the audit sink (a discarding one without an audit block).

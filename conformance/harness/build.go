@@ -21,9 +21,18 @@ var (
 // test process.
 func Binary(t testing.TB, name string) string {
 	t.Helper()
+	return Build(t, "./cmd/"+name)
+}
+
+// Build returns the path of the command in pkg (a path from the repository
+// root, e.g. "./examples/upstream") built from this checkout, once per test
+// process; the binary is named after pkg's last element.
+func Build(t testing.TB, pkg string) string {
+	t.Helper()
+	name := filepath.Base(pkg)
 	buildMu.Lock()
 	defer buildMu.Unlock()
-	if p, ok := built[name]; ok {
+	if p, ok := built[pkg]; ok {
 		return p
 	}
 	if buildDir == "" {
@@ -37,7 +46,7 @@ func Binary(t testing.TB, name string) string {
 	// Build beside it and rename: test processes of other packages may be
 	// building or running the same binary at the same time.
 	tmp := fmt.Sprintf("%s.tmp-%d", out, os.Getpid())
-	cmd := exec.Command("go", "build", "-o", tmp, "./cmd/"+name)
+	cmd := exec.Command("go", "build", "-o", tmp, pkg)
 	cmd.Dir = RepoRoot(t)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build %s: %v\n%s", name, err, b)
@@ -45,7 +54,7 @@ func Binary(t testing.TB, name string) string {
 	if err := os.Rename(tmp, out); err != nil {
 		t.Fatal(err)
 	}
-	built[name] = out
+	built[pkg] = out
 	return out
 }
 

@@ -72,7 +72,7 @@ func StartControlPlane(t testing.TB, o CPOptions) *ControlPlane {
 }
 
 // Restart starts the Control Plane again on the same address and store
-// (after Stop).
+// (after Stop or Kill; a running one is stopped first).
 func (cp *ControlPlane) Restart(t testing.TB) {
 	t.Helper()
 	cp.Stop()

@@ -14,10 +14,9 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 )
 
-// PostgresURL returns the admin URL of the PostgreSQL server the suites use,
-// in design.md's order: HOOP_TEST_POSTGRES_URL from the environment; else the
-// local server this machine kind runs (127.0.0.1:5432, trust). (No Docker
-// engine answers on these machines, so testcontainers is not tried.) It
+// PostgresURL returns the admin URL of the PostgreSQL server the suites use
+// (docs/postgres-listener.md, "Tests"): HOOP_TEST_POSTGRES_URL from the
+// environment; else the local server (127.0.0.1:5432, trust). It
 // logs which one it used and fails with the ways to get one if none answers.
 func PostgresURL(t testing.TB) string {
 	t.Helper()

@@ -36,6 +36,13 @@ func (p *Process) Output() string {
 	return p.out.String()
 }
 
+// Start starts bin with args (env added to this process's environment),
+// keeps its output, and stops it at the end of the test.
+func Start(t testing.TB, name string, env []string, bin string, args ...string) *Process {
+	t.Helper()
+	return start(t, name, env, bin, args...)
+}
+
 func start(t testing.TB, name string, env []string, bin string, args ...string) *Process {
 	t.Helper()
 	p := &Process{Name: name, done: make(chan struct{})}
@@ -93,6 +100,18 @@ func (p *Process) Stop() {
 		_ = p.cmd.Process.Kill()
 		<-p.done
 	}
+}
+
+// Kill ends the process with SIGKILL, as a crash would (no shutdown, open
+// connections dropped), and waits for it.
+func (p *Process) Kill() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	_ = p.cmd.Process.Kill()
+	<-p.done
 }
 
 // Wait waits for the process to exit by itself and returns its exit code.

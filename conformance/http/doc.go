@@ -7,11 +7,14 @@
 // The suite checks the spec's http parts: the 403 denial and its X-Hoop-*
 // headers, the status path and its status codes, the first-request-only
 // rule, the identical resend that runs once, and that nothing under
-// /.well-known/hoop/ ever reaches an upstream (checked across the whole
-// suite in TestMain).
+// /.well-known/hoop/, in any spelling or reading, ever reaches an upstream
+// (checked across the whole suite in TestMain, which fails on any upstream
+// request whose target spells "well-known" or "hoop" once decoded and
+// folded).
 //
 // The Control Plane is the reference one, the real cmd/controlplane binary
 // started by conformance/harness; people approve and reject with its CLI, and
 // a test stops its process to see the 502. The Sidecar runs in-process: the
-// core, this adapter and the real Control Plane client (world_test.go).
+// core, this adapter and the real Control Plane client (world_test.go);
+// reserved_binary_test.go runs the real sidecar binary instead.
 package httpconformance

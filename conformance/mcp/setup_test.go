@@ -1,8 +1,9 @@
 // Package mcpconf runs the sidecar binary with an mcp block against the
 // reference Control Plane binary (conformance/harness) and drives the MCP
 // server with the go-sdk client: decisions made with the Control Plane's CLI,
-// coalesced reads counted by the Control Plane, hang-ups, bind failure and
-// reload.
+// coalesced reads counted by the Control Plane, hang-ups, bind failure,
+// reload, a Control Plane killed and restarted during a wait, and the full
+// timeout without a progress token.
 package mcpconf
 
 import (

@@ -82,7 +82,7 @@ func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) 
 	}
 	stop := context.AfterFunc(ctx, drain)
 	defer stop()
-	log.Info("grpc listener serving", "addr", ln.Addr().String(), "upstream", s.Upstream, "tls", s.TLS.Enabled())
+	log.Debug("grpc listener serving", "addr", ln.Addr().String(), "upstream", s.Upstream, "tls", s.TLS.Enabled())
 	err := srv.Serve(ln)
 	drain()
 	if err == nil || ctx.Err() != nil || errors.Is(err, net.ErrClosed) || errors.Is(err, grpc.ErrServerStopped) {

@@ -11,7 +11,13 @@
 //     defined for the status path.
 //   - handler.go: per request, the reserved /.well-known/hoop/ prefix first,
 //     then the gate, then the proxy or the denial.
-//   - reserved.go: which request targets belong to the Sidecar.
+//   - reserved.go: which request targets belong to the Sidecar, and how each
+//     is answered (status path, 404, 400).
+//   - prefix.go: whether any reading of a path (as sent, decoded, resolved at
+//     every step, as lenient servers trim and fold it) lies under
+//     /.well-known/hoop/. FuzzReservedPrefix and FuzzReserveReadings hold it
+//     against a brute-force oracle (reserved_oracle_test.go).
+//   - lenient.go: the lenient readings of a path that the gate's rules match.
 //   - statuspath.go: GET/HEAD /.well-known/hoop/approvals/<id> (and the earlier
 //     /.well-known/hoop/reviews/<id>), spec "Read the status on an http listener".
 //   - statement.go: the analysis (Actions = [method], Targets = [path]), the

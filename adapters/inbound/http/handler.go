@@ -33,21 +33,23 @@ type handler struct {
 
 // ServeHTTP decides one request:
 //
-//  1. Under /.well-known/hoop/: answered by the Sidecar when it is the first
-//     request on its connection (statuspath.go), else the connection is
-//     closed unanswered. Never forwarded.
+//  1. Under /.well-known/hoop/ in any reading (reserved.go, prefix.go):
+//     answered by the Sidecar when it is the first request on its
+//     connection (statuspath.go), else the connection is closed unanswered.
+//     Never forwarded.
 //  2. Otherwise the gate decides the statement (method, path, query,
 //     Content-Type, body) and the request is forwarded (proxy.go) or denied
 //     with a 403 (denial.go). In wait mode the gate holds the request until
 //     a person decides.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	n := requestNumber(r)
-	if isReserved(r) {
+	s := h.l.Settings()
+	if res, p := reserve(r, h.upstreamPath(s)); res != notReserved {
 		if n > 1 {
 			h.hangUp(w, r)
 			return
 		}
-		h.serveReserved(w, r)
+		h.serveReserved(w, r, res, p)
 		return
 	}
 	if r.Method == http.MethodConnect {
@@ -58,7 +60,6 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	dropH2CUpgrade(r)
-	s := h.l.Settings()
 	an := analyze(r)
 	var body []byte
 	held := domain.Evaluate(an, s.Policies, s.Approvals).Verdict == domain.VerdictApproval
@@ -94,6 +95,16 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.forward(w, r, s, held, out.Ticket)
+}
+
+// upstreamPath returns the escaped path of the upstream URL of settings s,
+// which the proxy puts in front of every forwarded path ("" when the
+// upstream does not parse: nothing is forwarded then).
+func (h *handler) upstreamPath(s *app.ListenerSettings) string {
+	if rt := h.routes.get(s); rt.urlErr == nil {
+		return rt.target.EscapedPath()
+	}
+	return ""
 }
 
 var errBodyTooLarge = errors.New("body too large")

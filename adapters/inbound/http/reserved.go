@@ -2,104 +2,152 @@ package httplistener
 
 import (
 	"net/http"
-	"net/url"
-	"path"
 	"strings"
 
 	"github.com/hoophq/sidecar/domain"
 )
 
-// isReserved reports whether r's target lies under /.well-known/hoop/, which
-// belongs to the Sidecar and is never forwarded (spec, "Read the status on an
-// http listener").
+// reservation says how a request target stands to the reserved prefix
+// /.well-known/hoop/, which belongs to the Sidecar and is never forwarded
+// (spec, "Read the status on an http listener").
+type reservation uint8
+
+const (
+	// notReserved: no reading of the target lies under the prefix; the gate
+	// decides it.
+	notReserved reservation = iota
+	// reservedStatus: a plainly spelled status path,
+	// /.well-known/hoop/approvals/<id> or /.well-known/hoop/reviews/<id>.
+	reservedStatus
+	// reservedNotServed: any other plainly spelled path under the prefix (404).
+	reservedNotServed
+	// reservedMalformed: under the prefix only as some server may read it
+	// (dot segments, escapes, case, '\', trailing dots…), or a target whose
+	// percent-decoding does not settle (400).
+	reservedMalformed
+)
+
+// reserve reads r's request target and returns its reservation and, for
+// reservedStatus and reservedNotServed, its path as sent. upstreamPath is
+// the path of the listener's upstream URL ("" or "/" for none): the forwarded
+// path is that path joined with the target's, and it is read too.
 //
-// It errs towards reserving: it looks at the path as decoded and as sent, and
-// at what an upstream might make of it: percent-escapes decoded up to three
-// times, backslashes read as slashes, ";params" dropped from segments, dot
-// segments and repeated slashes collapsed, letters compared case-insensitively.
-// So no spelling of the prefix that some upstream would normalize onto it
-// reaches the upstream.
-func isReserved(r *http.Request) bool {
-	raw := r.RequestURI
-	if i := strings.IndexAny(raw, "?#"); i >= 0 {
-		raw = raw[:i]
+// The target is read as sent (r.RequestURI, the path of an absolute-form
+// target included), as Go parsed it (r.URL.EscapedPath, which is what the
+// proxy forwards), and joined to upstreamPath; each through every reading of
+// readsIntoPrefix. Any reading under the prefix reserves the target.
+func reserve(r *http.Request, upstreamPath string) (reservation, string) {
+	sent := targetPath(r.RequestURI)
+	esc := r.URL.EscapedPath()
+	inputs := [3]string{sent, esc, ""}
+	if upstreamPath != "" && upstreamPath != "/" {
+		inputs[2] = joinPath(upstreamPath, esc)
 	}
-	// Only an absolute-form target ("http://host/path") has a scheme; one
-	// that starts with '/' never parses to one.
-	if !strings.HasPrefix(raw, "/") {
-		if u, err := url.Parse(raw); err == nil && u.Scheme != "" {
-			raw = u.EscapedPath() // absolute-form request target
+	in := false
+	for i, p := range inputs {
+		if p == "" || i > 0 && p == inputs[0] {
+			continue
 		}
-	}
-	for _, p := range []string{r.URL.Path, r.URL.RawPath, raw} {
-		if reservedPath(p) {
-			return true
+		hit, settled := readsIntoPrefix(p)
+		if !settled {
+			return reservedMalformed, ""
 		}
+		in = in || hit
 	}
-	return false
+	switch {
+	case !in:
+		return notReserved, ""
+	case !plainlyReserved(sent):
+		return reservedMalformed, ""
+	}
+	if _, ok := domain.StatusPathID(sent); ok {
+		return reservedStatus, sent
+	}
+	return reservedNotServed, sent
 }
 
-const reservedDir = "/.well-known/hoop"
-
-func reservedPath(p string) bool {
-	for _, n := range lenientReadings(p) {
-		if underReserved(n) {
-			return true
+// targetPath returns the path of a request target as sent, without its
+// query (RFC 9112 §3.2): the target itself in origin form, the part after
+// the authority in absolute form ("http://h/p?q" gives "/p").
+func targetPath(target string) string {
+	if i := strings.IndexByte(target, '?'); i >= 0 {
+		target = target[:i]
+	}
+	if target == "" || target[0] == '/' {
+		return target
+	}
+	if i := strings.IndexByte(target, ':'); i > 0 && isScheme(target[:i]) {
+		target = target[i+1:]
+		if strings.HasPrefix(target, "//") {
+			target = target[2:]
+			if j := strings.IndexByte(target, '/'); j >= 0 {
+				return target[j:]
+			}
+			return "/"
 		}
 	}
-	return false
+	return target
 }
 
-// lenientReadings returns what some upstream may make of path p: p
-// normalized (see normalize), then again after each further percent-decoding,
-// up to three more.
-func lenientReadings(p string) []string {
-	var out []string
-	for range 4 {
-		out = append(out, normalize(p))
-		d, err := url.PathUnescape(p)
-		if err != nil || d == p {
-			break
+// isScheme reports whether s is an RFC 3986 §3.1 scheme.
+func isScheme(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		default:
+			return false
 		}
-		p = d
 	}
-	return out
+	return s != ""
 }
 
-func underReserved(p string) bool {
-	p = strings.ToLower(p)
-	return p == reservedDir || strings.HasPrefix(p, reservedDir+"/")
+// joinPath joins an upstream URL's escaped path and a request's the way
+// httputil.ReverseProxy does (one slash between them).
+func joinPath(a, b string) string {
+	as, bs := strings.HasSuffix(a, "/"), strings.HasPrefix(b, "/")
+	switch {
+	case as && bs:
+		return a + b[1:]
+	case !as && !bs:
+		return a + "/" + b
+	}
+	return a + b
 }
 
-// normalize reads p as a lenient server might: '\' as '/', ";params" dropped
-// from each segment, then path.Clean from the root.
-func normalize(p string) string {
-	if p == "" {
-		return ""
+// plainlyReserved reports whether the path p, as sent, is spelled plainly
+// under the prefix: exactly "/.well-known/hoop" or starting with
+// "/.well-known/hoop/", in lower case, with no dot segment, no empty segment
+// but a last one, and only letters, digits and - . _ ~ ! $ & ' ( ) * + , = : @
+// (no escape, no ';', no '\').
+func plainlyReserved(p string) bool {
+	const dir = "/" + prefixSeg1 + "/" + prefixSeg2
+	if p != dir && !strings.HasPrefix(p, dir+"/") {
+		return false
 	}
-	p = strings.ReplaceAll(p, `\`, "/")
-	if strings.IndexByte(p, ';') < 0 { // no segment to cut: Split and Join give p back
-		return path.Clean("/" + p)
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+			strings.IndexByte("-._~!$&'()*+,=:@/", c) >= 0) {
+			return false
+		}
 	}
-	segs := strings.Split(p, "/")
+	segs := strings.Split(p[1:], "/")
 	for i, s := range segs {
-		if j := strings.IndexByte(s, ';'); j >= 0 {
-			segs[i] = s[:j]
+		if s == "." || s == ".." || s == "" && i < len(segs)-1 {
+			return false
 		}
 	}
-	return path.Clean("/" + strings.Join(segs, "/"))
+	return true
 }
 
-// statusPathID returns the approval id and naming family when r's path is
-// exactly a status path, /.well-known/hoop/approvals/<id> or
-// /.well-known/hoop/reviews/<id>; ok is false for any other path.
-func statusPathID(r *http.Request) (id string, f domain.Family, ok bool) {
-	id, ok = domain.StatusPathID(r.URL.Path)
-	if !ok {
-		return "", 0, false
+// statusPathID returns the approval id and naming family of the status path
+// p (as reserve returned it for reservedStatus).
+func statusPathID(p string) (id string, f domain.Family) {
+	id, _ = domain.StatusPathID(p)
+	if strings.HasPrefix(p, domain.Names.StatusPathReviews) {
+		return id, domain.FamilyReview
 	}
-	if strings.HasPrefix(r.URL.Path, domain.Names.StatusPathReviews) {
-		return id, domain.FamilyReview, true
-	}
-	return id, domain.FamilyApproval, true
+	return id, domain.FamilyApproval
 }

@@ -141,3 +141,96 @@ func TestReservedPrefixIsNotServedWithoutCP(t *testing.T) {
 		t.Errorf("%s", body)
 	}
 }
+
+// issueTargets are the targets that reached the upstream before (issue 10,
+// point 3), with more spellings of the same kinds; the Sidecar answers each
+// with 400, since each reads into the prefix only the way some server may
+// read it.
+var issueTargets = []string{
+	"/.well-known/hoop/../x", "/.well-known/hoop/..", "/.well-known/hoop/x/../../y",
+	"/.well-known/hoop./x", "/.well-known/hoop%2e/x", "/.well-known/hoop%20/x",
+	"http://x/.well-known/hoop/..", "/.well-known/hoop;v=1/x", "/.well-known/hoop%252e/x", "/%2Ewell-known/hoop/x",
+	"/%c0%aewell-known/hoop/x", "//.well-known//hoop/", "/.well-known/hoop%3f/x", "/.well-known/hoop%23/x",
+	"/.well-known/hoop%00/x", `/.well-known\hoop\x`, "/.WELL-KNOWN/HOOP/approvals/x", "/.well-known/a%2fb/../hoop",
+	"/.well-known/hoop.%20.%20./x", "/%ef%bc%8ewell-known/hoop/x",
+}
+
+func TestLenientSpellingsOfThePrefixAreAnsweredByTheSidecar(t *testing.T) {
+	up, rec := newUpstream(t, nil)
+	addr := newSidecar(true).serve(t, app.ListenerSettings{Name: "api", Upstream: up.URL})
+	for _, target := range issueTargets {
+		for _, m := range []string{"GET", "HEAD", "DELETE"} {
+			out := rawExchange(t, addr, m+" "+target+" HTTP/1.1\r\nHost: x\r\n\r\n")
+			rs := readResponsesTo(t, out, m)
+			if len(rs) != 1 || rs[0].resp.StatusCode != 400 || !rs[0].resp.Close ||
+				rs[0].resp.Header.Get("Cache-Control") != "no-store" || rs[0].resp.Header.Get("Content-Type") != "application/json" {
+				t.Errorf("%s %s: want the Sidecar's 400, got %q", m, target, out)
+				continue
+			}
+			if m != "HEAD" && !strings.Contains(jsonObject(t, rs[0].body)["message"].(string), "belongs to the Sidecar") {
+				t.Errorf("%s %s: %s", m, target, rs[0].body)
+			}
+		}
+		// Behind another request on the connection: closed unanswered.
+		out := rawExchange(t, addr, "GET /v1/warm HTTP/1.1\r\nHost: x\r\n\r\nGET "+target+" HTTP/1.1\r\nHost: x\r\n\r\n")
+		if rs := readResponses(t, out); len(rs) != 1 || rs[0].StatusCode != 200 {
+			t.Errorf("%s behind another request: %q", target, out)
+		}
+	}
+	if rec.count("GET", "/v1/warm") != len(issueTargets) {
+		t.Errorf("the warm-up requests did not all reach the upstream: the test could not see a leak")
+	}
+	rec.assertNoReserved(t)
+}
+
+func TestPlainPathsUnderThePrefixStill404(t *testing.T) {
+	up, rec := newUpstream(t, nil)
+	addr := newSidecar(true).serve(t, app.ListenerSettings{Name: "api", Upstream: up.URL})
+	for _, p := range []string{"/.well-known/hoop", "/.well-known/hoop/", "/.well-known/hoop/other", "/.well-known/hoop/approvals/a/b"} {
+		resp, body := send(t, "POST", "http://"+addr+p, "")
+		statusChecks(t, resp, 404)
+		if !strings.Contains(jsonObject(t, body)["message"].(string), "belongs to the Sidecar") {
+			t.Errorf("%s: %s", p, body)
+		}
+	}
+	rec.assertNoReserved(t)
+}
+
+// An upstream URL with a path is put in front of every forwarded path, so
+// that joined path is read too.
+func TestUpstreamPathJoinedWithTheTargetIsRead(t *testing.T) {
+	up, rec := newUpstream(t, nil)
+	addr := newSidecar(true).serve(t, app.ListenerSettings{Name: "api", Upstream: up.URL + "/.well-known"})
+	resp, _ := send(t, "GET", "http://"+addr+"/hoop/x", "")
+	statusChecks(t, resp, 400)
+	if resp, _ := send(t, "GET", "http://"+addr+"/other", ""); resp.StatusCode != 200 {
+		t.Errorf("GET /other: %d", resp.StatusCode)
+	}
+	if got := rec.all(); len(got) != 1 || got[0].Path != "/.well-known/other" {
+		t.Errorf("upstream saw %+v", got)
+	}
+}
+
+type answer struct {
+	resp *http.Response
+	body string
+}
+
+// readResponsesTo parses the answers in s to requests of method m (a HEAD
+// answer has no body).
+func readResponsesTo(t *testing.T, s, m string) []answer {
+	t.Helper()
+	br := bufio.NewReader(strings.NewReader(s))
+	var out []answer
+	for {
+		if _, err := br.Peek(1); err != nil {
+			return out
+		}
+		resp, err := http.ReadResponse(br, &http.Request{Method: m})
+		if err != nil {
+			t.Fatalf("parse response %d: %v in %q", len(out)+1, err, s)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		out = append(out, answer{resp, string(b)})
+	}
+}

@@ -16,6 +16,7 @@ import (
 const (
 	msgNotFound    = "approval request not found on this listener"
 	msgNotServed   = "not found: /.well-known/hoop/ belongs to the Sidecar and is never forwarded to the upstream"
+	msgMalformed   = "bad request: this request target reads as a path under /.well-known/hoop/, which belongs to the Sidecar and is never forwarded to the upstream"
 	msgMethod      = "method not allowed: the status path answers GET and HEAD only"
 	msgNoCP        = "this Sidecar has no Control Plane, so it cannot report approval requests"
 	msgUnavailable = "the Control Plane could not report the approval request; a person checks the approval request in the Control Plane"
@@ -25,22 +26,32 @@ const (
 // statusReadTimeout bounds the one Control Plane read behind a status path answer.
 const statusReadTimeout = 15 * time.Second
 
-// serveReserved answers a request under /.well-known/hoop/ that came first on
-// its connection: the status path (spec, "Read the status on an http
-// listener"), or 404 for any other path under the prefix. Every answer has
+// serveReserved answers a request whose target reserve put under
+// /.well-known/hoop/ (res; p is its path as sent), when it came first on its
+// connection: the status path (spec, "Read the status on an http
+// listener"), 404 for any other plainly spelled path under the prefix, 400
+// for a target under it only in some lenient reading. Every answer has
 // Cache-Control: no-store and Connection: close; errors are {"message": …}.
 //
+//	400 a target under the prefix only as some server may read it (any method)
+//	404 (not a status path) a plain path under the prefix (any method)
 //	200 the approval view (domain.NewView, no instruction)
 //	404 unknown id, another Sidecar's, or filed on another listener
 //	405 a method other than GET or HEAD (Allow: GET, HEAD)
 //	502 the Control Plane failed, refused the token, or is older than the Sidecar
 //	503 the Sidecar has no Control Plane
-func (h *handler) serveReserved(w http.ResponseWriter, r *http.Request) {
-	id, family, ok := statusPathID(r)
-	if !ok {
+func (h *handler) serveReserved(w http.ResponseWriter, r *http.Request, res reservation, p string) {
+	switch res {
+	case reservedMalformed:
+		h.log.Info("refused a request target that reads as a path under /.well-known/hoop/",
+			"client", r.RemoteAddr, "target", clip(r.RequestURI, 256))
+		writeJSON(w, r, http.StatusBadRequest, errorBody(msgMalformed))
+		return
+	case reservedNotServed:
 		writeJSON(w, r, http.StatusNotFound, errorBody(msgNotServed))
 		return
 	}
+	id, family := statusPathID(p)
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		writeJSON(w, r, http.StatusMethodNotAllowed, errorBody(msgMethod))
@@ -73,6 +84,14 @@ func (h *handler) serveReserved(w http.ResponseWriter, r *http.Request) {
 		h.log.Warn("status path: the Control Plane could not report an approval", "approval_id", id, "error", err)
 		writeJSON(w, r, http.StatusBadGateway, errorBody(msgUnavailable))
 	}
+}
+
+// clip returns s cut to at most n bytes, for a log line.
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
 }
 
 type messageBody struct {

@@ -14,13 +14,15 @@ import (
 )
 
 // 200 agents waiting on one approval for 10 s cost at most one Control Plane
-// read per 2 s interval: 6 at most.
+// read per 2 s interval: 6 at most when the calls start together, one more
+// per 2 s that starting them took on a loaded machine.
 func TestTwoHundredWaitsReadTheApprovalAtMostSixTimes(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	id := e.file(t, "fp-coalesce")
 	const sessions, perSession = 10, 20
 	before := e.cp.Gets.Load()
+	start := time.Now()
 	var wg sync.WaitGroup
 	errs := make(chan string, sessions*perSession)
 	for s := range sessions {
@@ -48,12 +50,14 @@ func TestTwoHundredWaitsReadTheApprovalAtMostSixTimes(t *testing.T) {
 		}
 	}
 	wg.Wait()
+	span := time.Since(start)
 	close(errs)
 	for e := range errs {
 		t.Fatal(e)
 	}
-	if reads := e.cp.Gets.Load() - before; reads > 6 || reads < 1 {
-		t.Fatalf("200 waits of 10 s read the approval %d times, want 1..6", reads)
+	limit := max(int64(span/(2*time.Second))+1, 6)
+	if reads := e.cp.Gets.Load() - before; reads > limit || reads < 1 {
+		t.Fatalf("200 waits of 10 s (all done within %v) read the approval %d times, want 1..%d", span, reads, limit)
 	}
 }
 

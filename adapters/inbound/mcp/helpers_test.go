@@ -18,7 +18,7 @@ import (
 	"github.com/hoophq/sidecar/ports"
 )
 
-// The protocol versions real agents send (design.md, "MCP").
+// The protocol versions real agents send (docs/mcp.md, "Transport").
 var protocolVersions = []string{"2025-06-18", "2025-11-25"}
 
 // secretStatement is filed with every approval; no answer may contain it.

@@ -12,6 +12,7 @@ import (
 	"github.com/hoophq/sidecar/adapters/inbound/mcp"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/internal/fakecp"
+	"github.com/hoophq/sidecar/ports"
 )
 
 func TestNewRefusesAConfigItCannotServe(t *testing.T) {
@@ -77,18 +78,15 @@ func TestShutdownAnswersWaitsInFlight(t *testing.T) {
 	}
 }
 
-// A client that sent no progress token gets no bytes until the answer, so
-// the wait is capped (50 s in production) and answers timed_out.
-func TestWaitWithoutProgressTokenIsCapped(t *testing.T) {
+// A client that sent no progress token gets the timeout it asked for (no
+// cap), and no progress notifications.
+func TestWaitWithoutProgressTokenHonoursTheTimeout(t *testing.T) {
 	e := newEnv(t)
-	mcp.SetNoProgressCap(e.srv, 3*time.Second)
-	id := e.file(t, "fp-cap")
+	id := e.file(t, "fp-noprogress")
 	cs, pl := connect(t, e.url, "2025-06-18")
-	start := time.Now()
-	m := answer(t, call(t, cs, "review_wait", map[string]any{"id": id}))
-	took := time.Since(start)
-	if m["timed_out"] != true || m["waited_seconds"] != float64(3) || took > 5*time.Second {
-		t.Fatalf("answer %v after %v, want timed_out after the 3 s cap", m, took)
+	m := answer(t, call(t, cs, "review_wait", map[string]any{"id": id, "timeout_seconds": 3}))
+	if m["timed_out"] != true || m["waited_seconds"] != float64(3) || m["next"] != "wait" {
+		t.Fatalf("answer %v, want timed_out after the 3 s asked", m)
 	}
 	if !strings.Contains(m["instruction"].(string), "call review_wait with this id again") {
 		t.Fatalf("instruction %v", m["instruction"])
@@ -97,5 +95,24 @@ func TestWaitWithoutProgressTokenIsCapped(t *testing.T) {
 	defer pl.mu.Unlock()
 	if len(pl.got) != 0 {
 		t.Fatalf("%d progress notifications without a progress token", len(pl.got))
+	}
+}
+
+// A Control Plane that fails for the whole wait is answered, at the end of
+// timeout_seconds, with the tool error for an unreachable Control Plane.
+func TestWaitOnAFailingControlPlaneEndsWithTheUnavailableError(t *testing.T) {
+	cp := fakecp.New(nil)
+	id := fileOn(t, cp, "fp-down")
+	cp.Fail = ports.ErrUnavailable
+	e := newEnvWith(t, cp, nil)
+	cs, _ := connect(t, e.url, "2025-11-25")
+	start := time.Now()
+	msg := toolError(t, call(t, cs, "approval_wait", map[string]any{"id": id, "timeout_seconds": 2}))
+	if !strings.Contains(msg, "The Control Plane could not report approval request "+id+" right now") ||
+		!strings.Contains(msg, "Call approval_wait again") {
+		t.Fatalf("error %q", msg)
+	}
+	if time.Since(start) < 2*time.Second {
+		t.Fatalf("answered after %v: a failed read ended the wait before its timeout", time.Since(start))
 	}
 }

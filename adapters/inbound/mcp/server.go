@@ -43,8 +43,6 @@ type Server struct {
 	log     *slog.Logger
 	q       *app.Approvals
 	handler http.Handler
-	// noProgressCap caps a wait without a progress token (wait.go).
-	noProgressCap time.Duration
 
 	// stopping is cancelled by Shutdown: waits in flight answer timed_out.
 	stopping context.Context
@@ -78,7 +76,7 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opts: o, log: o.Log, q: o.Approvals, noProgressCap: defaultNoProgressCap}
+	s := &Server{opts: o, log: o.Log, q: o.Approvals}
 	s.stopping, s.stop = context.WithCancel(context.Background())
 
 	ms := sdk.NewServer(&sdk.Implementation{Name: "hoop-sidecar", Title: "hoop Sidecar approvals", Version: o.Version},

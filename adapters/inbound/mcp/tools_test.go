@@ -246,7 +246,8 @@ func TestErrorAnswersTellTheAgentToStop(t *testing.T) {
 	e = newEnvWith(t, down, nil)
 	cs, _ = connect(t, e.url, "2025-06-18")
 	for _, tool := range []string{"approval_status", "review_wait", "approval_list"} {
-		msg := toolError(t, call(t, cs, tool, map[string]any{"id": id}))
+		// A wait reads on through an outage until its timeout (app.Watcher).
+		msg := toolError(t, call(t, cs, tool, map[string]any{"id": id, "timeout_seconds": 1}))
 		if !strings.HasPrefix(msg, "The Control Plane could not report") || strings.Contains(msg, "10.1.2.3") {
 			t.Fatalf("%s unavailable: %s", tool, msg)
 		}

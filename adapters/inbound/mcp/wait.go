@@ -12,21 +12,22 @@ import (
 	"github.com/hoophq/sidecar/domain"
 )
 
-const (
-	// progressEvery is the interval between progress notifications (spec:
-	// "a progress notification every 2 seconds to a client that asks").
-	progressEvery = 2 * time.Second
-	// defaultNoProgressCap caps a wait whose client sent no progress token: such a
-	// client gets no bytes until the answer, and some clients drop a call
-	// that is silent for 60 s. The wait answers timed_out: true near 50 s
-	// instead, and the agent calls again.
-	defaultNoProgressCap = 50 * time.Second
-)
+// progressEvery is the interval between progress notifications (spec: "a
+// progress notification every 2 seconds to a client that asks for them").
+const progressEvery = 2 * time.Second
 
 // wait answers approval_wait / review_wait: it reads the approval request
 // every 2 s (coalesced with every other waiter on the same id, app.Watcher)
-// until a person decides or the timeout ends, and answers the view with
-// timed_out and waited_seconds. A client that hangs up ends the wait at once.
+// until a person decides or timeout_seconds ends, and answers the view with
+// timed_out and waited_seconds. timeout_seconds is honoured exactly (default
+// 60, max 300), whether or not the client sent a progress token (spec,
+// "Tools"). A client that hangs up ends the wait at once.
+//
+// A Control Plane outage during the wait does not end it: the reads go on and
+// a decision made meanwhile is answered once the Control Plane is back. If it
+// is still failing when timeout_seconds ends, the answer is the tool error
+// for an unreachable Control Plane (answers.go), not timed_out: the last
+// status read would be stale, and the agent is told the Control Plane fails.
 func (s *Server) wait(ctx context.Context, req *sdk.CallToolRequest, args rawArgs, f domain.Family) *sdk.CallToolResult {
 	id, err := args.id()
 	if err != nil {
@@ -41,9 +42,6 @@ func (s *Server) wait(ctx context.Context, req *sdk.CallToolRequest, args rawArg
 	}
 	timeout := time.Duration(secs) * time.Second
 	token := req.Params.GetProgressToken()
-	if token == nil && timeout > s.noProgressCap {
-		timeout = s.noProgressCap
-	}
 	wctx, cancel := callerContext(ctx, s.stopping)
 	defer cancel()
 	if token != nil {

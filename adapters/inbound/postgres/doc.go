@@ -29,6 +29,8 @@
 //   - statement.go: the canonical bytes and the approver's rendering of an
 //     extended-protocol statement (query text plus bound parameters).
 //   - errors.go: ErrorResponse texts and the SQLSTATE codes.
+//   - actions.go: the actions rules can name (the analyzer's vocabulary and
+//     FUNCTION_CALL), checked by `sidecar validate` (app.ActionChecker).
 //
 // Everything protocol-blind (rules, approvals, fingerprints, texts) is in
 // app/ and domain/; SQL classification is in the analyzer subpackage.

@@ -48,7 +48,7 @@ func denialError(d *domain.Denial, withMCP bool) *pgproto3.ErrorResponse {
 	default:
 		e.Code = CodeUnavailable
 		e.Detail = "approval rule: " + d.Rule
-		e.Hint = "Nothing was filed or run. Statements that need no approval keep working; resend this one once the Control Plane is back."
+		e.Hint = "Nothing was filed or run. Statements that need no approval keep working; resend this one once the Control Plane answers this Sidecar again."
 	}
 	return e
 }

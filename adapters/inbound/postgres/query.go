@@ -78,7 +78,7 @@ func (s *session) functionCall(frame []byte) error {
 	fn := fmt.Sprintf("oid:%d", binary.BigEndian.Uint32(b))
 	canonical := append([]byte("\x00hoop-fastpath-v1"), b...)
 	st := app.Statement{Canonical: canonical, Display: "function call " + fn + " (fastpath)",
-		Analysis: domain.Analysis{Actions: []string{"FUNCTION_CALL"}, Functions: []string{fn}}}
+		Analysis: domain.Analysis{Actions: []string{actionFunctionCall}, Functions: []string{fn}}}
 	out := s.check(s.rules(), st)
 	if !out.Forward {
 		return s.deny(out, nil, true)

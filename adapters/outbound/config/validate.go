@@ -182,6 +182,9 @@ func (v *validator) actions(f *File, protocols Protocols) {
 				continue
 			}
 			for j, a := range m.Actions {
+				if !isActionName(a) {
+					continue // match reported it
+				}
 				if err := ok(a); err != nil {
 					v.add(fmt.Sprintf("%s[%d].match.actions[%d]", kind, i, j),
 						fmt.Sprintf("%v (used by %s listener %s)", err, l.Protocol, l.Name))
@@ -196,6 +199,10 @@ func (v *validator) actions(f *File, protocols Protocols) {
 		check("policy_rules", i, r.Match, r.Name, func(l Listener) []string { return l.PolicyRules })
 	}
 }
+
+// isActionName reports whether a is a name an analyzer could report: not
+// empty, no glob character, no space.
+func isActionName(a string) bool { return a != "" && !strings.ContainsAny(a, "*?[] \t") }
 
 func contains(list []string, s string) bool {
 	for _, x := range list {
@@ -246,7 +253,16 @@ func (v *validator) ruleName(p, name string, seen map[string]bool) {
 	seen[name] = true
 }
 
+// match checks a rule's match. Actions are exact names (domain.Match), so a
+// glob there would never match: it is a mistake, and an empty list is the
+// way to match every action.
 func (v *validator) match(p string, m Match) {
+	for j, a := range m.Actions {
+		if !isActionName(a) {
+			v.add(fmt.Sprintf("%s.actions[%d]", p, j), fmt.Sprintf("%q is not an action name: actions are exact names, "+
+				"not globs; list each action, or leave actions out to match every statement", a))
+		}
+	}
 	dm := domain.Match{Actions: m.Actions, Targets: m.Targets, Functions: m.Functions}
 	if err := dm.Compile(); err != nil {
 		v.add(p, err.Error())

@@ -1,6 +1,7 @@
 package controlplane
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -54,6 +55,17 @@ func (o Options) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(o.String())
 func (o Options) LogValue() slog.Value {
 	return slog.GroupValue(slog.String("url", redactURL(o.URL)), slog.String("token", tokenDesc(o.Token)),
 		slog.Duration("timeout", o.Timeout), slog.String("sidecar_version", o.SidecarVersion))
+}
+
+// MarshalJSON is the fields of LogValue as a JSON object, without the token
+// (Observe and HTTPClient have no JSON form and are left out).
+func (o Options) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		URL            string `json:"url"`
+		Token          string `json:"token"`
+		Timeout        string `json:"timeout"`
+		SidecarVersion string `json:"sidecar_version"`
+	}{redactURL(o.URL), tokenDesc(o.Token), o.Timeout.String(), o.SidecarVersion})
 }
 
 func tokenDesc(t TokenSource) string {

@@ -72,8 +72,35 @@ func TestTokenNeverPrinted(t *testing.T) {
 	tl := slog.New(slog.NewTextHandler(&logs, nil))
 	jl.Info("x", "opts", opts, "client", c, "token", opts.Token)
 	tl.Info("x", "opts", opts, "client", c, "token", opts.Token)
-	js, _ := json.Marshal(opts)
-	texts := []string{logs.String(), string(js)}
+	texts := []string{logs.String()}
+	// Every JSON form must exist (a marshal error would leave nothing to
+	// check) and hold no token: Options, and each token source alone and in
+	// a struct, as a caller's config dump would hold them.
+	env := "HOOP_TEST_SECRET_ENV"
+	t.Setenv(env, testToken)
+	fromEnv, err := TokenFromEnv(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(path, []byte(testToken), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fromFile, err := TokenFromFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []any{opts, &opts, opts.Token, fromEnv, fromFile,
+		struct{ A, B, C TokenSource }{opts.Token, fromEnv, fromFile}} {
+		js, err := json.Marshal(v)
+		if err != nil {
+			t.Fatalf("%T has no JSON form: %v", v, err)
+		}
+		if !strings.Contains(string(js), Redacted) {
+			t.Fatalf("JSON of %T is %s, want %s in place of the token", v, js, Redacted)
+		}
+		texts = append(texts, string(js))
+	}
 	for _, v := range []any{opts, &opts, c, *c, opts.Token} {
 		for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%d"} {
 			texts = append(texts, fmt.Sprintf(verb, v))

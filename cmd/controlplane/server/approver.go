@@ -42,7 +42,8 @@ func (s *srv) getReview(w http.ResponseWriter, r *http.Request, _ string) {
 }
 
 // Decided is the answer to approve, reject and revoke: the review plus the
-// status it moved from.
+// status it moved from. Reopen answers it too: the new request plus the
+// refused one's status.
 type Decided struct {
 	Review
 	PreviousStatus domain.Status `json:"previous_status"`

@@ -34,7 +34,9 @@ type Approval struct {
 
 // Review is the approver API's object: the approval object plus what only
 // approvers see. DecidedBy is null until a person decides; SidecarReads
-// counts the Sidecar's GETs of /api/sidecars/reviews/{id}.
+// counts the Sidecar's GETs of /api/sidecars/reviews/{id}. The reopened_*
+// keys are present only on a request a person reopened (reopened_as) or one
+// filed by a reopen (reopened_from, reopened_by).
 type Review struct {
 	Approval
 	Sidecar        string  `json:"sidecar"`
@@ -42,6 +44,9 @@ type Review struct {
 	ClientIdentity string  `json:"client_identity"`
 	DecidedBy      *string `json:"decided_by"`
 	SidecarReads   int64   `json:"sidecar_reads"`
+	ReopenedFrom   string  `json:"reopened_from,omitempty"`
+	ReopenedBy     string  `json:"reopened_by,omitempty"`
+	ReopenedAs     string  `json:"reopened_as,omitempty"`
 }
 
 func approvalOf(r store.Record) Approval {
@@ -54,7 +59,8 @@ func approvalOf(r store.Record) Approval {
 
 func reviewOf(r store.Record) Review {
 	v := Review{Approval: approvalOf(r), Sidecar: r.Sidecar, Statement: r.Statement,
-		ClientIdentity: r.ClientIdentity, SidecarReads: r.SidecarReads}
+		ClientIdentity: r.ClientIdentity, SidecarReads: r.SidecarReads,
+		ReopenedFrom: r.ReopenedFrom, ReopenedBy: r.ReopenedBy, ReopenedAs: r.ReopenedAs}
 	if r.DecidedBy != "" {
 		by := r.DecidedBy
 		v.DecidedBy = &by

@@ -42,6 +42,8 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // logRequests logs one line per request: method, path (never the query or
 // headers, so no token is logged), status, duration and the caller's name.
+// Health probes (GET /healthz answered 200) log at debug: a load balancer or
+// a start script polls them, and they would bury the requests that matter.
 func logRequests(log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -56,6 +58,10 @@ func logRequests(log *slog.Logger, next http.Handler) http.Handler {
 		if ri.who != "" {
 			attrs = append(attrs, "caller", ri.who)
 		}
-		log.Info("http request", attrs...)
+		level := slog.LevelInfo
+		if r.URL.Path == "/healthz" && sw.status == http.StatusOK {
+			level = slog.LevelDebug
+		}
+		log.Log(r.Context(), level, "http request", attrs...)
 	})
 }

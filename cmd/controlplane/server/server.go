@@ -80,6 +80,7 @@ func New(o Options) http.Handler {
 	mux.HandleFunc("POST /api/reviews/{id}/approve", s.approver(s.decide("approve")))
 	mux.HandleFunc("POST /api/reviews/{id}/reject", s.approver(s.decide("reject")))
 	mux.HandleFunc("POST /api/reviews/{id}/revoke", s.approver(s.decide("revoke")))
+	mux.HandleFunc("POST /api/reviews/{id}/reopen", s.approver(s.reopen))
 
 	page := web.New(web.Options{Store: o.Store, Authenticate: s.approvers.lookup, Logger: s.log, Now: s.now,
 		Signed: func(r *http.Request, name string) { setWho(r, "approver:"+name+" (web)") }})

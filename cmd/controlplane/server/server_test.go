@@ -300,7 +300,7 @@ func TestUnknownRouteIsPlain404(t *testing.T) {
 func TestOneLogLinePerRequest(t *testing.T) {
 	var buf syncBuffer
 	cp := servertest.Start(t, "sqlite", func(o *server.Options) {
-		o.Logger = slog.New(slog.NewTextHandler(&buf, nil))
+		o.Logger = slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
 	cp.Do("GET", "/api/sidecars/reviews/abc", demo, nil)
 	cp.Do("GET", "/healthz", "", nil)
@@ -312,6 +312,10 @@ func TestOneLogLinePerRequest(t *testing.T) {
 	}
 	if len(lines) != 2 {
 		t.Fatalf("want 2 request lines, got %q", buf.String())
+	}
+	// Health probes are debug lines, every other request an info line.
+	if !strings.Contains(lines[0], "level=INFO") || !strings.Contains(lines[1], "level=DEBUG") || !strings.Contains(lines[1], "path=/healthz") {
+		t.Fatalf("levels: %q", lines)
 	}
 	for _, part := range []string{"method=GET", "path=/api/sidecars/reviews/abc", "status=404", "duration=", "caller=sidecar:demo"} {
 		if !strings.Contains(lines[0], part) {

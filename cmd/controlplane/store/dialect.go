@@ -24,8 +24,20 @@ const tableBody = `
 	expires_at       BIGINT,
 	rejection_reason TEXT NOT NULL DEFAULT '',
 	decided_by       TEXT NOT NULL DEFAULT '',
-	sidecar_reads    BIGINT NOT NULL DEFAULT 0
+	sidecar_reads    BIGINT NOT NULL DEFAULT 0,
+	reopened_from    TEXT NOT NULL DEFAULT '',
+	reopened_as      TEXT NOT NULL DEFAULT '',
+	reopened_by      TEXT NOT NULL DEFAULT ''
 )`
+
+// addedColumns are the columns added after the first release of the table
+// (reopen), with their declarations: Open adds each to a table that lacks it,
+// so a store file or database of an older Control Plane keeps working.
+var addedColumns = [][2]string{
+	{"reopened_from", "TEXT NOT NULL DEFAULT ''"},
+	{"reopened_as", "TEXT NOT NULL DEFAULT ''"},
+	{"reopened_by", "TEXT NOT NULL DEFAULT ''"},
+}
 
 var indexes = []string{
 	`CREATE INDEX IF NOT EXISTS hoop_approvals_fingerprint ON hoop_approvals (sidecar, fingerprint, seq)`,
@@ -39,6 +51,15 @@ var sqliteDialect = dialect{
 	seq INTEGER PRIMARY KEY AUTOINCREMENT,` + tableBody}, indexes...),
 	// Every SQLite transaction here is BEGIN IMMEDIATE (see Open): it holds
 	// the database's write lock, so File needs no lock of its own.
+	addColumn: func(ctx context.Context, tx *sql.Tx, name, decl string) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('hoop_approvals') WHERE name = ?`,
+			name).Scan(&n); err != nil || n > 0 {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `ALTER TABLE hoop_approvals ADD COLUMN `+name+` `+decl)
+		return err
+	},
 }
 
 // schemaLockKey is the advisory lock that serialises schema creation when
@@ -52,6 +73,18 @@ var postgresDialect = dialect{
 	seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,` + tableBody}, indexes...),
 	lockSchema: func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(schemaLockKey))
+		return err
+	},
+	// Looked up first, so a replica that starts beside running ones takes
+	// no ACCESS EXCLUSIVE lock on a table that is already up to date.
+	addColumn: func(ctx context.Context, tx *sql.Tx, name, decl string) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM information_schema.columns
+			WHERE table_schema = current_schema() AND table_name = 'hoop_approvals' AND column_name = $1`,
+			name).Scan(&n); err != nil || n > 0 {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `ALTER TABLE hoop_approvals ADD COLUMN IF NOT EXISTS `+name+` `+decl)
 		return err
 	},
 	// A transaction-scoped advisory lock per (sidecar, fingerprint): two

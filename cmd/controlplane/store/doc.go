@@ -13,6 +13,14 @@
 //   - Claim and Settle are each one conditional UPDATE … RETURNING.
 //   - Decide (approve, reject, revoke) follows domain.Transition and writes
 //     with an UPDATE conditioned on the status it read.
+//   - Reopen (reopen.go: a person asks again, domain.Reopenable) files a new
+//     PENDING request for a REJECTED or REVOKED one in the same serialised
+//     transaction as File, so it is filed once and the statement finds it.
+//
+// Files: store.go (the interface, Record, errors), sql.go (the database/sql
+// implementation), reopen.go (Reopen), dialect.go (schema and what differs
+// between SQLite and PostgreSQL; Open adds the columns newer than a store's
+// table), open.go (Open), text.go (text PostgreSQL cannot store).
 //
 // The time limit is applied when reading: every method takes now and returns
 // records whose status is the effective one (a PENDING or APPROVED request at

@@ -31,10 +31,14 @@ type dialect struct {
 	// lockFingerprint serialises File for one (sidecar, fingerprint) inside
 	// tx across processes (nil when the transaction itself is exclusive).
 	lockFingerprint func(ctx context.Context, tx *sql.Tx, sidecar, fingerprint string) error
+	// addColumn adds column name (declared decl) to hoop_approvals inside
+	// tx unless the table has it already.
+	addColumn func(ctx context.Context, tx *sql.Tx, name, decl string) error
 }
 
 const columns = `id, sidecar, status, listener_name, approval_rule, protocol, fingerprint, statement,
-	client_identity, created_at, decided_at, expires_at, rejection_reason, decided_by, sidecar_reads`
+	client_identity, created_at, decided_at, expires_at, rejection_reason, decided_by, sidecar_reads,
+	reopened_from, reopened_as, reopened_by`
 
 // notExpired is the SQL condition "the time limit has not lapsed at ?".
 const notExpired = `(expires_at IS NULL OR expires_at > ?)`
@@ -47,7 +51,8 @@ func scanRecord(s scanner) (Record, error) {
 	var created int64
 	var decided, expires sql.NullInt64
 	err := s.Scan(&r.ID, &r.Sidecar, &status, &r.ListenerName, &r.ApprovalRule, &r.Protocol, &r.Fingerprint,
-		&r.Statement, &r.ClientIdentity, &created, &decided, &expires, &r.RejectionReason, &r.DecidedBy, &r.SidecarReads)
+		&r.Statement, &r.ClientIdentity, &created, &decided, &expires, &r.RejectionReason, &r.DecidedBy, &r.SidecarReads,
+		&r.ReopenedFrom, &r.ReopenedAs, &r.ReopenedBy)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, ErrNotFound
 	}
@@ -89,6 +94,11 @@ func (s *sqlStore) migrate(ctx context.Context) error {
 			return fmt.Errorf("store: migrate: %w", err)
 		}
 	}
+	for _, c := range addedColumns {
+		if err := s.d.addColumn(ctx, tx, c[0], c[1]); err != nil {
+			return fmt.Errorf("store: migrate: add column %s: %w", c[0], err)
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store: migrate: %w", err)
 	}
@@ -119,24 +129,7 @@ func (s *sqlStore) File(ctx context.Context, sidecar string, in FileInput, now t
 	case !errors.Is(err, ErrNotFound):
 		return Record{}, false, err
 	}
-	created := now.UTC().Truncate(time.Second)
-	rec := Record{
-		Approval: domain.Approval{ID: uuid.NewString(), Status: domain.StatusPending,
-			ListenerName: in.ListenerName, ApprovalRule: in.ApprovalRule, CreatedAt: created},
-		Sidecar: sidecar, Fingerprint: in.Fingerprint, Statement: in.Statement,
-		Protocol: in.Protocol, ClientIdentity: in.ClientIdentity,
-	}
-	var expires sql.NullInt64
-	if in.TimeLimit > 0 {
-		e := created.Add(in.TimeLimit.Truncate(time.Second))
-		rec.ExpiresAt = &e
-		expires = sql.NullInt64{Int64: sec(e), Valid: true}
-	}
-	_, err = tx.ExecContext(ctx, s.q(`INSERT INTO hoop_approvals
-		(id, sidecar, status, listener_name, approval_rule, protocol, fingerprint, statement, client_identity, created_at, expires_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-		rec.ID, sidecar, string(rec.Status), in.ListenerName, in.ApprovalRule, in.Protocol, in.Fingerprint,
-		in.Statement, in.ClientIdentity, sec(created), expires)
+	rec, err := s.insert(ctx, tx, sidecar, in, "", "", now)
 	if err != nil {
 		return Record{}, false, fmt.Errorf("store: file: %w", err)
 	}
@@ -144,6 +137,32 @@ func (s *sqlStore) File(ctx context.Context, sidecar string, in FileInput, now t
 		return Record{}, false, fmt.Errorf("store: file: %w", err)
 	}
 	return rec.Effective(now), false, nil
+}
+
+// insert files a new PENDING request for sidecar inside tx at now;
+// reopenedFrom and reopenedBy are set when a person's reopen files it.
+func (s *sqlStore) insert(ctx context.Context, tx *sql.Tx, sidecar string, in FileInput, reopenedFrom, reopenedBy string, now time.Time) (Record, error) {
+	created := now.UTC().Truncate(time.Second)
+	rec := Record{
+		Approval: domain.Approval{ID: uuid.NewString(), Status: domain.StatusPending,
+			ListenerName: in.ListenerName, ApprovalRule: in.ApprovalRule, CreatedAt: created},
+		Sidecar: sidecar, Fingerprint: in.Fingerprint, Statement: in.Statement,
+		Protocol: in.Protocol, ClientIdentity: in.ClientIdentity,
+		ReopenedFrom: reopenedFrom, ReopenedBy: reopenedBy,
+	}
+	var expires sql.NullInt64
+	if in.TimeLimit > 0 {
+		e := created.Add(in.TimeLimit.Truncate(time.Second))
+		rec.ExpiresAt = &e
+		expires = sql.NullInt64{Int64: sec(e), Valid: true}
+	}
+	_, err := tx.ExecContext(ctx, s.q(`INSERT INTO hoop_approvals
+		(id, sidecar, status, listener_name, approval_rule, protocol, fingerprint, statement, client_identity, created_at, expires_at,
+		 reopened_from, reopened_by)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		rec.ID, sidecar, string(rec.Status), in.ListenerName, in.ApprovalRule, in.Protocol, in.Fingerprint,
+		in.Statement, in.ClientIdentity, sec(created), expires, reopenedFrom, reopenedBy)
+	return rec, err
 }
 
 // Read implements Store.

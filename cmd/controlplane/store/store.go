@@ -18,15 +18,22 @@ var (
 	ErrConflict = errors.New("approval request is not in the status this call needs")
 )
 
-// ConflictError is returned when a Claim, Settle or Decide finds the request
-// in another status. Current is its state (expiry applied) at that moment.
+// ConflictError is returned when a Claim, Settle, Decide or Reopen finds the
+// request in another status. Current is its state (expiry applied) at that
+// moment.
 type ConflictError struct {
 	Current Record
 	// Want is the status the call needed, To the status it would have set.
 	Want, To domain.Status
+	// Why, when set, says it in words instead (Reopen: "it is APPROVED
+	// (reopen needs REJECTED or REVOKED)", "it was reopened already as …").
+	Why string
 }
 
 func (e *ConflictError) Error() string {
+	if e.Why != "" {
+		return fmt.Sprintf("approval %s: %s", e.Current.ID, e.Why)
+	}
 	return fmt.Sprintf("approval %s is %s; moving it to %s needs %s", e.Current.ID, e.Current.Status, e.To, e.Want)
 }
 
@@ -47,6 +54,12 @@ type Record struct {
 	DecidedBy string
 	// SidecarReads counts the Sidecar's reads of this request (Read calls).
 	SidecarReads int64
+	// ReopenedFrom is the refused request a person reopened as this one,
+	// ReopenedBy that person ("" for a request a Sidecar filed).
+	ReopenedFrom, ReopenedBy string
+	// ReopenedAs is the request this refused one was reopened as ("" until
+	// a person reopens it).
+	ReopenedAs string
 }
 
 // FileInput is a Sidecar's request to file (or reuse) an approval request.
@@ -95,6 +108,17 @@ type Store interface {
 	// returns the new state and the status it moved from; *ConflictError
 	// when the transition is not allowed; ErrNotFound.
 	Decide(ctx context.Context, id string, to domain.Status, reason, by string, now time.Time) (rec Record, from domain.Status, err error)
+	// Reopen is a person asking again (domain.Reopenable): when request id
+	// is REJECTED or REVOKED and is the newest of its fingerprint, it files
+	// a new PENDING request for the same Sidecar with the same fingerprint,
+	// statement, listener, rule, protocol, client identity and time limit
+	// (counted from now), with ReopenedFrom = id and ReopenedBy = by, and
+	// sets the refused one's ReopenedAs. The refused request keeps its
+	// status and decision. It returns the new request and the refused one;
+	// *ConflictError (Why set) for any other status or a request reopened
+	// already; ErrNotFound. Serialised with File per (sidecar, fingerprint),
+	// so of concurrent reopens (on any number of replicas) exactly one wins.
+	Reopen(ctx context.Context, id, by string, now time.Time) (opened, refused Record, err error)
 	// Ping checks that the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the database.

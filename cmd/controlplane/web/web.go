@@ -118,8 +118,11 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request, approver string) 
 	}
 	v.Status = string(st)
 	if done, id := r.URL.Query().Get("done"), r.URL.Query().Get("id"); done != "" {
-		if _, ok := store.Actions[done]; ok {
+		if _, ok := pastTense[done]; ok {
 			v.Notice = pastTense[done] + " " + id
+			if as := r.URL.Query().Get("as"); done == "reopen" && as != "" {
+				v.Notice += " as " + as + " (PENDING)"
+			}
 		}
 	}
 	recs, err := h.Store.List(r.Context(), store.Filter{Status: st, Limit: pageLimit}, h.Now())
@@ -131,7 +134,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request, approver string) 
 	h.render(w, http.StatusOK, v)
 }
 
-var pastTense = map[string]string{"approve": "approved", "reject": "rejected", "revoke": "revoked"}
+var pastTense = map[string]string{"approve": "approved", "reject": "rejected", "revoke": "revoked", "reopen": "reopened"}
 
 // crossOrigin refuses what a browser marks as another site's request
 // (Sec-Fetch-Site cross-site or same-site), also when it sends no Origin.
@@ -153,13 +156,17 @@ func (h *handler) act(w http.ResponseWriter, r *http.Request, approver string) {
 	}
 	action, id := r.PathValue("action"), r.PathValue("id")
 	to, ok := store.Actions[action]
-	if !ok {
+	if !ok && action != "reopen" {
 		http.NotFound(w, r)
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
 		http.Error(w, "bad form", http.StatusBadRequest)
+		return
+	}
+	if action == "reopen" {
+		h.reopen(w, r, approver, id)
 		return
 	}
 	reason := strings.TrimSpace(r.PostForm.Get("reason"))
@@ -182,6 +189,29 @@ func (h *handler) act(w http.ResponseWriter, r *http.Request, approver string) {
 	}
 	h.Logger.Info("approval decided", "id", rec.ID, "action", action, "from", from, "to", rec.Status, "approver", approver, "sidecar", rec.Sidecar, "via", "web")
 	http.Redirect(w, r, "/?done="+url.QueryEscape(action)+"&id="+url.QueryEscape(rec.ID), http.StatusSeeOther)
+}
+
+// reopen is the Reopen button of a REJECTED or REVOKED row: a person asking
+// again (store.Reopen). It redirects to the list with a notice naming the new
+// PENDING request, or shows the list with the reason it was refused.
+func (h *handler) reopen(w http.ResponseWriter, r *http.Request, approver, id string) {
+	opened, refused, err := h.Store.Reopen(r.Context(), id, approver, h.Now())
+	var ce *store.ConflictError
+	switch {
+	case errors.As(err, &ce):
+		h.fail(w, r, approver, http.StatusConflict, "cannot reopen "+id+": "+ce.Why)
+		return
+	case errors.Is(err, store.ErrNotFound):
+		h.fail(w, r, approver, http.StatusNotFound, "no approval request "+id)
+		return
+	case err != nil:
+		h.Logger.Error("web: reopen failed", "id", id, "err", err)
+		h.fail(w, r, approver, http.StatusInternalServerError, "the store failed; see the Control Plane's log")
+		return
+	}
+	h.Logger.Info("approval reopened", "id", refused.ID, "status", refused.Status, "new_id", opened.ID,
+		"approver", approver, "sidecar", opened.Sidecar, "via", "web")
+	http.Redirect(w, r, "/?done=reopen&id="+url.QueryEscape(refused.ID)+"&as="+url.QueryEscape(opened.ID), http.StatusSeeOther)
 }
 
 // fail shows the list again with an error on top.

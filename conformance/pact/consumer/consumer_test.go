@@ -44,7 +44,7 @@ func TestSidecarPact(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	checkPactFile(t, filepath.Join(dir, contract.PactFileName))
+	checkPactFile(t, filepath.Join(dir, contract.PactFileName), contract.PactFileName)
 }
 
 // run registers one interaction and has the real client call the mock.

@@ -37,28 +37,33 @@ var (
 // when is an RFC 3339 time matched by format.
 func when(example string) matchers.Matcher { return regex(example, rfc3339) }
 
-// reviewPath is the path of one approval request (with suffix, e.g.
-// "/claim"): the verifier puts in the id the provider state answered
+// reviewPath is the Sidecar API path of one approval request (with suffix,
+// e.g. "/claim"): the verifier puts in the id the provider state answered
 // ("${id}"), the mock server matches the path by a regular expression.
 // (pact-go's FromProviderState would match any path at all.)
 func reviewPath(suffix string) matchers.Matcher {
-	return pathFromState{Matcher: matchers.S(""), suffix: suffix}
+	return pathFromState{Matcher: matchers.S(""), prefix: "/api/sidecars/reviews/", suffix: suffix}
+}
+
+// approverPath is reviewPath on the approver API (/api/reviews/{id}…).
+func approverPath(suffix string) matchers.Matcher {
+	return pathFromState{Matcher: matchers.S(""), prefix: "/api/reviews/", suffix: suffix}
 }
 
 // pathFromState is a regex matcher with a ProviderState generator. It embeds
 // a Matcher only to be one; MarshalJSON is what pact-go hands to the FFI.
 type pathFromState struct {
 	matchers.Matcher
-	suffix string
+	prefix, suffix string
 }
 
 func (p pathFromState) MarshalJSON() ([]byte, error) {
 	return json.Marshal(map[string]any{
 		"pact:matcher:type":   "regex",
-		"regex":               "^/api/sidecars/reviews/[^/]+" + regexp.QuoteMeta(p.suffix) + "$",
+		"regex":               "^" + regexp.QuoteMeta(p.prefix) + "[^/]+" + regexp.QuoteMeta(p.suffix) + "$",
 		"pact:generator:type": "ProviderState",
-		"expression":          "/api/sidecars/reviews/${" + contract.ValueID + "}" + p.suffix,
-		"value":               "/api/sidecars/reviews/" + exampleID + p.suffix,
+		"expression":          p.prefix + "${" + contract.ValueID + "}" + p.suffix,
+		"value":               p.prefix + exampleID + p.suffix,
 	})
 }
 

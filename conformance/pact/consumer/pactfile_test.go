@@ -15,12 +15,12 @@ import (
 )
 
 // checkPactFile compares the pact the tests wrote (at written) with the
-// committed pacts/ file, ignoring the metadata that names library versions
-// and the order of interactions. With UPDATE_PACT=1 it copies written over
-// the committed file instead.
-func checkPactFile(t *testing.T, written string) {
+// committed pacts/ file of that name, ignoring the metadata that names
+// library versions and the order of interactions. With UPDATE_PACT=1 it
+// copies written over the committed file instead.
+func checkPactFile(t *testing.T, written, name string) {
 	t.Helper()
-	committed, err := contract.PactFile()
+	committed, err := contract.Committed(name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,10 +11,14 @@ import (
 	"path/filepath"
 )
 
-// The pacticipants. The pact file is named "<Consumer>-<Provider>.json".
+// The pacticipants. Each pact file is named "<consumer>-<Provider>.json".
+// Consumer is the Sidecar's Control Plane client (the Sidecar API);
+// CLIConsumer is the controlplane CLI, a client of the approver API, for the
+// calls only a person makes (reopen).
 const (
-	Consumer = "hoop-sidecar"
-	Provider = "hoop-control-plane"
+	Consumer    = "hoop-sidecar"
+	CLIConsumer = "hoop-controlplane-cli"
+	Provider    = "hoop-control-plane"
 )
 
 // Tokens in the pact's Authorization headers. A Control Plane under
@@ -26,6 +30,10 @@ const (
 	OtherToken       = "pact-other-sidecar-token"
 	OtherSidecarName = "pact-other-sidecar"
 	UnknownToken     = "not-a-sidecar-token"
+	// ApproverToken is the approver token of the CLI pact's requests; a
+	// Control Plane under verification maps it to approver ApproverName.
+	ApproverToken = "pact-approver-token"
+	ApproverName  = "pact-approver"
 )
 
 // Provider states (the pact's "given"). Unless said otherwise a state starts
@@ -42,6 +50,8 @@ const (
 	StateApproved = "an approval request is APPROVED"
 	// StateRejected: rejected with the reason in ParamReason.
 	StateRejected = "an approval request is REJECTED with a reason"
+	// StateRevoked: approved, then revoked by an approver before use.
+	StateRevoked = "an approval request is REVOKED"
 	// StateExpired: filed with a 30-minute time limit two hours ago, never
 	// decided, so it reads EXPIRED with expires_at in the past.
 	StateExpired = "an approval request is EXPIRED"
@@ -62,7 +72,7 @@ const (
 )
 
 // States lists every provider state, in the order above.
-var States = []string{StateEmpty, StatePending, StateApproved, StateRejected, StateExpired,
+var States = []string{StateEmpty, StatePending, StateApproved, StateRejected, StateRevoked, StateExpired,
 	StateProcessing, StateExecuted, StateOtherSidecar, StateList, StateOlder}
 
 // Provider state parameters.
@@ -85,8 +95,12 @@ var FileDefaults = struct {
 	ListenerName, ApprovalRule, Statement, Protocol, ClientIdentity string
 }{"billing-api", "billing-approvers", "DELETE /v1/invoices/42", "http", "agent"}
 
-// PactFileName is the committed pact's file name under pacts/.
-const PactFileName = Consumer + "-" + Provider + ".json"
+// PactFileName is the committed Sidecar pact's file name under pacts/,
+// CLIPactFileName the controlplane CLI's.
+const (
+	PactFileName    = Consumer + "-" + Provider + ".json"
+	CLIPactFileName = CLIConsumer + "-" + Provider + ".json"
+)
 
 // RepoRoot returns the repository's root: the nearest folder at or above the
 // working directory that holds go.mod.
@@ -107,11 +121,29 @@ func RepoRoot() (string, error) {
 	}
 }
 
-// PactFile returns the committed pact's path: <repo>/pacts/PactFileName.
-func PactFile() (string, error) {
+// PactFile returns the committed Sidecar pact's path:
+// <repo>/pacts/PactFileName.
+func PactFile() (string, error) { return Committed(PactFileName) }
+
+// Committed returns the path of the committed pact named name under pacts/.
+func Committed(name string) (string, error) {
 	root, err := RepoRoot()
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(root, "pacts", PactFileName), nil
+	return filepath.Join(root, "pacts", name), nil
+}
+
+// PactFiles returns the paths of every committed pact the provider honours:
+// the Sidecar's and the controlplane CLI's.
+func PactFiles() ([]string, error) {
+	var out []string
+	for _, name := range []string{PactFileName, CLIPactFileName} {
+		p, err := Committed(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }

@@ -94,7 +94,7 @@ func (p *Provider) Setup(name string, params map[string]any) (map[string]any, er
 	h := server.New(server.Options{
 		Store:          st,
 		Sidecars:       map[string]string{contract.SidecarToken: contract.SidecarName, contract.OtherToken: contract.OtherSidecarName},
-		Approvers:      map[string]string{"pact-approver-token": approverName},
+		Approvers:      map[string]string{contract.ApproverToken: contract.ApproverName},
 		Version:        "pact-verification",
 		OmitAPIVersion: name == contract.StateOlder,
 		Logger:         p.log,

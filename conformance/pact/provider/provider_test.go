@@ -16,17 +16,19 @@ import (
 )
 
 // TestControlPlaneHonoursThePact verifies the reference Control Plane's HTTP
-// handler against the committed pact, setting up each provider state on a
-// fresh SQLite store.
+// handler against the committed pacts (the Sidecar's and the controlplane
+// CLI's), setting up each provider state on a fresh SQLite store.
 func TestControlPlaneHonoursThePact(t *testing.T) {
 	if os.Getenv("PACT_LOG_LEVEL") == "" {
 		_ = pactlog.SetLogLevel("ERROR")
 	}
-	file, err := contract.PactFile()
+	files, err := contract.PactFiles()
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkEveryStateHasASetUp(t, file)
+	for _, file := range files {
+		checkEveryStateHasASetUp(t, file)
+	}
 
 	p := Start(t, nil)
 	handlers := models.StateHandlers{}
@@ -45,13 +47,13 @@ func TestControlPlaneHonoursThePact(t *testing.T) {
 	err = pactprovider.NewVerifier().VerifyProvider(t, pactprovider.VerifyRequest{
 		Provider:             contract.Provider,
 		ProviderBaseURL:      p.URL,
-		PactFiles:            []string{file},
+		PactFiles:            files,
 		StateHandlers:        handlers,
 		RequestTimeout:       10 * time.Second,
 		DisableColoredOutput: true,
 	})
 	if err != nil {
-		t.Fatalf("the reference Control Plane does not honour %s: %v", file, err)
+		t.Fatalf("the reference Control Plane does not honour %v: %v", files, err)
 	}
 }
 

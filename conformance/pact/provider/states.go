@@ -11,7 +11,7 @@ import (
 )
 
 // approverName decides the seeded requests.
-const approverName = "pact-approver"
+const approverName = contract.ApproverName
 
 // seedFunc sets up one provider state on an empty store st at now, with the
 // state's parameters, and returns the values the verifier injects into the
@@ -30,6 +30,7 @@ var seeds = map[string]seedFunc{
 	contract.StatePending:      seedOne(contract.SidecarName, 0, 0, nil),
 	contract.StateApproved:     seedOne(contract.SidecarName, 0, 0, approve),
 	contract.StateRejected:     seedOne(contract.SidecarName, 0, 0, reject),
+	contract.StateRevoked:      seedOne(contract.SidecarName, 0, 0, revoke),
 	contract.StateExpired:      seedOne(contract.SidecarName, 2*time.Hour, 30*time.Minute, nil),
 	contract.StateProcessing:   seedOne(contract.SidecarName, 0, 0, claimAs(domain.StatusProcessing)),
 	contract.StateExecuted:     seedOne(contract.SidecarName, 0, 0, claimAs(domain.StatusExecuted)),
@@ -83,6 +84,14 @@ func reject(ctx context.Context, st store.Store, rec store.Record, now time.Time
 		return err
 	}
 	_, _, err = st.Decide(ctx, rec.ID, domain.StatusRejected, reason, approverName, now)
+	return err
+}
+
+func revoke(ctx context.Context, st store.Store, rec store.Record, now time.Time, params map[string]any) error {
+	if err := approve(ctx, st, rec, now, params); err != nil {
+		return err
+	}
+	_, _, err := st.Decide(ctx, rec.ID, domain.StatusRevoked, "", approverName, now)
 	return err
 }
 

@@ -28,7 +28,8 @@ func TestStatesSetUpWhatTheySay(t *testing.T) {
 
 	for state, want := range map[string]domain.Status{
 		contract.StatePending: domain.StatusPending, contract.StateApproved: domain.StatusApproved,
-		contract.StateRejected: domain.StatusRejected, contract.StateExpired: domain.StatusExpired,
+		contract.StateRejected: domain.StatusRejected, contract.StateRevoked: domain.StatusRevoked,
+		contract.StateExpired:    domain.StatusExpired,
 		contract.StateProcessing: domain.StatusProcessing, contract.StateExecuted: domain.StatusExecuted,
 	} {
 		values, err := p.Setup(state, params)

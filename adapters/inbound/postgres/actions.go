@@ -1,0 +1,27 @@
+package postgres
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hoophq/sidecar/adapters/inbound/postgres/analyzer"
+)
+
+// actionFunctionCall is the action of a fastpath FunctionCall message
+// (query.go), which never reaches the analyzer.
+const actionFunctionCall = "FUNCTION_CALL"
+
+// Actions returns every action a postgres listener reports: the analyzer's
+// (analyzer.Actions) and FUNCTION_CALL, upper case.
+func Actions() []string { return append(analyzer.Actions(), actionFunctionCall) }
+
+// CheckAction implements app.ActionChecker: a rule's action on a postgres
+// listener must be one of Actions (any case), the statement kinds of
+// docs/postgres-listener.md. Actions are names, not globs.
+func (p *Protocol) CheckAction(action string) error {
+	if analyzer.IsAction(action) || strings.EqualFold(action, actionFunctionCall) {
+		return nil
+	}
+	return fmt.Errorf("%q is not an action of postgres listeners: the statement kinds are listed in "+
+		"docs/postgres-listener.md, \"The analyzer\" (e.g. DELETE, DROP, DROP_TABLE, UPDATE, UNKNOWN)", action)
+}

@@ -1,0 +1,194 @@
+package config_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hoophq/sidecar/adapters/outbound/config"
+)
+
+func parse(t *testing.T, text string) *config.File {
+	t.Helper()
+	f, keys, err := config.Parse([]byte(text))
+	if err != nil || len(keys) > 0 {
+		t.Fatalf("parse: %v %v", keys, err)
+	}
+	return f
+}
+
+// protocols stands in for the binary's: "sql" knows DELETE and DROP only,
+// "web" knows GET and refuses upstreams without a scheme, "open" checks nothing.
+var protocols = config.Protocols{
+	"sql": {Action: func(a string) error {
+		if strings.EqualFold(a, "DELETE") || strings.EqualFold(a, "DROP") {
+			return nil
+		}
+		return fmt.Errorf("%q is not a sql action", a)
+	}},
+	"web": {
+		Action: func(a string) error {
+			if strings.EqualFold(a, "GET") {
+				return nil
+			}
+			return fmt.Errorf("%q is not a web method", a)
+		},
+		Upstream: func(u string) error {
+			if !strings.Contains(u, "://") {
+				return errors.New("needs a scheme")
+			}
+			return nil
+		},
+	},
+	"open": {},
+}
+
+func paths(errs config.Errors) map[string]string {
+	out := map[string]string{}
+	for _, e := range errs {
+		out[e.Path] += e.Message + ";"
+	}
+	return out
+}
+
+func TestValidateAcceptsAFullValidFile(t *testing.T) {
+	f := parse(t, `
+sidecar: payments
+control_plane: {url: https://cp.example.com, token_env: T, timeout: 5s}
+log: {format: json, level: debug}
+admin: {listen: 127.0.0.1:9090}
+audit: {file: "-"}
+mcp: {listen: 127.0.0.1:8765}
+approval_rules: [{name: holds, match: {actions: [delete], targets: ["public.*"]}, time_limit: 30m}]
+policy_rules: [{name: never, match: {actions: [DROP]}, message: no}]
+listeners:
+  - {name: db, protocol: sql, listen: 127.0.0.1:1, upstream: db:5432, mode: return, spend_approval_on: accepted,
+     wait_timeout: 1m, approval_rules: [holds], policy_rules: [never], tls: {cert_file: c, key_file: k}}
+`)
+	if errs := config.Validate(f, protocols); errs != nil {
+		t.Fatalf("want no mistake, got:\n%v", errs)
+	}
+}
+
+// Validate returns every mistake at once, each with its path.
+func TestValidateReportsEveryMistakeWithItsPath(t *testing.T) {
+	f := parse(t, `
+sidecar: "bad name"
+control_plane: {url: "ftp://cp", token_env: T, token_file: /t, timeout: soon}
+log: {format: xml, level: loud}
+admin: {listen: nowhere}
+audit: {}
+mcp: {}
+approval_rules:
+  - {name: holds, match: {targets: [""]}, time_limit: -1m}
+  - {name: holds}
+policy_rules: [{name: "", match: {functions: [""]}}]
+listeners:
+  - {name: a, protocol: nosuch, listen: 127.0.0.1:1, upstream: u, mode: later, spend_approval_on: never,
+     approval_rules: [missing], policy_rules: [gone], tls: {cert_file: c}}
+  - {name: a, protocol: web, listen: 127.0.0.1:1, upstream: no-scheme, wait_timeout: 5x}
+  - {protocol: open}
+`)
+	got := paths(config.Validate(f, protocols))
+	for path, want := range map[string]string{
+		"sidecar":                        "must be letters",
+		"control_plane.url":              "http:// or https://",
+		"control_plane":                  "exactly one of token_env or token_file",
+		"control_plane.timeout":          `"soon" is not a duration`,
+		"log.format":                     `"xml" is not text or json`,
+		"log.level":                      `"loud" is not debug`,
+		"admin.listen":                   `"nowhere" is not host:port`,
+		"audit.file":                     "is required",
+		"mcp.listen":                     "is required; remove the mcp block",
+		"approval_rules[0].match":        `target "": empty glob`,
+		"approval_rules[0].time_limit":   "is negative",
+		"approval_rules[1].name":         "used by another rule",
+		"policy_rules[0].name":           "is required",
+		"policy_rules[0].match":          "function",
+		"listeners[0].protocol":          `"nosuch" is not one of: open, sql, web`,
+		"listeners[0].mode":              `"later" is not wait or return`,
+		"listeners[0].spend_approval_on": `"never" is not sent or accepted`,
+		"listeners[0].approval_rules[0]": `no approval rule is named "missing"`,
+		"listeners[0].policy_rules[0]":   `no policy rule is named "gone"`,
+		"listeners[0].tls":               "set both cert_file and key_file",
+		"listeners[1].name":              `"a" is used by another listener`,
+		"listeners[1].listen":            "also the address of listener a",
+		"listeners[1].upstream":          "needs a scheme",
+		"listeners[1].wait_timeout":      `"5x" is not a duration`,
+		"listeners[2].name":              "is required",
+		"listeners[2].listen":            "is required (host:port)",
+		"listeners[2].upstream":          "is required",
+	} {
+		if !strings.Contains(got[path], want) {
+			t.Errorf("%s: want a mistake containing %q, got %q", path, want, got[path])
+		}
+	}
+}
+
+// The spec: "A config with the block and no Control Plane is refused at startup."
+func TestValidateRefusesMCPWithoutControlPlane(t *testing.T) {
+	f := parse(t, "sidecar: demo\nmcp: {listen: 127.0.0.1:8765}\n")
+	if got := paths(config.Validate(f, nil)); !strings.Contains(got["mcp"], "needs a Control Plane") || len(got) != 1 {
+		t.Fatalf("got %v", got)
+	}
+}
+
+// A rule's actions are checked against the protocol of every listener that
+// uses it, and only those: an action of another protocol in a rule no
+// listener of that protocol uses is fine.
+func TestValidateChecksActionsAgainstTheListenersThatUseTheRule(t *testing.T) {
+	f := parse(t, `
+sidecar: demo
+approval_rules:
+  - {name: both, match: {actions: [DORP, DELETE, GET]}}
+  - {name: web-only, match: {actions: [GET, DELETE]}}
+  - {name: unused, match: {actions: [WHATEVER]}}
+policy_rules:
+  - {name: sql-only, match: {actions: [drop, TRUNCATE]}}
+listeners:
+  - {name: db, protocol: sql, listen: 127.0.0.1:1, upstream: db, approval_rules: [both], policy_rules: [sql-only]}
+  - {name: api, protocol: web, listen: 127.0.0.1:2, upstream: http://u, approval_rules: [both, web-only]}
+  - {name: raw, protocol: open, listen: 127.0.0.1:3, upstream: u, approval_rules: [unused]}
+`)
+	var got []string
+	for _, e := range config.Validate(f, protocols) {
+		got = append(got, e.Error())
+	}
+	want := []string{
+		`approval_rules[0].match.actions[0]: "DORP" is not a sql action (used by sql listener db)`,
+		`approval_rules[0].match.actions[2]: "GET" is not a sql action (used by sql listener db)`,
+		`approval_rules[0].match.actions[0]: "DORP" is not a web method (used by web listener api)`,
+		`approval_rules[0].match.actions[1]: "DELETE" is not a web method (used by web listener api)`,
+		`approval_rules[1].match.actions[1]: "DELETE" is not a web method (used by web listener api)`,
+		`policy_rules[0].match.actions[1]: "TRUNCATE" is not a sql action (used by sql listener db)`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// An action is an exact name: a glob would never match, so it is a mistake
+// (once, even on a rule a listener uses), and leaving actions out matches
+// every statement.
+func TestValidateRefusesGlobsInActions(t *testing.T) {
+	f := parse(t, `
+sidecar: demo
+approval_rules: [{name: all, match: {actions: ["*", DROP_*, "", DELETE]}}]
+listeners: [{name: db, protocol: sql, listen: 127.0.0.1:1, upstream: db, approval_rules: [all]}]
+`)
+	var got []string
+	for _, e := range config.Validate(f, protocols) {
+		got = append(got, e.Error())
+	}
+	if len(got) != 3 {
+		t.Fatalf("want three mistakes, got:\n%s", strings.Join(got, "\n"))
+	}
+	for i, want := range []string{`approval_rules[0].match.actions[0]: "*" is not an action name`,
+		`approval_rules[0].match.actions[1]: "DROP_*" is not an action name`,
+		`approval_rules[0].match.actions[2]: "" is not an action name`} {
+		if !strings.HasPrefix(got[i], want) || !strings.Contains(got[i], "leave actions out to match every statement") {
+			t.Errorf("got %q, want %q…", got[i], want)
+		}
+	}
+}
