@@ -3,5 +3,6 @@
 // deny, or claim an approved one and forward), the approval queries used by
 // the status path and the MCP server (read, wait with coalesced polling,
 // list), the listener runtime that protocol adapters serve, and the fx
-// modules that wire them.
+// modules that wire them. clientgone.go holds the rule that a wait belongs
+// to its client (ErrClientGone, ErrStatementCanceled, Outcome.ClientGone).
 package app
