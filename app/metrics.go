@@ -21,7 +21,7 @@ func NewMetrics() *Metrics {
 	m := &Metrics{
 		Registry: r,
 		Statements: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hoop_sidecar_statements_total",
-			Help: "Statements decided, by listener and decision (allow, deny_policy, deny_approval, deny_unavailable, forward_approved, settle_accepted, settle_refused)."},
+			Help: "Statements decided, by listener and decision (allow, deny_policy, deny_approval, deny_unavailable, forward_approved, settle_accepted, settle_refused, client_gone, wait_canceled)."},
 			[]string{"listener", "decision"}),
 		Filed: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hoop_sidecar_approvals_filed_total",
 			Help: "New approval requests filed (reused ones are not counted), by listener."}, []string{"listener"}),
