@@ -13,6 +13,10 @@ type Core struct {
 	Gate      *Gate
 	Approvals *Approvals
 	Watcher   *Watcher
+	// Limits are the process's memory limits (defaults filled in) and Held
+	// the held-payload budget every listener of this core shares.
+	Limits Limits
+	Held   *HeldBudget
 }
 
 // CoreOptions configures NewCore. Zero values are fine: no Control Plane
@@ -26,6 +30,8 @@ type CoreOptions struct {
 	Clock   ports.Clock
 	// WithMCP: the config has an mcp block (the denial names approval_wait).
 	WithMCP bool
+	// Limits bound what the listeners hold in memory (zero fields: defaults).
+	Limits Limits
 }
 
 // NewCore builds the core services from o.
@@ -42,10 +48,14 @@ func NewCore(o CoreOptions) *Core {
 			Metrics: o.Metrics, Watch: w, WithMCP: o.WithMCP},
 		Approvals: &Approvals{CP: o.CP, Watch: w, Clock: o.Clock},
 		Watcher:   w,
+		Limits:    o.Limits.WithDefaults(),
+		Held:      NewHeldBudget(o.Limits.WithDefaults().HeldBytes),
 	}
 }
 
 // Listener returns a running-listener handle for settings s on this core.
 func (c *Core) Listener(s ListenerSettings) *Listener {
-	return NewListener(s, c.Gate, c.Approvals)
+	l := NewListener(s, c.Gate, c.Approvals)
+	l.limits, l.held = c.Limits, c.Held
+	return l
 }

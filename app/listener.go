@@ -99,13 +99,15 @@ type Listener struct {
 	settings atomic.Pointer[ListenerSettings]
 	gate     *Gate
 	queries  *Approvals
+	limits   Limits
+	held     *HeldBudget
 }
 
 // NewListener returns a Listener with settings s, deciding through g and
 // answering status reads through q (q may be used by adapters that serve a
 // status path).
 func NewListener(s ListenerSettings, g *Gate, q *Approvals) *Listener {
-	l := &Listener{gate: g, queries: q}
+	l := &Listener{gate: g, queries: q, held: NewHeldBudget(0)}
 	l.settings.Store(&s)
 	return l
 }
@@ -116,6 +118,14 @@ func (l *Listener) Settings() *ListenerSettings { return l.settings.Load() }
 
 // Update swaps in new settings (reload).
 func (l *Listener) Update(s ListenerSettings) { l.settings.Store(&s) }
+
+// Limits returns the process's memory limits, defaults filled in.
+func (l *Listener) Limits() Limits { return l.limits.WithDefaults() }
+
+// Held returns the held-payload budget shared by every listener of the
+// process (a budget of its own, of the default size, for a Listener made
+// with NewListener outside a Core).
+func (l *Listener) Held() *HeldBudget { return l.held }
 
 // Approvals returns the approval queries (for a status path).
 func (l *Listener) Approvals() *Approvals { return l.queries }

@@ -57,6 +57,7 @@ func run(path string) error {
 		return fmt.Errorf("refusing to start: %s has %d mistake(s)", path, len(errs))
 	}
 	log := newLogger(f.Log)
+	setMemoryLimit(config.LimitsOf(f), log)
 	var sup *app.Supervisor
 	fxApp := fx.New(
 		fx.WithLogger(func() fxevent.Logger {
@@ -90,7 +91,8 @@ func run(path string) error {
 func newMetrics() *app.Metrics { return app.NewMetrics() }
 
 func newCore(f *config.File, cp ports.ControlPlane, audit ports.AuditSink, log *slog.Logger, m *app.Metrics) *app.Core {
-	return app.NewCore(app.CoreOptions{Sidecar: f.Sidecar, CP: cp, Audit: audit, Log: log, Metrics: m, WithMCP: f.MCP != nil})
+	return app.NewCore(app.CoreOptions{Sidecar: f.Sidecar, CP: cp, Audit: audit, Log: log, Metrics: m, WithMCP: f.MCP != nil,
+		Limits: config.LimitsOf(f)})
 }
 
 func newSupervisor(core *app.Core, log *slog.Logger) *app.Supervisor {
@@ -144,6 +146,9 @@ func reload(sup *app.Supervisor, running *config.File, path string, log *slog.Lo
 	}
 	if !sameCP(running.ControlPlane, f.ControlPlane) {
 		log.Warn("reload does not change the Control Plane connection; restart the Sidecar to apply control_plane")
+	}
+	if config.LimitsOf(running) != config.LimitsOf(f) {
+		log.Warn("reload does not change the memory limits; restart the Sidecar to apply the limits block")
 	}
 	if err := sup.Apply(config.Settings(f)); err != nil {
 		log.Error("reload applied partly", "error", err)

@@ -12,6 +12,9 @@
 //   - handler.go: per call, the gate first (reading the first request
 //     message only when an approval rule covers the method), then the proxy
 //     or the denial.
+//   - held.go: the first message of a held call within the memory limits
+//     (MaxHeldMessage, the held-payload budget app.HeldBudget;
+//     RESOURCE_EXHAUSTED when refused).
 //   - statement.go: the analysis (Actions = ["CALL"], Targets = [full method
 //     name]), the canonical bytes the fingerprint covers (method and the
 //     first request message), the approver's display, identity metadata and

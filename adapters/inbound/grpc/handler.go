@@ -47,10 +47,12 @@ func (h *handler) handle(_ any, ss grpc.ServerStream) error {
 	md, _ := metadata.FromIncomingContext(ctx)
 	r := &request{method: method, md: md}
 	if domain.Evaluate(analysis(method), s.Policies, s.Approvals).Verdict == domain.VerdictApproval {
-		if err := r.readFirst(ss); err != nil {
-			h.log.Info("call ended before its first message was read", "method", method, "error", err)
+		held, err := h.holdFirst(ctx, ss, r)
+		if err != nil {
+			h.log.Info("call ended before its first message was held", "method", method, "error", err)
 			return err
 		}
+		defer held.Release()
 	}
 	out := h.l.CheckWith(ctx, s, r.statement(ctx, s))
 	if !out.Forward {

@@ -53,13 +53,15 @@ func (p *Protocol) Name() string { return ProtocolName }
 func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) error {
 	s := l.Settings()
 	log := p.log.With("listener", s.Name, "protocol", ProtocolName)
-	ups := newUpstreams(log)
+	ups := newUpstreams(log, uint32(l.Limits().HeaderBytes))
 	h := &handler{l: l, log: log, ups: ups}
 	opts := []grpc.ServerOption{
 		grpc.ForceServerCodecV2(rawCodec{}),
 		grpc.UnknownServiceHandler(h.handle),
 		grpc.MaxRecvMsgSize(MaxMessageBytes),
 		grpc.MaxSendMsgSize(MaxMessageBytes),
+		// Metadata is held whole by the transport: cap it (limits.header_bytes).
+		grpc.MaxHeaderListSize(uint32(l.Limits().HeaderBytes)),
 	}
 	if s.TLS.Enabled() {
 		certs := tlsconf.NewCertLoader(l)

@@ -18,6 +18,9 @@
 //     /.well-known/hoop/. FuzzReservedPrefix and FuzzReserveReadings hold it
 //     against a brute-force oracle (reserved_oracle_test.go).
 //   - lenient.go: the lenient readings of a path that the gate's rules match.
+//   - held.go: reading a held body within the memory limits: the
+//     held-payload budget (app.HeldBudget, 503 when full), the body read
+//     deadline (408).
 //   - statuspath.go: GET/HEAD /.well-known/hoop/approvals/<id> (and the earlier
 //     /.well-known/hoop/reviews/<id>), spec "Read the status on an http listener".
 //   - statement.go: the analysis (Actions = [method], Targets = [path]), the

@@ -53,6 +53,7 @@ func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) 
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: time.Minute,
+		MaxHeaderBytes:    l.Limits().HeaderBytes,
 		IdleTimeout:       5 * time.Minute,
 		ConnContext: func(ctx context.Context, _ net.Conn) context.Context {
 			return context.WithValue(ctx, connKey{}, &connInfo{})

@@ -10,6 +10,9 @@
 //     direct TLS, the StartupMessage, and the connection to the upstream.
 //   - cancel.go: routing a CancelRequest to the upstream backend it names.
 //   - frame.go: reading and writing raw protocol messages.
+//   - held.go: what a client message may cost in memory: the 65,535-byte
+//     cap before login, COPY data streamed unheld, the held-payload budget
+//     (app.HeldBudget) for larger messages and the 53200 refusal.
 //   - session.go: one client connection: reads its messages and decides
 //     them unit by unit (query.go: the simple protocol and FunctionCall;
 //     extended.go and batch.go: Parse/Bind/Describe/Execute/Close up to

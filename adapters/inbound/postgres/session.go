@@ -71,6 +71,9 @@ type session struct {
 	pendingExecs int
 	discarding   bool
 	batch        *batch
+	// held is the held-payload budget taken by the messages read since
+	// pending was last empty (held.go).
+	held []*app.Reservation
 }
 
 func newSession(p *Protocol, l *app.Listener, log *slog.Logger, client net.Conn, cr *bufio.Reader, up net.Conn) *session {
@@ -118,17 +121,14 @@ func (s *session) run() {
 // readClient reads client messages until the client leaves or breaks the
 // protocol. It flushes what it forwarded whenever no more input is waiting.
 func (s *session) readClient() error {
+	defer s.releaseHeld()
 	for {
 		if s.cr.Buffered() == 0 {
 			if err := s.uw.Flush(); err != nil {
 				return err
 			}
 		}
-		typ, frame, err := readFrame(s.cr)
-		if err != nil {
-			return err
-		}
-		if err := s.fromClient(typ, frame); err != nil {
+		if err := s.readClientFrame(); err != nil {
 			return err
 		}
 	}

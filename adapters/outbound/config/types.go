@@ -10,6 +10,7 @@ type File struct {
 	Admin        *Admin        `yaml:"admin"`
 	Audit        *Audit        `yaml:"audit"`
 	MCP          *MCP          `yaml:"mcp"`
+	Limits       *Limits       `yaml:"limits"`
 	// ApprovalRules and PolicyRules are named here and referenced by listeners.
 	ApprovalRules []ApprovalRule `yaml:"approval_rules"`
 	PolicyRules   []PolicyRule   `yaml:"policy_rules"`

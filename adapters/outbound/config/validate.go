@@ -70,6 +70,7 @@ func Validate(f *File, protocols Protocols) Errors {
 		}
 		v.duration("control_plane.timeout", cp.Timeout)
 	}
+	v.limits(f.Limits)
 	switch f.Log.Format {
 	case "", "text", "json":
 	default:
