@@ -32,6 +32,11 @@ type Statement struct {
 	ReturnMode bool
 	// Client is the client's address, for the audit trail and logs.
 	Client string
+	// OnWait, when set, is called once, with the approval id, as the gate
+	// begins to hold the statement in wait mode (before the first poll), so
+	// the adapter can tell a person at the client why it hangs (PostgreSQL:
+	// a NoticeResponse). It runs on the caller's goroutine and must not block.
+	OnWait func(approvalID string)
 }
 
 // Outcome is the gate's answer.
@@ -44,6 +49,16 @@ type Outcome struct {
 	// accepted; the adapter must call Ticket.Settle once the upstream has
 	// answered. Settle on a nil Ticket is a no-op.
 	Ticket *Ticket
+	// ClientGone is true when the ctx given to Check ended before the gate
+	// decided (the client hung up while its statement waited): nothing was
+	// claimed, nothing may be forwarded, and there is nobody to answer.
+	// Denial is still set, for adapters that write it regardless.
+	ClientGone bool
+	// Canceled is true when the ctx ended with cause ErrStatementCanceled
+	// (the client cancelled the statement, e.g. a PostgreSQL CancelRequest,
+	// and is still connected): nothing was claimed or forwarded; the adapter
+	// answers with its protocol's cancel error.
+	Canceled bool
 }
 
 // Gate decides statements. It is protocol-blind and safe for concurrent use.
@@ -64,7 +79,16 @@ type Gate struct {
 // ErrNoControlPlane is returned by queries when the Sidecar runs without one.
 var ErrNoControlPlane = errors.New("this Sidecar has no Control Plane")
 
-// Check decides one statement on a listener with settings s.
+// Check decides one statement on a listener with settings s, read once by
+// the caller for the whole unit (docs/architecture.md, "one rule set per
+// decision").
+//
+// ctx belongs to the statement's client: when it ends (the client hung up,
+// or cancelled the statement, see ErrClientGone and ErrStatementCanceled),
+// a wait ends at once, nothing is claimed or forwarded, polling for the
+// approval stops, and the approval stays as the person left it; the
+// Outcome says so (ClientGone, Canceled) and the audit trail records
+// "client_gone" or "wait_canceled".
 func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Outcome {
 	ev := domain.Evaluate(st.Analysis, s.Policies, s.Approvals)
 	audit := ports.AuditEvent{Time: g.Clock.Now().UTC(), Listener: s.Name, Protocol: s.Protocol, Client: st.Client,
@@ -89,6 +113,9 @@ func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Out
 	}
 	filed, err := g.CP.File(ctx, ports.FileRequest{Fingerprint: fp, ListenerName: s.Name, ApprovalRule: rule.Name,
 		Statement: st.Display, Protocol: s.Protocol, ClientIdentity: st.Identity, TimeLimit: rule.TimeLimit})
+	if ctx.Err() != nil {
+		return g.ended(ctx, audit, rule.Name, filed.Approval)
+	}
 	if err != nil {
 		return g.unavailable(audit, rule.Name, err)
 	}
@@ -106,16 +133,28 @@ func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Out
 	}
 	returnMode := st.ReturnMode || s.Mode == ModeReturn
 	if a.EffectiveStatus(g.Clock.Now()) == domain.StatusPending && !returnMode {
-		a, err = g.waitDecision(ctx, s, a.ID)
-		if g.ShuttingDown() && (err != nil || a.EffectiveStatus(g.Clock.Now()) == domain.StatusPending) {
+		if st.OnWait != nil {
+			st.OnWait(a.ID)
+		}
+		var werr error
+		a, werr = g.waitDecision(ctx, s, a)
+		if g.ShuttingDown() && (werr != nil || a.EffectiveStatus(g.Clock.Now()) == domain.StatusPending) {
 			return g.shutdown(audit, rule.Name, a)
 		}
-		if err != nil {
-			return g.unavailable(audit, rule.Name, err)
+		if ctx.Err() == nil && werr != nil {
+			return g.unavailable(audit, rule.Name, werr)
 		}
 	}
+	// A client that left (or cancelled) while the gate worked gets nothing
+	// claimed: the approval stays for the identical resend.
+	if ctx.Err() != nil {
+		return g.ended(ctx, audit, rule.Name, a)
+	}
 	if a.EffectiveStatus(g.Clock.Now()) == domain.StatusApproved {
-		claimed, won, err := g.CP.Claim(ctx, a.ID, fp, s.SpendOn)
+		// Detached from the client: a claim is never cut in half by a hang-up
+		// (spent at the Control Plane, yet not forwarded). The client was
+		// there when it began; the statement is then forwarded.
+		claimed, won, err := g.CP.Claim(context.WithoutCancel(ctx), a.ID, fp, s.SpendOn)
 		if err != nil {
 			return g.unavailable(audit, rule.Name, err)
 		}
@@ -136,19 +175,20 @@ func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Out
 }
 
 // waitDecision holds the statement (wait mode) until the approval leaves
-// PENDING, the listener's WaitTimeout (default 10 minutes) ends or the
-// Sidecar begins to shut down (BeginShutdown); it then returns the last
-// status read. It does not wait at all once shutdown has begun. A Control
-// Plane outage during the wait is waited out (Watcher): the error comes
-// back, and the statement is denied as unavailable, only when the Control
-// Plane is still failing at the deadline.
-func (g *Gate) waitDecision(ctx context.Context, s *ListenerSettings, id string) (domain.Approval, error) {
+// PENDING, the listener's WaitTimeout (default 10 minutes) ends, ctx ends
+// (the client left: the Watcher subscription is dropped on return, so
+// polling stops) or the Sidecar begins to shut down (BeginShutdown); it
+// returns the last status read, or a when none was. It does not wait at all
+// once shutdown has begun. A Control Plane outage during the wait is waited
+// out (Watcher): the error comes back, and the statement is denied as
+// unavailable, only when the Control Plane is still failing at the deadline.
+func (g *Gate) waitDecision(ctx context.Context, s *ListenerSettings, a domain.Approval) (domain.Approval, error) {
 	timeout := s.WaitTimeout
 	if timeout <= 0 {
 		timeout = 10 * time.Minute
 	}
 	if g.ShuttingDown() {
-		return domain.Approval{ID: id, Status: domain.StatusPending}, context.Canceled
+		return a, context.Canceled
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -160,11 +200,11 @@ func (g *Gate) waitDecision(ctx context.Context, s *ListenerSettings, id string)
 		case <-ctx.Done():
 		}
 	}()
-	a, _, err := g.Watch.WaitDecided(ctx, id)
-	if a.ID == "" {
-		a.ID = id
+	got, _, err := g.Watch.WaitDecided(ctx, a.ID)
+	if got.ID == "" {
+		return a, err
 	}
-	return a, err
+	return got, err
 }
 
 // shutdown denies a statement whose wait ended because the Sidecar is

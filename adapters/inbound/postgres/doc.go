@@ -18,7 +18,11 @@
 //   - session.go: one client connection: reads its messages and decides
 //     them unit by unit (query.go: the simple protocol and FunctionCall;
 //     extended.go and batch.go: Parse/Bind/Describe/Execute/Close up to
-//     Sync or Flush, denials, rolling back a partly forwarded pipeline).
+//     Sync or Flush, denials, which fail the upstream's transaction as an
+//     error does). Each unit reads the listener's settings once.
+//   - wait.go: asking the gate about a unit; while it waits (wait mode) the
+//     NoticeResponse that says why, the hang-up watch on the client
+//     connection, and the CancelRequest that ends the wait.
 //   - relay.go: the upstream's answers back to the client, in order, with
 //     denials placed where the upstream's error would be, the transaction
 //     status, SCRAM -PLUS stripping, and settling approvals claimed with

@@ -18,6 +18,9 @@ type Protocol struct {
 	log     *slog.Logger
 	cache   *analyzer.Cache
 	cancels *cancelRegistry
+	// snapshot reads a listener's settings for one unit (nil: Settings);
+	// tests replace it to reload at that moment.
+	snapshot func(*app.Listener) *app.ListenerSettings
 }
 
 // New returns the postgres protocol, logging to log (discarded when nil).

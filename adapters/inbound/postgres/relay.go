@@ -138,7 +138,8 @@ func (s *session) relay() {
 		s.drained.Broadcast()
 		s.mu.Unlock()
 		s.client.Close()
-		s.cancelWait()
+		// The client connection is closed with the upstream: its wait ends.
+		s.cancelWait(app.ErrClientGone)
 	}()
 	for {
 		if s.ur.Buffered() == 0 {

@@ -14,7 +14,6 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/hoophq/sidecar/app"
-	"github.com/hoophq/sidecar/domain"
 )
 
 // session is one client connection and its upstream connection. One
@@ -62,10 +61,10 @@ type session struct {
 	busy                 bool // the reader is handling a client message
 	midUnit              bool // the last client message began or continued an extended-protocol unit
 
-	// The wait of a held statement (wait mode), ended by a CancelRequest.
+	// The wait of a held statement (wait mode), ended by a CancelRequest
+	// or by the end of the connection (wait.go).
 	cancelMu   sync.Mutex
-	waitCancel context.CancelFunc
-	canceled   bool
+	waitCancel context.CancelCauseFunc
 
 	// Reader-only state: prepared statements and portals by name (names.go),
 	// the extended-protocol messages not yet forwarded, and the current Sync
@@ -194,47 +193,19 @@ func (s *session) fromClient(typ byte, frame []byte) error {
 	}
 }
 
+// rules returns the listener's settings for one unit (a Query, a Sync
+// batch, a FunctionCall). A unit reads them once: its analysis and its
+// decision use the same rule set even when a reload lands in between.
+func (s *session) rules() *app.ListenerSettings {
+	if s.p.snapshot != nil {
+		return s.p.snapshot(s.l)
+	}
+	return s.l.Settings()
+}
+
 func (s *session) forward(frame []byte) error {
 	_, err := s.uw.Write(frame)
 	return err
-}
-
-// check asks the gate about st. Anything forwarded earlier is flushed
-// first, since the gate may hold st for a while (wait mode). canceled is
-// true when a CancelRequest ended that wait.
-func (s *session) check(st app.Statement) (out app.Outcome, canceled bool) {
-	if err := s.uw.Flush(); err != nil {
-		s.log.Debug("flush to upstream failed", "error", err)
-	}
-	st.Identity, st.Client, st.ReturnMode = s.user, s.client.RemoteAddr().String(), s.returnMode.Load()
-	// The same text on another database is another statement.
-	st.IdentityValues = map[string][]string{"database": {s.database}}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	s.cancelMu.Lock()
-	s.waitCancel, s.canceled = cancel, false
-	s.cancelMu.Unlock()
-	out = s.l.Check(ctx, st)
-	s.cancelMu.Lock()
-	s.waitCancel, canceled = nil, s.canceled
-	s.cancelMu.Unlock()
-	if out.Denial != nil && out.Denial.Kind == domain.DeniedShutdown {
-		// The wait ended because the Sidecar shuts down: end the session as
-		// PostgreSQL would (the caller's writes then fail on the closed
-		// connection).
-		s.terminate(shutdownError(out.Denial))
-	}
-	return out, canceled && !out.Forward
-}
-
-// cancelWait ends the wait of a held statement, if any.
-func (s *session) cancelWait() {
-	s.cancelMu.Lock()
-	defer s.cancelMu.Unlock()
-	if s.waitCancel != nil {
-		s.canceled = true
-		s.waitCancel()
-	}
 }
 
 // checkChannelBinding refuses, with an explanation, a SCRAM exchange the
