@@ -1,7 +1,7 @@
 # hoop Sidecar. `make run` brings up a working setup on this machine; `make test` runs every test.
 GO ?= go
 
-.PHONY: run test deps build clean help
+.PHONY: run test fuzz deps build clean help
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -10,7 +10,7 @@ build: ## build bin/sidecar and bin/controlplane
 	$(GO) build -o bin/sidecar ./cmd/sidecar
 	$(GO) build -o bin/controlplane ./cmd/controlplane
 
-run: ## start the reference Control Plane, an example upstream and a Sidecar; print what to try
+run: ## start the reference Control Plane, an example upstream and a Sidecar; print what to try (README: Try it)
 	./scripts/deps.sh run
 	./scripts/run.sh
 
@@ -20,5 +20,8 @@ deps: ## install what the tests need (idempotent; Go proxy, Debian and npm only)
 test: deps ## vet and run every test (unit, race, conformance with real clients and servers)
 	./scripts/test.sh
 
-clean: ## remove build output and the make-run state
+fuzz: ## run every go fuzz target, one at a time, FUZZTIME each (default 10m: make fuzz FUZZTIME=1h)
+	FUZZTIME=$(or $(FUZZTIME),10m) ./scripts/fuzz.sh
+
+clean: ## remove build output and the make-run state: the next make run starts from an empty Control Plane
 	rm -rf bin .run

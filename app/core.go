@@ -13,25 +13,35 @@ type Core struct {
 	Gate      *Gate
 	Approvals *Approvals
 	Watcher   *Watcher
+	// Limits are the process's memory limits (defaults filled in) and Held
+	// the held-payload budget every listener of this core shares.
+	Limits Limits
+	Held   *HeldBudget
 }
 
 // CoreOptions configures NewCore. Zero values are fine: no Control Plane
-// (CP nil), no audit, a discarding logger, no metrics, the system clock.
+// (CP nil), no audit, a discarding logger, no metrics (ports.NoMetrics),
+// the system clock.
 type CoreOptions struct {
 	Sidecar string
 	CP      ports.ControlPlane
 	Audit   ports.AuditSink
 	Log     *slog.Logger
-	Metrics *Metrics
+	Metrics ports.Metrics
 	Clock   ports.Clock
 	// WithMCP: the config has an mcp block (the denial names approval_wait).
 	WithMCP bool
+	// Limits bound what the listeners hold in memory (zero fields: defaults).
+	Limits Limits
 }
 
 // NewCore builds the core services from o.
 func NewCore(o CoreOptions) *Core {
 	if o.Log == nil {
 		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.Metrics == nil {
+		o.Metrics = ports.NoMetrics{}
 	}
 	if o.Clock == nil {
 		o.Clock = ports.SystemClock{}
@@ -42,10 +52,14 @@ func NewCore(o CoreOptions) *Core {
 			Metrics: o.Metrics, Watch: w, WithMCP: o.WithMCP},
 		Approvals: &Approvals{CP: o.CP, Watch: w, Clock: o.Clock},
 		Watcher:   w,
+		Limits:    o.Limits.WithDefaults(),
+		Held:      NewHeldBudget(o.Limits.WithDefaults().HeldBytes),
 	}
 }
 
 // Listener returns a running-listener handle for settings s on this core.
 func (c *Core) Listener(s ListenerSettings) *Listener {
-	return NewListener(s, c.Gate, c.Approvals)
+	l := NewListener(s, c.Gate, c.Approvals)
+	l.limits, l.held = c.Limits, c.Held
+	return l
 }

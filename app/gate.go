@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -31,6 +32,11 @@ type Statement struct {
 	ReturnMode bool
 	// Client is the client's address, for the audit trail and logs.
 	Client string
+	// OnWait, when set, is called once, with the approval id, as the gate
+	// begins to hold the statement in wait mode (before the first poll), so
+	// the adapter can tell a person at the client why it hangs (PostgreSQL:
+	// a NoticeResponse). It runs on the caller's goroutine and must not block.
+	OnWait func(approvalID string)
 }
 
 // Outcome is the gate's answer.
@@ -43,6 +49,16 @@ type Outcome struct {
 	// accepted; the adapter must call Ticket.Settle once the upstream has
 	// answered. Settle on a nil Ticket is a no-op.
 	Ticket *Ticket
+	// ClientGone is true when the ctx given to Check ended before the gate
+	// decided (the client hung up while its statement waited): nothing was
+	// claimed, nothing may be forwarded, and there is nobody to answer.
+	// Denial is still set, for adapters that write it regardless.
+	ClientGone bool
+	// Canceled is true when the ctx ended with cause ErrStatementCanceled
+	// (the client cancelled the statement, e.g. a PostgreSQL CancelRequest,
+	// and is still connected): nothing was claimed or forwarded; the adapter
+	// answers with its protocol's cancel error.
+	Canceled bool
 }
 
 // Gate decides statements. It is protocol-blind and safe for concurrent use.
@@ -52,16 +68,27 @@ type Gate struct {
 	Audit   ports.AuditSink
 	Clock   ports.Clock
 	Log     *slog.Logger
-	Metrics *Metrics
+	Metrics ports.Metrics // never nil (NewCore puts ports.NoMetrics)
 	Watch   *Watcher
 	// WithMCP selects the denial text that names the approval_wait tool.
 	WithMCP bool
+
+	lc lifecycle // shutdown state and open tickets (shutdown.go)
 }
 
 // ErrNoControlPlane is returned by queries when the Sidecar runs without one.
 var ErrNoControlPlane = errors.New("this Sidecar has no Control Plane")
 
-// Check decides one statement on a listener with settings s.
+// Check decides one statement on a listener with settings s, read once by
+// the caller for the whole unit (docs/architecture.md, "one rule set per
+// decision").
+//
+// ctx belongs to the statement's client: when it ends (the client hung up,
+// or cancelled the statement, see ErrClientGone and ErrStatementCanceled),
+// a wait ends at once, nothing is claimed or forwarded, polling for the
+// approval stops, and the approval stays as the person left it; the
+// Outcome says so (ClientGone, Canceled) and the audit trail records
+// "client_gone" or "wait_canceled".
 func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Outcome {
 	ev := domain.Evaluate(st.Analysis, s.Policies, s.Approvals)
 	audit := ports.AuditEvent{Time: g.Clock.Now().UTC(), Listener: s.Name, Protocol: s.Protocol, Client: st.Client,
@@ -86,11 +113,14 @@ func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Out
 	}
 	filed, err := g.CP.File(ctx, ports.FileRequest{Fingerprint: fp, ListenerName: s.Name, ApprovalRule: rule.Name,
 		Statement: st.Display, Protocol: s.Protocol, ClientIdentity: st.Identity, TimeLimit: rule.TimeLimit})
+	if ctx.Err() != nil {
+		return g.ended(ctx, audit, rule.Name, filed.Approval)
+	}
 	if err != nil {
 		return g.unavailable(audit, rule.Name, err)
 	}
 	if !filed.Reused {
-		g.Metrics.approvalFiled(s.Name)
+		g.Metrics.ApprovalFiled(s.Name)
 	}
 	a := filed.Approval
 	if !filed.StatusKnown {
@@ -103,23 +133,39 @@ func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Out
 	}
 	returnMode := st.ReturnMode || s.Mode == ModeReturn
 	if a.EffectiveStatus(g.Clock.Now()) == domain.StatusPending && !returnMode {
-		a, err = g.waitDecision(ctx, s, a.ID)
-		if err != nil {
-			return g.unavailable(audit, rule.Name, err)
+		if st.OnWait != nil {
+			st.OnWait(a.ID)
+		}
+		var werr error
+		a, werr = g.waitDecision(ctx, s, a)
+		if g.ShuttingDown() && (werr != nil || a.EffectiveStatus(g.Clock.Now()) == domain.StatusPending) {
+			return g.shutdown(audit, rule.Name, a)
+		}
+		if ctx.Err() == nil && werr != nil {
+			return g.unavailable(audit, rule.Name, werr)
 		}
 	}
+	// A client that left (or cancelled) while the gate worked gets nothing
+	// claimed: the approval stays for the identical resend.
+	if ctx.Err() != nil {
+		return g.ended(ctx, audit, rule.Name, a)
+	}
 	if a.EffectiveStatus(g.Clock.Now()) == domain.StatusApproved {
-		claimed, won, err := g.CP.Claim(ctx, a.ID, fp, s.SpendOn)
+		// Detached from the client: a claim is never cut in half by a hang-up
+		// (spent at the Control Plane, yet not forwarded). The client was
+		// there when it began; the statement is then forwarded.
+		claimed, won, err := g.CP.Claim(context.WithoutCancel(ctx), a.ID, fp, s.SpendOn)
 		if err != nil {
 			return g.unavailable(audit, rule.Name, err)
 		}
-		g.Metrics.claim(s.Name, won)
+		g.Metrics.Claim(s.Name, won)
 		if won {
 			audit.Decision, audit.ApprovalID, audit.Status = "forward_approved", a.ID, string(claimed.Status)
 			g.record(audit)
 			var t *Ticket
 			if s.SpendOn == ports.SpendOnAccepted {
-				t = &Ticket{gate: g, id: a.ID, audit: audit}
+				t = &Ticket{gate: g, id: a.ID, audit: audit, finished: make(chan struct{})}
+				g.lc.track(t)
 			}
 			return Outcome{Forward: true, Ticket: t}
 		}
@@ -129,19 +175,46 @@ func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Out
 }
 
 // waitDecision holds the statement (wait mode) until the approval leaves
-// PENDING or the listener's WaitTimeout (default 10 minutes) ends; it then
-// returns the last status read. A Control Plane outage during the wait is
-// waited out (Watcher): the error comes back, and the statement is denied as
+// PENDING, the listener's WaitTimeout (default 10 minutes) ends, ctx ends
+// (the client left: the Watcher subscription is dropped on return, so
+// polling stops) or the Sidecar begins to shut down (BeginShutdown); it
+// returns the last status read, or a when none was. It does not wait at all
+// once shutdown has begun. A Control Plane outage during the wait is waited
+// out (Watcher): the error comes back, and the statement is denied as
 // unavailable, only when the Control Plane is still failing at the deadline.
-func (g *Gate) waitDecision(ctx context.Context, s *ListenerSettings, id string) (domain.Approval, error) {
+func (g *Gate) waitDecision(ctx context.Context, s *ListenerSettings, a domain.Approval) (domain.Approval, error) {
 	timeout := s.WaitTimeout
 	if timeout <= 0 {
 		timeout = 10 * time.Minute
 	}
+	if g.ShuttingDown() {
+		return a, context.Canceled
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	a, _, err := g.Watch.WaitDecided(ctx, id)
-	return a, err
+	stopping := g.lc.stoppingCh()
+	go func() {
+		select {
+		case <-stopping:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	got, _, err := g.Watch.WaitDecided(ctx, a.ID)
+	if got.ID == "" {
+		return a, err
+	}
+	return got, err
+}
+
+// shutdown denies a statement whose wait ended because the Sidecar is
+// shutting down (DeniedShutdown); the approval is left as it is.
+func (g *Gate) shutdown(audit ports.AuditEvent, rule string, a domain.Approval) Outcome {
+	st := a.EffectiveStatus(g.Clock.Now())
+	audit.Decision, audit.ApprovalID, audit.Status = "deny_shutdown", a.ID, string(st)
+	g.record(audit)
+	return Outcome{Denial: &domain.Denial{Kind: domain.DeniedShutdown, ApprovalID: a.ID, Status: st, Rule: rule,
+		Message: domain.ShutdownMessage(a.ID)}}
 }
 
 func (g *Gate) deny(audit ports.AuditEvent, rule string, a domain.Approval, returnMode bool) Outcome {
@@ -198,18 +271,20 @@ func agentCause(err error) string {
 }
 
 func (g *Gate) record(e ports.AuditEvent) {
-	g.Metrics.statement(e.Listener, e.Decision)
+	g.Metrics.Statement(e.Listener, e.Decision)
 	if g.Audit != nil {
 		g.Audit.Record(e)
 	}
 }
 
-// Ticket is a claimed approval under spend_approval_on: accepted.
+// Ticket is a claimed approval under spend_approval_on: accepted. The gate
+// counts it as open until it is settled (Gate.SettleOpen).
 type Ticket struct {
-	gate  *Gate
-	id    string
-	audit ports.AuditEvent
-	done  bool
+	gate     *Gate
+	id       string
+	audit    ports.AuditEvent
+	once     sync.Once
+	finished chan struct{} // closed when the settle has run; nil in tests that build a Ticket by hand
 }
 
 // ApprovalID returns the claimed approval's id ("" on a nil Ticket).
@@ -230,12 +305,33 @@ func (t *Ticket) ApprovalID() string {
 // approval early, never run a statement twice. A refused settle is tried
 // once: a retry could give back an approval another request has claimed
 // since. A request left PROCESSING is cleared by a person with revoke.
-func (t *Ticket) Settle(accepted bool) {
-	if t == nil || t.done {
+func (t *Ticket) Settle(accepted bool) { t.settle(accepted, 10*time.Second) }
+
+// settle settles t once within budget; a second call waits (up to budget)
+// for the first to finish.
+func (t *Ticket) settle(accepted bool, budget time.Duration) {
+	if t == nil {
 		return
 	}
-	t.done = true
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ran := false
+	t.once.Do(func() {
+		ran = true
+		t.run(accepted, budget)
+		t.gate.lc.untrack(t)
+		if t.finished != nil {
+			close(t.finished)
+		}
+	})
+	if !ran && t.finished != nil {
+		select {
+		case <-t.finished:
+		case <-time.After(budget):
+		}
+	}
+}
+
+func (t *Ticket) run(accepted bool, budget time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	tries := 1
 	if accepted {

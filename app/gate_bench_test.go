@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/hoophq/sidecar/adapters/outbound/metrics"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/internal/fakecp"
@@ -24,7 +25,7 @@ func (discardAudit) Record(ports.AuditEvent) {}
 //	go test -run '^$' -bench GateCheck -benchmem ./app/
 func BenchmarkGateCheck(b *testing.B) {
 	cp := fakecp.New(nil)
-	core := app.NewCore(app.CoreOptions{Sidecar: "bench", CP: cp, Audit: discardAudit{}, Metrics: app.NewMetrics()})
+	core := app.NewCore(app.CoreOptions{Sidecar: "bench", CP: cp, Audit: discardAudit{}, Metrics: metrics.New()})
 	approval := domain.ApprovalRule{Name: "db-destructive", Match: domain.Match{Actions: []string{"DELETE", "DROP", "TRUNCATE"},
 		Targets: []string{"public.*"}}}
 	policy := domain.PolicyRule{Name: "no-drop-db", Match: domain.Match{Actions: []string{"DROP_DATABASE"}}, Message: "never"}

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"net"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -66,10 +67,20 @@ type ListenerSettings struct {
 type Protocol interface {
 	// Name is the protocol's name in the config file (e.g. "postgres").
 	Name() string
-	// Serve serves clients on ln until ctx is cancelled or ln is closed, and
-	// then returns. It must not close live connections when ctx is cancelled
-	// because of a reload (the listener was removed or moved): those drain.
-	// l carries the settings and the gate.
+	// Serve serves clients on ln until ctx is cancelled or ln is closed,
+	// and then returns (nil unless serving itself failed). ctx ends when the
+	// listener stops: shutdown, or a reload removed or moved it.
+	//
+	// The connections then drain, in the background: a connection with
+	// nothing in flight is closed at once; one with a statement in flight
+	// is closed once the statement has been answered. When l.DrainDeadline
+	// is closed, the connections still open are ended with the protocol's
+	// own shutdown error (PostgreSQL FATAL 57P01, gRPC UNAVAILABLE, http a
+	// closed connection). The supervisor counts connections on the ln it
+	// hands to Serve and closes any that outlive that.
+	//
+	// Until ctx ends, every statement is decided with l's current settings
+	// (a reload updates them in place). l carries the settings and the gate.
 	Serve(ctx context.Context, ln net.Listener, l *Listener) error
 }
 
@@ -99,16 +110,31 @@ type Listener struct {
 	settings atomic.Pointer[ListenerSettings]
 	gate     *Gate
 	queries  *Approvals
+	limits   Limits
+	held     *HeldBudget
+
+	deadline     chan struct{} // closed by EndDrain
+	deadlineOnce sync.Once
 }
 
 // NewListener returns a Listener with settings s, deciding through g and
 // answering status reads through q (q may be used by adapters that serve a
 // status path).
 func NewListener(s ListenerSettings, g *Gate, q *Approvals) *Listener {
-	l := &Listener{gate: g, queries: q}
+	l := &Listener{gate: g, queries: q, held: NewHeldBudget(0), deadline: make(chan struct{})}
 	l.settings.Store(&s)
 	return l
 }
+
+// DrainDeadline returns a channel that is closed when the connections of a
+// stopped listener must end (Protocol.Serve). It stays open while the
+// listener serves.
+func (l *Listener) DrainDeadline() <-chan struct{} { return l.deadline }
+
+// EndDrain closes DrainDeadline's channel: the supervisor calls it when the
+// drain deadline (shutdown_grace) has passed, tests when they stop a
+// listener. It is idempotent.
+func (l *Listener) EndDrain() { l.deadlineOnce.Do(func() { close(l.deadline) }) }
 
 // Settings returns the current settings. Adapters read it per statement (or
 // per connection), so a reload applies without dropping connections.
@@ -116,6 +142,14 @@ func (l *Listener) Settings() *ListenerSettings { return l.settings.Load() }
 
 // Update swaps in new settings (reload).
 func (l *Listener) Update(s ListenerSettings) { l.settings.Store(&s) }
+
+// Limits returns the process's memory limits, defaults filled in.
+func (l *Listener) Limits() Limits { return l.limits.WithDefaults() }
+
+// Held returns the held-payload budget shared by every listener of the
+// process (a budget of its own, of the default size, for a Listener made
+// with NewListener outside a Core).
+func (l *Listener) Held() *HeldBudget { return l.held }
 
 // Approvals returns the approval queries (for a status path).
 func (l *Listener) Approvals() *Approvals { return l.queries }

@@ -1,6 +1,9 @@
 package domain
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // DenialKind says why a statement was denied.
 type DenialKind int
@@ -14,6 +17,10 @@ const (
 	// DeniedUnavailable: it needs approval but the Control Plane could not be
 	// reached; nothing was filed or run (fail closed). X-Hoop-Denied: policy.
 	DeniedUnavailable
+	// DeniedShutdown: the statement was waiting for a person (wait mode) when
+	// the Sidecar began to shut down; nothing was run and the approval is left
+	// as it is. X-Hoop-Denied: review, with the approval's id and status.
+	DeniedShutdown
 )
 
 // Denial is what a listener tells the client instead of running a statement.
@@ -33,12 +40,27 @@ type Denial struct {
 }
 
 // DeniedValue returns the X-Hoop-Denied value: "review" for an approval
-// denial, "policy" for any other.
+// denial (held, or a wait ended by shutdown), "policy" for any other.
 func (d Denial) DeniedValue() string {
-	if d.Kind == DeniedForApproval {
+	if d.NamesApproval() {
 		return Names.DeniedReview
 	}
 	return Names.DeniedPolicy
+}
+
+// NamesApproval reports whether the denial carries an approval (its id and
+// status go into the denial's fields): approval denials and waits ended by
+// shutdown.
+func (d Denial) NamesApproval() bool {
+	return d.Kind == DeniedForApproval || (d.Kind == DeniedShutdown && d.ApprovalID != "")
+}
+
+// ShutdownMessage is the text when a wait-mode statement was still waiting
+// for a person as the Sidecar shut down: nothing was run; the approval stays
+// as it is, so the identical statement resent (to this Sidecar once it is
+// back, or to another replica) finds it.
+func ShutdownMessage(id string) string {
+	return fmt.Sprintf("the Sidecar is shutting down: the statement was waiting for approval %s and was not run; resend the identical statement once the Sidecar is back, it reuses the same approval", id)
 }
 
 // DenialMessage returns the text of an approval denial, the same on every
@@ -105,4 +127,38 @@ func UnavailableMessage(rule, cause string) string {
 func TokenRefusedMessage(rule string) string {
 	return fmt.Sprintf("statement needs human approval (rule %s) but the Control Plane refused the Sidecar token; nothing was run; "+
 		"resending helps only after the Sidecar's operator fixes its token", rule)
+}
+
+// Field is one structured field of a denial: its name as an http header
+// (gRPC sends the same name in lowercase as trailing metadata) and value.
+type Field struct{ Name, Value string }
+
+// Fields returns the structured fields of d (spec, "Find the approval in the
+// denial"), in this order:
+//
+//	X-Hoop-Denied                             review for an approval denial, policy for any other; always
+//	X-Hoop-Approval-Id, X-Hoop-Review-Id      the approval id
+//	X-Hoop-Approval-Status, X-Hoop-Review-Status  the status; absent when the Sidecar could not read it
+//	Retry-After                               "5", in return mode while the request is PENDING only
+//
+// Only a denial that names an approval (NamesApproval: an approval denial,
+// or a wait ended by shutdown) carries it: a policy denial, or one because
+// the Control Plane is unreachable, has X-Hoop-Denied: policy and nothing
+// else, whatever else d holds, so no client reads an approval id or a retry
+// hint beside "policy".
+func (d Denial) Fields() []Field {
+	out := []Field{{Names.HeaderDenied, d.DeniedValue()}}
+	if !d.NamesApproval() {
+		return out
+	}
+	if d.ApprovalID != "" {
+		out = append(out, Field{Names.HeaderApprovalID, d.ApprovalID}, Field{Names.HeaderReviewID, d.ApprovalID})
+	}
+	if d.ApprovalID != "" && d.Status != "" {
+		out = append(out, Field{Names.HeaderApprovalStatus, string(d.Status)}, Field{Names.HeaderReviewStatus, string(d.Status)})
+	}
+	if d.RetryAfter {
+		out = append(out, Field{Names.HeaderRetryAfter, strconv.Itoa(RetryAfterSeconds)})
+	}
+	return out
 }

@@ -78,3 +78,39 @@ func TestDeniedValueAndOtherTexts(t *testing.T) {
 		t.Errorf("TokenRefusedMessage = %q", got)
 	}
 }
+
+// Only an approval denial carries the approval's fields; any other says
+// policy and nothing else (spec, "Find the approval in the denial").
+func TestDenialFields(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		d    domain.Denial
+		want []domain.Field
+	}{
+		{"pending in return mode", domain.Denial{Kind: domain.DeniedForApproval, ApprovalID: "A1", Status: "PENDING", RetryAfter: true},
+			[]domain.Field{{"X-Hoop-Denied", "review"}, {"X-Hoop-Approval-Id", "A1"}, {"X-Hoop-Review-Id", "A1"},
+				{"X-Hoop-Approval-Status", "PENDING"}, {"X-Hoop-Review-Status", "PENDING"}, {"Retry-After", "5"}}},
+		{"rejected", domain.Denial{Kind: domain.DeniedForApproval, ApprovalID: "A1", Status: "REJECTED"},
+			[]domain.Field{{"X-Hoop-Denied", "review"}, {"X-Hoop-Approval-Id", "A1"}, {"X-Hoop-Review-Id", "A1"},
+				{"X-Hoop-Approval-Status", "REJECTED"}, {"X-Hoop-Review-Status", "REJECTED"}}},
+		{"status unread", domain.Denial{Kind: domain.DeniedForApproval, ApprovalID: "A1"},
+			[]domain.Field{{"X-Hoop-Denied", "review"}, {"X-Hoop-Approval-Id", "A1"}, {"X-Hoop-Review-Id", "A1"}}},
+		{"no id: no empty id field", domain.Denial{Kind: domain.DeniedForApproval, Status: "PENDING"},
+			[]domain.Field{{"X-Hoop-Denied", "review"}}},
+		{"policy", domain.Denial{Kind: domain.DeniedByPolicy}, []domain.Field{{"X-Hoop-Denied", "policy"}}},
+		{"policy holding an id and a retry", domain.Denial{Kind: domain.DeniedByPolicy, ApprovalID: "A1", Status: "PENDING", RetryAfter: true},
+			[]domain.Field{{"X-Hoop-Denied", "policy"}}},
+		{"unavailable", domain.Denial{Kind: domain.DeniedUnavailable, RetryAfter: true}, []domain.Field{{"X-Hoop-Denied", "policy"}}},
+	} {
+		got := c.d.Fields()
+		if len(got) != len(c.want) {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("%s: field %d = %v, want %v", c.name, i, got[i], c.want[i])
+			}
+		}
+	}
+}

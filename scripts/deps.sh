@@ -25,6 +25,9 @@ if [ "${1:-}" = run ]; then echo "deps: ok (run)"; exit 0; fi
 
 command -v node >/dev/null || apt_install nodejs node
 command -v npm >/dev/null || apt_install npm npm
+# Debian's chromium for the approver page's browser test (conformance/approverpage,
+# driven by playwright-core from npm; Playwright's own browser download is not used).
+apt_install chromium chromium
 command -v kubectl >/dev/null || echo "deps: kubectl not found (this machine kind ships it); the kubectl conformance test will say so" >&2
 
 # npm packages of the conformance scripts (each folder with a package-lock.json).

@@ -1,7 +1,8 @@
 // Command controlplane is the reference Control Plane of the hoop Sidecar
 // (docs/controlplane.md): `serve` runs the Sidecar API, the approver API and
-// the approvers' web page; approve, reject, revoke, reopen, list and show
-// call the approver API of a running one.
+// the approvers' web page, and notifies webhooks of new requests; approve,
+// reject, revoke, reopen, list and show call the approver API of a running
+// one.
 package main
 
 import (
@@ -10,10 +11,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/hoophq/sidecar/internal/cliconfig"
 )
 
 // version is set at build time: -ldflags "-X main.version=1.2.3".
@@ -29,7 +31,7 @@ func main() {
 // run executes the CLI with args and returns the exit code (0 ok, 1 failed).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRoot(stdout, stderr)
-	root.SetArgs(normalizeArgs(args))
+	root.SetArgs(cliconfig.Normalize(args))
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(stderr, "controlplane: error:", err)
 		return 1
@@ -58,22 +60,6 @@ Ask again:      controlplane reopen ID --token $HOOP_APPROVER_TOKEN`,
 	root.AddCommand(newDecideCmds()...)
 	root.AddCommand(newReopenCmd(), newListCmd(), newShowCmd())
 	return root
-}
-
-// normalizeArgs accepts the single-dash long form -config (and -config=FILE)
-// that Go's flag package users expect, by rewriting it to --config.
-func normalizeArgs(args []string) []string {
-	out := make([]string, 0, len(args))
-	for i, a := range args {
-		if a == "--" {
-			return append(out, args[i:]...)
-		}
-		if a == "-config" || strings.HasPrefix(a, "-config=") {
-			a = "-" + a
-		}
-		out = append(out, a)
-	}
-	return out
 }
 
 func newVersionCmd() *cobra.Command {

@@ -2,37 +2,42 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hoophq/sidecar/cmd/controlplane/cpconfig"
+	"github.com/hoophq/sidecar/cmd/controlplane/notify"
 	"github.com/hoophq/sidecar/cmd/controlplane/server"
 	"github.com/hoophq/sidecar/cmd/controlplane/store"
+	"github.com/hoophq/sidecar/internal/cliconfig"
 )
 
 func newServeCmd() *cobra.Command {
-	var cfgPath, listen, logFormat, logLevel string
+	var cfgFlag *string
+	var listen, logFormat, logLevel string
 	var apiVersion int
 	cmd := &cobra.Command{
 		Use:   "serve --config FILE",
 		Short: "Run the Control Plane (Sidecar API, approver API, web page)",
-		Long: `serve runs the Control Plane on the address and store of its config file
+		Long: `serve runs the Control Plane on the address and store of its config file,
+given as --config FILE, -config FILE or a positional FILE
 (see examples/controlplane.yaml and docs/controlplane.md). It logs one line per
 HTTP request (health probes at debug) and stops cleanly on SIGINT or SIGTERM.
 
 --api-version is a testing aid: it sets what the X-Hoop-Api-Version header and
 /api/sidecars/info say, so that other tests can play an OLDER Control Plane;
 0 leaves the header out. Keep the default (1) in real use.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cfgPath == "" {
-				return errors.New("serve needs --config FILE (see examples/controlplane.yaml)")
+		Args: cliconfig.Args,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfgPath, err := cliconfig.Path(cmd, cfgFlag, args)
+			if err != nil {
+				return fmt.Errorf("%w; see examples/controlplane.yaml", err)
 			}
 			if apiVersion < 0 {
 				return fmt.Errorf("--api-version %d: must be 0 (header left out) or more", apiVersion)
@@ -61,8 +66,8 @@ HTTP request (health probes at debug) and stops cleanly on SIGINT or SIGTERM.
 			return serve(cmd.Context(), cfg, apiVersion, log)
 		},
 	}
+	cfgFlag = cliconfig.AddFlag(cmd)
 	f := cmd.Flags()
-	f.StringVar(&cfgPath, "config", "", "config file (YAML); -config works too")
 	f.StringVar(&listen, "listen", "", "host:port to listen on, overriding the config's listen (port 0 picks a free one)")
 	f.IntVar(&apiVersion, "api-version", server.APIVersion, "testing aid: X-Hoop-Api-Version to send (0 = leave the header out)")
 	f.StringVar(&logFormat, "log-format", "text", "log format on stderr: text or json")
@@ -83,8 +88,20 @@ func serve(ctx context.Context, cfg *cpconfig.Config, apiVersion int, log *slog.
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
+	public := cfg.PublicURL
+	if public == "" { // the address bound, so --listen and port 0 are right too
+		public = "http://" + loopbackIfAny(ln.Addr().(*net.TCPAddr))
+	}
+	notifier := notify.New(notify.Options{Webhooks: cfg.Webhooks, PublicURL: public, Version: version, Logger: log})
+	defer func() {
+		// Queued notifications get a few seconds to go out; retries are then abandoned (logged).
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		notifier.Close(ctx)
+	}()
 	opts := server.Options{Store: st, Sidecars: cfg.Sidecars, Approvers: cfg.Approvers,
-		Version: version, APIVersion: apiVersion, OmitAPIVersion: apiVersion == 0, Logger: log}
+		Version: version, APIVersion: apiVersion, OmitAPIVersion: apiVersion == 0, Logger: log,
+		Requested: notifier.Requested}
 	hs := &http.Server{
 		Handler:           server.New(opts),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -95,7 +112,7 @@ func serve(ctx context.Context, cfg *cpconfig.Config, apiVersion int, log *slog.
 	}
 	log.Info("control plane listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String(),
 		"store", store.Kind(st), "store_addr", cpconfig.Redact(cfg.Store), "sidecars", len(cfg.Sidecars),
-		"approvers", len(cfg.Approvers), "api_version", apiVersion, "version", version)
+		"approvers", len(cfg.Approvers), "webhooks", len(cfg.Webhooks), "api_version", apiVersion, "version", version)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -110,4 +127,13 @@ func serve(ctx context.Context, cfg *cpconfig.Config, apiVersion int, log *slog.
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// loopbackIfAny is addr as host:port, with 127.0.0.1 for an unspecified
+// host (0.0.0.0 or ::), which no one can open.
+func loopbackIfAny(addr *net.TCPAddr) string {
+	if addr.IP.IsUnspecified() {
+		return net.JoinHostPort("127.0.0.1", strconv.Itoa(addr.Port))
+	}
+	return addr.String()
 }

@@ -8,18 +8,19 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/fx"
 
 	"github.com/hoophq/sidecar/adapters/outbound/config"
-	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/adapters/outbound/metrics"
+	"github.com/hoophq/sidecar/internal/supervisor"
 	"github.com/hoophq/sidecar/ports"
 )
 
-// admin serves /healthz (the process is up), /readyz (every listener is bound
-// and the Control Plane answered, when there is one; a refused Sidecar token
-// is named as the reason) and /metrics (Prometheus). It is off unless the
-// config has an admin block.
+// admin serves /healthz (the process is up), /readyz (every listener of the
+// applied config is serving, the Sidecar is not shutting down, and the
+// Control Plane answered, when there is one; a refused Sidecar token is named
+// as the reason) and /metrics (Prometheus). It is off unless the config has
+// an admin block.
 type admin struct {
 	srv *http.Server
 	ln  net.Listener
@@ -28,16 +29,15 @@ type admin struct {
 // cpPinger checks that the Control Plane answers (nil when there is none).
 type cpPinger func(ctx context.Context) error
 
-func newAdmin(f *config.File, sup *app.Supervisor, m *app.Metrics, ping cpPinger, log *slog.Logger) *admin {
+func newAdmin(f *config.File, sup *supervisor.Supervisor, m *metrics.Prometheus, ping cpPinger, log *slog.Logger) *admin {
 	if f.Admin == nil {
 		return nil
 	}
-	want := len(f.Listeners)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-		if n := sup.Count(); n < want {
-			http.Error(w, "listeners not all bound", http.StatusServiceUnavailable)
+		if err := sup.Ready(); err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
 		}
 		if ping != nil {
@@ -50,7 +50,7 @@ func newAdmin(f *config.File, sup *app.Supervisor, m *app.Metrics, ping cpPinger
 		}
 		_, _ = w.Write([]byte("ready\n"))
 	})
-	mux.Handle("GET /metrics", promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}))
+	mux.Handle("GET /metrics", m.Handler())
 	return &admin{srv: &http.Server{Addr: f.Admin.Listen, Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
 }
 

@@ -1,24 +1,27 @@
 // Command sidecar is the hoop Sidecar: an approval gate between AI agents and
 // the systems they touch. See README.md and docs/.
 //
-//	sidecar run -config config.yaml   serve the listeners (SIGHUP reloads)
-//	sidecar validate config.yaml      print every mistake with its path
-//	sidecar version                   print the version
+//	sidecar run --config config.yaml       serve the listeners (SIGHUP reloads)
+//	sidecar validate --config config.yaml  print every mistake with its path
+//	sidecar version                        print the version
+//
+// Both commands that read a config take it as --config FILE, -config FILE or
+// a positional FILE (internal/cliconfig).
 package main
 
 import (
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/hoophq/sidecar/internal/cliconfig"
 	"github.com/hoophq/sidecar/internal/version"
 )
 
 func main() {
 	root := rootCmd()
-	root.SetArgs(singleDashLong(os.Args[1:]))
+	root.SetArgs(cliconfig.Normalize(os.Args[1:]))
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "sidecar:", err)
 		os.Exit(1)
@@ -48,17 +51,4 @@ func versionCmd() *cobra.Command {
 			fmt.Fprintln(cmd.OutOrStdout(), "hoop sidecar", version.Version)
 		},
 	}
-}
-
-// singleDashLong lets "-config FILE" (the Go-flag spelling used across the
-// docs) mean "--config FILE": pflag would otherwise read it as -c "onfig".
-func singleDashLong(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if a == "-config" || strings.HasPrefix(a, "-config=") {
-			a = "-" + a
-		}
-		out[i] = a
-	}
-	return out
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -15,32 +14,43 @@ import (
 	"go.uber.org/fx/fxevent"
 
 	"github.com/hoophq/sidecar/adapters/outbound/config"
+	"github.com/hoophq/sidecar/adapters/outbound/metrics"
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/cliconfig"
+	"github.com/hoophq/sidecar/internal/supervisor"
 	"github.com/hoophq/sidecar/internal/version"
 	"github.com/hoophq/sidecar/ports"
 )
 
 func runCmd() *cobra.Command {
-	var path string
+	var flag *string
 	cmd := &cobra.Command{
-		Use:   "run -config FILE",
+		Use:   "run --config FILE",
 		Short: "Serve the listeners of a config file",
-		Long: `run loads FILE, refuses to start on any mistake (the same ones validate prints, plus the
-spec's refusals: an mcp block needs listen and a Control Plane), binds every listener and the MCP
+		Long: `run loads FILE (--config FILE, -config FILE or a positional FILE), refuses to start on any
+mistake (the same ones validate prints, plus the spec's refusals: an mcp block needs listen and a
+Control Plane), binds every listener and the MCP
 server (a bind failure stops the Sidecar), and serves until SIGINT or SIGTERM.
 
-SIGHUP reloads listeners and rules from FILE without dropping live connections. A reload never
+SIGHUP reloads listeners and rules from FILE without dropping live connections. A reload is all or
+nothing: if an address does not bind or a certificate does not load, nothing changes. A reload never
 starts, stops or moves the MCP server: restart the Sidecar after you add, remove or change the
-mcp block.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if path == "" {
-				return errors.New("run needs -config FILE")
+mcp block.
+
+SIGTERM (or SIGINT) stops accepting, ends waits for a person with a shutdown error, lets statements
+in flight finish within shutdown_grace (default 25s), closes the connections left, settles every
+approval claimed with spend_approval_on: accepted, and exits 0. A second SIGTERM or SIGINT exits at
+once (status 1).`,
+		Args: cliconfig.Args,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path, err := cliconfig.Path(cmd, flag, args)
+			if err != nil {
+				return err
 			}
 			return run(path)
 		},
 	}
-	cmd.Flags().StringVarP(&path, "config", "c", "", "path to config.yaml")
+	flag = cliconfig.AddFlag(cmd)
 	return cmd
 }
 
@@ -57,7 +67,8 @@ func run(path string) error {
 		return fmt.Errorf("refusing to start: %s has %d mistake(s)", path, len(errs))
 	}
 	log := newLogger(f.Log)
-	var sup *app.Supervisor
+	setMemoryLimit(config.LimitsOf(f), log)
+	var sup *supervisor.Supervisor
 	fxApp := fx.New(
 		fx.WithLogger(func() fxevent.Logger {
 			// fx's own events (provided, invoked, hooks run, with stack
@@ -81,31 +92,49 @@ func run(path string) error {
 	}
 	log.Info("sidecar ready", "sidecar", f.Sidecar, "version", version.Version, "listeners", sup.Count(), "config", path)
 	sig := <-fxApp.Done()
-	log.Info("stopping", "signal", sig.String())
-	stopCtx, cancel2 := context.WithTimeout(context.Background(), 15*time.Second)
+	log.Info("stopping: listeners drain", "signal", sig.String(), "shutdown_grace", sup.Grace().String())
+	again := make(chan os.Signal, 1)
+	signal.Notify(again, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		s := <-again
+		log.Warn("second stop signal: exiting without waiting for the drain", "signal", s.String())
+		os.Exit(1)
+	}()
+	graceCtx, cancelGrace := context.WithTimeout(context.Background(), sup.Grace())
+	defer cancelGrace()
+	sup.Shutdown(graceCtx)
+	log.Info("listeners drained; stopping")
+	// The MCP server ends its waits at once and the admin server has nothing
+	// long in flight: 1 s keeps the whole stop within shutdown_grace + 4 s
+	// (docs/config.md, Shutdown).
+	stopCtx, cancel2 := context.WithTimeout(context.Background(), time.Second)
 	defer cancel2()
 	return fxApp.Stop(stopCtx)
 }
 
-func newMetrics() *app.Metrics { return app.NewMetrics() }
+func newMetrics() *metrics.Prometheus { return metrics.New() }
 
-func newCore(f *config.File, cp ports.ControlPlane, audit ports.AuditSink, log *slog.Logger, m *app.Metrics) *app.Core {
-	return app.NewCore(app.CoreOptions{Sidecar: f.Sidecar, CP: cp, Audit: audit, Log: log, Metrics: m, WithMCP: f.MCP != nil})
+func newCore(f *config.File, cp ports.ControlPlane, audit ports.AuditSink, log *slog.Logger, m *metrics.Prometheus) *app.Core {
+	return app.NewCore(app.CoreOptions{Sidecar: f.Sidecar, CP: cp, Audit: audit, Log: log, Metrics: m, WithMCP: f.MCP != nil,
+		Limits: config.LimitsOf(f)})
 }
 
-func newSupervisor(core *app.Core, log *slog.Logger) *app.Supervisor {
-	return app.NewSupervisor(core, protocols(log), log)
+func newSupervisor(f *config.File, core *app.Core, log *slog.Logger) *supervisor.Supervisor {
+	return supervisor.New(core, protocols(log), config.ShutdownGrace(f), log)
 }
 
-func startListeners(lc fx.Lifecycle, sup *app.Supervisor, f *config.File) {
+// startListeners binds and serves every listener (a bind or certificate
+// failure stops the Sidecar). Its OnStop drains them, for a start that
+// failed later on; after a signal run drains them before fx stops.
+func startListeners(lc fx.Lifecycle, sup *supervisor.Supervisor, f *config.File) {
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error { return sup.Apply(config.Settings(f)) },
-		OnStop:  func(context.Context) error { sup.StopAll(); return nil },
+		OnStop:  func(ctx context.Context) error { sup.Shutdown(ctx); return nil },
 	})
 }
 
 // watchReload reloads listeners and rules on SIGHUP.
-func watchReload(lc fx.Lifecycle, sup *app.Supervisor, f *config.File, path string, log *slog.Logger) {
+func watchReload(lc fx.Lifecycle, sup *supervisor.Supervisor, f *config.File, path string, log *slog.Logger) {
 	ch := make(chan os.Signal, 1)
 	done := make(chan struct{})
 	lc.Append(fx.Hook{
@@ -127,10 +156,12 @@ func watchReload(lc fx.Lifecycle, sup *app.Supervisor, f *config.File, path stri
 	})
 }
 
-// reload applies path's listeners and rules. An invalid file is logged and
-// ignored (the running config stays). Changes to the mcp block, the Control
-// Plane, the admin address or audit are logged as needing a restart.
-func reload(sup *app.Supervisor, running *config.File, path string, log *slog.Logger) {
+// reload applies path's listeners and rules. An invalid file, an address
+// that does not bind or a certificate that does not load is logged and
+// nothing changes (the running listeners stay). Changes to the mcp block,
+// the Control Plane, the admin address or audit are logged as needing a
+// restart.
+func reload(sup *supervisor.Supervisor, running *config.File, path string, log *slog.Logger) {
 	f, errs, err := loadConfig(path)
 	if err == nil && len(errs) > 0 {
 		err = errs
@@ -145,8 +176,11 @@ func reload(sup *app.Supervisor, running *config.File, path string, log *slog.Lo
 	if !sameCP(running.ControlPlane, f.ControlPlane) {
 		log.Warn("reload does not change the Control Plane connection; restart the Sidecar to apply control_plane")
 	}
+	if config.LimitsOf(running) != config.LimitsOf(f) {
+		log.Warn("reload does not change the memory limits; restart the Sidecar to apply the limits block")
+	}
 	if err := sup.Apply(config.Settings(f)); err != nil {
-		log.Error("reload applied partly", "error", err)
+		log.Error("reload refused; the running listeners stay", "config", path, "error", err.Error())
 		return
 	}
 	log.Info("reloaded listeners and rules", "config", path, "listeners", sup.Count())

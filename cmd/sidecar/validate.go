@@ -8,23 +8,24 @@ import (
 
 	mcpserver "github.com/hoophq/sidecar/adapters/inbound/mcp"
 	"github.com/hoophq/sidecar/adapters/outbound/config"
+	"github.com/hoophq/sidecar/internal/cliconfig"
 )
 
 func validateCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "validate FILE",
+	var flag *string
+	cmd := &cobra.Command{
+		Use:   "validate --config FILE",
 		Short: "Check a config file and print every mistake with its path",
-		Long: `validate parses FILE and prints each mistake on its own line as "path: message"
+		Long: `validate parses FILE (given as --config FILE, -config FILE or a positional FILE) and prints each mistake on its own line as "path: message"
 (for example "listeners[2].listen: is required (host:port)"). It exits 0 when the file is valid
 and 1 otherwise. It does not contact the Control Plane or bind any address.`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return fmt.Errorf("validate takes one config file: sidecar validate config.yaml")
-			}
-			return nil
-		},
+		Args: cliconfig.Args,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, errs, err := loadConfig(args[0])
+			path, err := cliconfig.Path(cmd, flag, args)
+			if err != nil {
+				return err
+			}
+			_, errs, err := loadConfig(path)
 			if err != nil {
 				return err
 			}
@@ -32,12 +33,14 @@ and 1 otherwise. It does not contact the Control Plane or bind any address.`,
 				for _, e := range errs {
 					fmt.Fprintln(cmd.ErrOrStderr(), e.Error())
 				}
-				return fmt.Errorf("%s: %d mistake(s)", args[0], len(errs))
+				return fmt.Errorf("%s: %d mistake(s)", path, len(errs))
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: valid\n", args[0])
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: valid\n", path)
 			return nil
 		},
 	}
+	flag = cliconfig.AddFlag(cmd)
+	return cmd
 }
 
 // loadConfig parses and validates path against the protocols this binary

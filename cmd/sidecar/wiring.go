@@ -13,6 +13,7 @@ import (
 	"github.com/hoophq/sidecar/adapters/outbound/audit"
 	"github.com/hoophq/sidecar/adapters/outbound/config"
 	"github.com/hoophq/sidecar/adapters/outbound/controlplane"
+	"github.com/hoophq/sidecar/adapters/outbound/metrics"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/internal/version"
 	"github.com/hoophq/sidecar/ports"
@@ -20,7 +21,7 @@ import (
 
 // newControlPlane returns the Control Plane client (nil, nil when the config
 // has no control_plane block) and a ping used by /readyz.
-func newControlPlane(f *config.File, m *app.Metrics, log *slog.Logger) (ports.ControlPlane, cpPinger, error) {
+func newControlPlane(f *config.File, m *metrics.Prometheus, log *slog.Logger) (ports.ControlPlane, cpPinger, error) {
 	if f.ControlPlane == nil {
 		log.Warn("no control_plane configured: statements that need approval are denied; status path answers 503")
 		return nil, nil, nil
@@ -39,12 +40,7 @@ func newControlPlane(f *config.File, m *app.Metrics, log *slog.Logger) (ports.Co
 	timeout, _ := time.ParseDuration(cp.Timeout)
 	c, err := controlplane.New(controlplane.Options{URL: cp.URL, Token: tok, Timeout: timeout,
 		SidecarVersion: version.Version,
-		Observe: func(call string, seconds float64, kind string) {
-			m.CPLatency.WithLabelValues(call).Observe(seconds)
-			if kind != "" {
-				m.CPErrors.WithLabelValues(call, kind).Inc()
-			}
-		}})
+		Observe:        m.ObserveControlPlane})
 	if err != nil {
 		return nil, nil, fmt.Errorf("control_plane: %w", err)
 	}

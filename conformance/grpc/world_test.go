@@ -34,6 +34,9 @@ const sidecarToken = "test-sidecar-token"
 type world struct {
 	cp *harness.ControlPlane
 	up *upstream.Server
+	// sidecar is the process the last listen started (its output carries
+	// the audit trail).
+	sidecar *harness.Sidecar
 }
 
 func newWorld(t *testing.T) *world {
@@ -61,7 +64,7 @@ func (w *world) listen(t *testing.T, l listener) string {
 		l.Mode = "wait"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "sidecar: test\ncontrol_plane: {url: %s, token_env: HOOP_SIDECAR_TOKEN}\n", w.cp.URL)
+	fmt.Fprintf(&b, "sidecar: test\ncontrol_plane: {url: %s, token_env: HOOP_SIDECAR_TOKEN}\naudit: {file: \"-\"}\n", w.cp.URL)
 	var names []string
 	if len(l.Rules) > 0 {
 		b.WriteString("approval_rules:\n")
@@ -72,7 +75,7 @@ func (w *world) listen(t *testing.T, l listener) string {
 	}
 	fmt.Fprintf(&b, "listeners:\n  - {name: %s, protocol: grpc, listen: %s, upstream: %s, mode: %s, wait_timeout: 1m, approval_rules: [%s]}\n",
 		l.Name, addr, w.up.Addr, l.Mode, strings.Join(names, ", "))
-	harness.StartSidecar(t, harness.SidecarOptions{Config: b.String(), Token: sidecarToken})
+	w.sidecar = harness.StartSidecar(t, harness.SidecarOptions{Config: b.String(), Token: sidecarToken})
 	return addr
 }
 

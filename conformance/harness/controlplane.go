@@ -178,3 +178,26 @@ func (cp *ControlPlane) approverGET(t testing.TB, path string, v any) {
 		t.Fatalf("GET %s: %v", path, err)
 	}
 }
+
+// QuietReads waits until the Sidecar has not read id at this Control Plane
+// (its per-request counter, sidecar_reads) for quiet, and returns the count
+// then. It fails the test when the reads go on for 40 s: something still
+// polls the approval (a wait mode Sidecar polls every 2 s).
+func (cp *ControlPlane) QuietReads(t testing.TB, id string, quiet time.Duration) int {
+	t.Helper()
+	deadline := time.Now().Add(40 * time.Second)
+	last, since := cp.Review(t, id).SidecarReads, time.Now()
+	for time.Now().Before(deadline) {
+		time.Sleep(250 * time.Millisecond)
+		n := cp.Review(t, id).SidecarReads
+		if n != last {
+			last, since = n, time.Now()
+			continue
+		}
+		if time.Since(since) >= quiet {
+			return n
+		}
+	}
+	t.Fatalf("the Sidecar kept reading approval %s (%d reads): its wait did not end", id, last)
+	return 0
+}

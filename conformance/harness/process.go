@@ -83,6 +83,9 @@ func (p *Process) WaitFor(t testing.TB, substr string, timeout time.Duration) {
 	t.Fatalf("%s did not print %q within %s:\n%s", p.Name, substr, timeout, p.Output())
 }
 
+// PID returns the process id (e.g. to read /proc/<pid>/status).
+func (p *Process) PID() int { return p.cmd.Process.Pid }
+
 // Signal sends sig to the process.
 func (p *Process) Signal(sig syscall.Signal) error { return p.cmd.Process.Signal(sig) }
 

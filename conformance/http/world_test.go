@@ -3,6 +3,8 @@ package httpconformance
 import (
 	"context"
 	"net"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -33,14 +35,33 @@ type world struct {
 	cp    *harness.ControlPlane // nil: the Sidecar has no Control Plane
 	reads *readSwitch           // between the core and the Control Plane client
 	core  *app.Core
+	audit *auditLog // the Sidecar's audit trail
+}
+
+// auditLog keeps the decisions of the audit trail, in order.
+type auditLog struct {
+	mu        sync.Mutex
+	decisions []string
+}
+
+func (a *auditLog) Record(e ports.AuditEvent) {
+	a.mu.Lock()
+	a.decisions = append(a.decisions, e.Decision)
+	a.mu.Unlock()
+}
+
+func (a *auditLog) has(decision string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Contains(a.decisions, decision)
 }
 
 // newWorld starts the Sidecar named sidecar against cp (nil: no Control
 // Plane block).
 func newWorld(t *testing.T, cp *harness.ControlPlane, sidecar string) *world {
 	t.Helper()
-	w := &world{cp: cp}
-	opts := app.CoreOptions{Sidecar: sidecar}
+	w := &world{cp: cp, audit: &auditLog{}}
+	opts := app.CoreOptions{Sidecar: sidecar, Audit: w.audit}
 	if cp != nil {
 		c, err := controlplane.New(controlplane.Options{URL: cp.URL, Timeout: 2 * time.Second,
 			Token: controlplane.StaticToken(sidecarTokens[sidecar])})

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -54,7 +55,8 @@ func TestPsqlDropTableApprovedWithCLI(t *testing.T) {
 
 // pgx extended protocol: DELETE … WHERE id = $1 with 7 and with 8 are two
 // approvals; approving the first lets exactly that one run. Inside BEGIN a
-// held statement leaves the transaction open (status T) and COMMIT works.
+// held statement fails the transaction as any error does (status E, the
+// upstream's 25P02 for the next statement, COMMIT rolls back).
 func TestPgxExtendedParametersAndTransactions(t *testing.T) {
 	e := newEnv(t)
 	addr := e.sidecar("sent")
@@ -93,14 +95,16 @@ func TestPgxExtendedParametersAndTransactions(t *testing.T) {
 	}
 	_, err = tx.Exec(ctx, "DELETE FROM t WHERE id = $1", 8)
 	heldID(t, err)
-	if st := c.PgConn().TxStatus(); st != 'T' {
-		t.Fatalf("ReadyForQuery status %q after the held statement, want T", st)
+	if st := c.PgConn().TxStatus(); st != 'E' {
+		t.Fatalf("ReadyForQuery status %q after the held statement, want E", st)
 	}
-	if err := tx.Commit(ctx); err != nil {
-		t.Fatalf("COMMIT: %v", err)
+	_, err = tx.Exec(ctx, "INSERT INTO t VALUES ($1)", 10)
+	pgErr(t, err, "25P02")
+	if err := tx.Commit(ctx); !errors.Is(err, pgx.ErrTxCommitRollback) {
+		t.Fatalf("COMMIT: %v, want the server's ROLLBACK", err)
 	}
-	if e.count("SELECT count(*) FROM t WHERE id IN (8, 9)") != 2 {
-		t.Fatal("COMMIT did not keep the transaction's work")
+	if e.count("SELECT count(*) FROM t WHERE id IN (9, 10)") != 0 || e.count("SELECT count(*) FROM t WHERE id = 8") != 1 {
+		t.Fatal("COMMIT of a transaction with a denial kept part of its work")
 	}
 }
 

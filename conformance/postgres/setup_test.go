@@ -52,11 +52,13 @@ func newEnv(t *testing.T) *env {
 	return e
 }
 
-// sidecarConfig is a Sidecar config with one postgres listener on listen.
+// sidecarConfig is a Sidecar config with one postgres listener on listen,
+// in wait mode, writing its audit trail to stdout.
 func (e *env) sidecarConfig(listen, spend string) string {
 	return fmt.Sprintf(`sidecar: test
 control_plane: {url: %s, token_env: HOOP_SIDECAR_TOKEN, timeout: 2s}
 log: {format: text, level: info}
+audit: {file: "-"}
 approval_rules:
   - name: db-destructive
     match: {actions: [DROP, TRUNCATE, DELETE]}
@@ -78,9 +80,17 @@ listeners:
 // the listener's address.
 func (e *env) sidecar(spend string) string {
 	e.t.Helper()
-	addr := harness.FreeAddr(e.t)
-	harness.StartSidecar(e.t, harness.SidecarOptions{Config: e.sidecarConfig(addr, spend), Token: sidecarToken})
+	addr, _ := e.sidecarProcess(e.sidecarConfig, spend)
 	return addr
+}
+
+// sidecarProcess starts a Sidecar process from config(listen, spend) and
+// returns the listener's address and the process.
+func (e *env) sidecarProcess(config func(listen, spend string) string, spend string) (string, *harness.Sidecar) {
+	e.t.Helper()
+	addr := harness.FreeAddr(e.t)
+	s := harness.StartSidecar(e.t, harness.SidecarOptions{Config: config(addr, spend), Token: sidecarToken})
+	return addr, s
 }
 
 // url is a connection string to the listener at addr.

@@ -63,6 +63,27 @@ type CertLoader struct {
 // NewCertLoader returns a CertLoader for l's TLS settings.
 func NewCertLoader(l *app.Listener) *CertLoader { return &CertLoader{l: l} }
 
+// Config returns the listener side's TLS configuration: the certificate
+// from Get at every handshake, TLS 1.2 at least, and the ALPN protocols alpn
+// (none: the caller's library adds its own, as gRPC does).
+func (c *CertLoader) Config(alpn ...string) *tls.Config {
+	return &tls.Config{GetCertificate: c.Get, NextProtos: alpn, MinVersion: tls.VersionTLS12}
+}
+
+// Pinned is Config with the certificate that Get returns now fixed for every
+// handshake of the returned configuration, for a protocol that must know
+// which certificate its client saw (PostgreSQL's SCRAM channel binding,
+// tls-server-end-point, compares it with the upstream's). Errors as Get.
+func (c *CertLoader) Pinned(alpn ...string) (*tls.Config, error) {
+	cert, err := c.Get(nil)
+	if err != nil {
+		return nil, err
+	}
+	cfg := c.Config(alpn...)
+	cfg.GetCertificate, cfg.Certificates = nil, []tls.Certificate{*cert}
+	return cfg, nil
+}
+
 // Get returns the certificate of the listener's current cert_file/key_file.
 // Errors name the files that failed.
 func (c *CertLoader) Get(*tls.ClientHelloInfo) (*tls.Certificate, error) {
@@ -72,10 +93,22 @@ func (c *CertLoader) Get(*tls.ClientHelloInfo) (*tls.Certificate, error) {
 	if c.cert != nil && c.key == want {
 		return c.cert, nil
 	}
-	cert, err := tls.LoadX509KeyPair(want.CertFile, want.KeyFile)
+	cert, err := LoadServer(want)
 	if err != nil {
-		return nil, fmt.Errorf("listener tls: load %s / %s: %w", want.CertFile, want.KeyFile, err)
+		return nil, err
 	}
-	c.key, c.cert = want, &cert
+	c.key, c.cert = want, cert
 	return c.cert, nil
+}
+
+// LoadServer loads a listener's certificate and key (t.CertFile,
+// t.KeyFile). The supervisor calls it before it binds a listener, so a
+// certificate that does not load refuses the start or the reload instead of
+// leaving a bound port that cannot offer TLS. Errors name the files.
+func LoadServer(t app.TLSServer) (*tls.Certificate, error) {
+	cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("listener tls: load %s / %s: %w", t.CertFile, t.KeyFile, err)
+	}
+	return &cert, nil
 }

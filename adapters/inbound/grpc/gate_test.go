@@ -49,7 +49,7 @@ func TestControlPlaneDownFailsClosed(t *testing.T) {
 	addr, _ := sc.serve(t, app.ListenerSettings{Name: "g", Upstream: up.Addr,
 		Approvals: []domain.ApprovalRule{rule(t, "held", unaryMethod)}})
 	c := probeClient(t, addr, nil)
-	sc.cp.down.Store(true)
+	sc.CP.down.Store(true)
 	_, tr, err := unary(t, c, "x")
 	st := denied(t, err)
 	if get(tr, "x-hoop-denied") != "policy" || !strings.Contains(st.Message(), "Control Plane is unreachable") ||
@@ -80,7 +80,7 @@ func TestRejected(t *testing.T) {
 	c := probeClient(t, addr, nil)
 	_, tr, _ := unary(t, c, "x")
 	id := get(tr, "x-hoop-approval-id")
-	if err := sc.cp.Decide(id, domain.StatusRejected, "not today"); err != nil {
+	if err := sc.CP.Decide(id, domain.StatusRejected, "not today"); err != nil {
 		t.Fatal(err)
 	}
 	_, tr, err := unary(t, c, "x")
@@ -120,7 +120,7 @@ func TestIdentityKeysSeparatePrincipals(t *testing.T) {
 	if a == "" || a == b {
 		t.Fatalf("approvals %q and %q, want two", a, b)
 	}
-	if err := sc.cp.Decide(a, domain.StatusApproved, ""); err != nil {
+	if err := sc.CP.Decide(a, domain.StatusApproved, ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := unary(t, c, "x", "authorization", "Bearer bob"); status.Code(err) != codes.PermissionDenied {
@@ -148,7 +148,7 @@ func TestSpendOnAccepted(t *testing.T) {
 
 	_, tr, _ := unary(t, c, "ok")
 	id := get(tr, "x-hoop-approval-id")
-	_ = sc.cp.Decide(id, domain.StatusApproved, "")
+	_ = sc.CP.Decide(id, domain.StatusApproved, "")
 	if _, _, err := unary(t, c, "ok"); err != nil {
 		t.Fatal(err)
 	}
@@ -161,9 +161,9 @@ func TestSpendOnAccepted(t *testing.T) {
 		return err
 	}
 	_ = fail()
-	recs := sc.cp.Records()
+	recs := sc.CP.Records()
 	fid := recs[len(recs)-1].ID
-	_ = sc.cp.Decide(fid, domain.StatusApproved, "")
+	_ = sc.CP.Decide(fid, domain.StatusApproved, "")
 	if err := fail(); status.Code(err) != codes.FailedPrecondition {
 		t.Fatalf("approved Fail: %v", err)
 	}
@@ -209,11 +209,11 @@ func TestHeldStreamWithoutMessages(t *testing.T) {
 	}
 	_, err := call()
 	denied(t, err)
-	recs := sc.cp.Records()
+	recs := sc.CP.Records()
 	if len(recs) != 1 || !strings.HasSuffix(recs[0].Statement, "no request message") {
 		t.Fatalf("records %+v", recs)
 	}
-	_ = sc.cp.Decide(recs[0].ID, domain.StatusApproved, "")
+	_ = sc.CP.Decide(recs[0].ID, domain.StatusApproved, "")
 	if r, err := call(); err != nil || r.GetCount() != 0 {
 		t.Fatalf("approved empty upload: %v %v", r, err)
 	}
@@ -223,7 +223,7 @@ func TestHeldStreamWithoutMessages(t *testing.T) {
 func TestStopDrainsRunningCalls(t *testing.T) {
 	up := startUpstream(t)
 	sc := newSidecar(true)
-	addr, stop := serveStoppable(t, sc.core.Listener(app.ListenerSettings{Name: "g", Protocol: "grpc", Upstream: up.Addr}))
+	addr, stop := serveStoppable(t, sc.Core.Listener(app.ListenerSettings{Name: "g", Protocol: "grpc", Upstream: up.Addr}))
 	c := probeClient(t, addr, nil)
 	done := make(chan error, 1)
 	go func() {

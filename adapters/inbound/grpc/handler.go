@@ -12,7 +12,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/hoophq/sidecar/app"
-	"github.com/hoophq/sidecar/domain"
 )
 
 // handler serves every call of one listener (grpc.UnknownServiceHandler: the
@@ -46,11 +45,13 @@ func (h *handler) handle(_ any, ss grpc.ServerStream) error {
 	s := h.l.Settings()
 	md, _ := metadata.FromIncomingContext(ctx)
 	r := &request{method: method, md: md}
-	if domain.Evaluate(analysis(method), s.Policies, s.Approvals).Verdict == domain.VerdictApproval {
-		if err := r.readFirst(ss); err != nil {
-			h.log.Info("call ended before its first message was read", "method", method, "error", err)
+	if app.NeedsPayload(s, analysis(method)) {
+		held, err := h.holdFirst(ctx, ss, r)
+		if err != nil {
+			h.log.Info("call ended before its first message was held", "method", method, "error", err)
 			return err
 		}
+		defer held.Release()
 	}
 	out := h.l.CheckWith(ctx, s, r.statement(ctx, s))
 	if !out.Forward {

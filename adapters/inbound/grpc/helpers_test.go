@@ -36,23 +36,19 @@ func (c *downCP) File(ctx context.Context, r ports.FileRequest) (ports.Filed, er
 	return c.CP.File(ctx, r)
 }
 
-// sidecar is one core ("test") on the fake Control Plane (cp nil: none).
-type sidecar struct {
-	cp   *downCP
-	core *app.Core
-}
+// sidecar is one core ("test") on the fake Control Plane (CP nil: none).
+type sidecar struct{ *listenertest.Sidecar[*downCP] }
 
 func newSidecar(withCP bool) *sidecar {
-	s := &sidecar{}
-	o := app.CoreOptions{Sidecar: "test"}
-	if withCP {
-		s.cp = &downCP{CP: fakecp.New(nil)}
-		o.CP = s.cp
-	}
-	s.core = app.NewCore(o)
-	s.core.Watcher.Interval = 20 * time.Millisecond
-	return s
+	return &sidecar{listenertest.NewSidecar(withCP, newDownCP, app.Limits{})}
 }
+
+// limitedSidecar is newSidecar(true) with memory limits l.
+func limitedSidecar(l app.Limits) *sidecar {
+	return &sidecar{listenertest.NewSidecar(true, newDownCP, l)}
+}
+
+func newDownCP() *downCP { return &downCP{CP: fakecp.New(nil)} }
 
 // serve starts a grpc listener with settings ls (protocol, mode and spend
 // defaulted) on 127.0.0.1:0; it returns the address and the running listener.
@@ -65,7 +61,7 @@ func (s *sidecar) serve(t *testing.T, ls app.ListenerSettings) (string, *app.Lis
 	if ls.SpendOn == "" {
 		ls.SpendOn = ports.SpendOnSent
 	}
-	l := s.core.Listener(ls)
+	l := s.Core.Listener(ls)
 	return listenertest.Serve(t, grpclistener.New(nil), l), l
 }
 
@@ -121,7 +117,7 @@ func get(md metadata.MD, k string) string {
 
 func (s *sidecar) record(t *testing.T, id string) fakecp.Record {
 	t.Helper()
-	for _, r := range s.cp.Records() {
+	for _, r := range s.CP.Records() {
 		if r.ID == id {
 			return r
 		}

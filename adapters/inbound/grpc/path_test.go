@@ -102,7 +102,7 @@ func TestMalformedMethodIsRefused(t *testing.T) {
 	if n := up.Count("Unary"); n != 0 {
 		t.Fatalf("Unary ran %d times", n)
 	}
-	if len(sc.cp.Records()) != 1 {
-		t.Fatalf("%d approval requests, want the well-formed call's only", len(sc.cp.Records()))
+	if len(sc.CP.Records()) != 1 {
+		t.Fatalf("%d approval requests, want the well-formed call's only", len(sc.CP.Records()))
 	}
 }

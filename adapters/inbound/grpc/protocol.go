@@ -2,7 +2,6 @@ package grpclistener
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -47,33 +46,46 @@ func (p *Protocol) Name() string { return ProtocolName }
 // Serve serves the listener l on ln until ctx is cancelled or ln is closed,
 // then returns nil. Calls still running at that point are not cut: the
 // server stops accepting, tells clients to go away (GOAWAY) and drains them
-// in the background, then closes its upstream connections (app.Protocol).
+// in the background (GracefulStop), then closes its upstream connections
+// (app.Protocol). When l.DrainDeadline is closed first, Stop ends the calls
+// left: their clients see UNAVAILABLE.
 // With l's TLS settings it serves TLS on ln, else plaintext HTTP/2 (h2c).
 // Other errors (a certificate that does not load) are returned.
 func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) error {
 	s := l.Settings()
 	log := p.log.With("listener", s.Name, "protocol", ProtocolName)
-	ups := newUpstreams(log)
+	ups := newUpstreams(log, uint32(l.Limits().HeaderBytes))
 	h := &handler{l: l, log: log, ups: ups}
 	opts := []grpc.ServerOption{
 		grpc.ForceServerCodecV2(rawCodec{}),
 		grpc.UnknownServiceHandler(h.handle),
 		grpc.MaxRecvMsgSize(MaxMessageBytes),
 		grpc.MaxSendMsgSize(MaxMessageBytes),
+		// Metadata is held whole by the transport: cap it (limits.header_bytes).
+		grpc.MaxHeaderListSize(uint32(l.Limits().HeaderBytes)),
 	}
 	if s.TLS.Enabled() {
 		certs := tlsconf.NewCertLoader(l)
 		if _, err := certs.Get(nil); err != nil {
 			return err
 		}
-		opts = append(opts, grpc.Creds(credentials.NewTLS(&tls.Config{GetCertificate: certs.Get,
-			MinVersion: tls.VersionTLS12})))
+		opts = append(opts, grpc.Creds(credentials.NewTLS(certs.Config())))
 	}
 	srv := grpc.NewServer(opts...)
 	var once sync.Once
 	drain := func() {
 		once.Do(func() {
 			go func() {
+				done := make(chan struct{})
+				defer close(done)
+				go func() {
+					select {
+					case <-l.DrainDeadline():
+						srv.Stop()
+						log.Info("grpc listener: calls still running at the drain deadline were ended")
+					case <-done:
+					}
+				}()
 				srv.GracefulStop()
 				ups.closeAll()
 				log.Info("grpc listener drained")

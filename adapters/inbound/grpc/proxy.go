@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/domain"
 )
 
 // dropKeys are request metadata keys the listener does not forward: HTTP/2
@@ -23,7 +24,7 @@ var dropKeys = map[string]bool{
 	"content-type": true, "user-agent": true, "te": true, "host": true,
 	"grpc-timeout": true, "grpc-encoding": true, "grpc-accept-encoding": true, "grpc-message-type": true,
 	"connection": true, "keep-alive": true, "proxy-connection": true, "transfer-encoding": true, "upgrade": true,
-	approvalModeKey: true,
+	strings.ToLower(domain.Names.HeaderApprovalMode): true,
 }
 
 // forwardMetadata returns the request metadata to send upstream: md without

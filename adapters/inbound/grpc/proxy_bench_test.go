@@ -3,8 +3,6 @@ package grpclistener_test
 import (
 	"context"
 	"net"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,6 +10,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	grpclistener "github.com/hoophq/sidecar/adapters/inbound/grpc"
+	"github.com/hoophq/sidecar/adapters/outbound/metrics"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/conformance/grpc/testpb"
 	"github.com/hoophq/sidecar/domain"
@@ -72,26 +71,10 @@ func BenchmarkAllowedUnary(b *testing.B) {
 
 // unaryN makes n Unary calls over conc goroutines and fails b on any error.
 func unaryN(b *testing.B, c testpb.ProbeClient, n, conc int) {
-	var left atomic.Int64
-	left.Store(int64(n))
-	var wg sync.WaitGroup
-	var failed atomic.Value
-	for range conc {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for left.Add(-1) >= 0 {
-				if _, err := c.Unary(context.Background(), &testpb.Item{Name: "bench", Amount: 7}); err != nil {
-					failed.Store(err.Error())
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if f := failed.Load(); f != nil {
-		b.Fatalf("Unary: %v", f)
-	}
+	listenertest.RunN(b, n, conc, func() error {
+		_, err := c.Unary(context.Background(), &testpb.Item{Name: "bench", Amount: 7})
+		return err
+	})
 }
 
 // benchUpstream serves benchProbe on 127.0.0.1:0 until b ends.
@@ -112,7 +95,7 @@ func benchUpstream(b *testing.B) string {
 // core without a Control Plane until b ends, and returns its address.
 func benchListener(b *testing.B, s app.ListenerSettings) string {
 	b.Helper()
-	core := app.NewCore(app.CoreOptions{Sidecar: "bench", Metrics: app.NewMetrics()})
+	core := app.NewCore(app.CoreOptions{Sidecar: "bench", Metrics: metrics.New()})
 	return listenertest.Serve(b, grpclistener.New(nil), core.Listener(s))
 }
 

@@ -17,10 +17,6 @@ import (
 // their targets.
 const Action = "CALL"
 
-// approvalModeKey is the metadata key that asks for return mode per call
-// (x-hoop-approval: return).
-var approvalModeKey = strings.ToLower(domain.Names.HeaderApprovalMode)
-
 // displayHexBytes is how many message bytes the approver sees in hex.
 const displayHexBytes = 512
 
@@ -85,38 +81,13 @@ func (r *request) display() string {
 // statement builds the gate's statement for r on a listener with settings s.
 func (r *request) statement(ctx context.Context, s *app.ListenerSettings) app.Statement {
 	return app.Statement{
-		IdentityValues: identityValues(r.md, s.IdentityKeys),
+		IdentityValues: app.IdentityValues(r.md.Get, s.IdentityKeys),
 		Canonical:      r.canonical(),
 		Display:        r.display(),
 		Analysis:       analysis(r.method),
-		ReturnMode:     wantsReturnMode(r.md),
+		ReturnMode:     app.WantsReturnModeHeader(r.md.Get),
 		Client:         clientAddr(ctx),
 	}
-}
-
-// identityValues returns the values of the listener's identity_keys in md,
-// keyed by lowercase key (a key the call does not carry maps to no values).
-func identityValues(md metadata.MD, keys []string) map[string][]string {
-	if len(keys) == 0 {
-		return nil
-	}
-	out := make(map[string][]string, len(keys))
-	for _, k := range keys {
-		k = strings.ToLower(k)
-		out[k] = md.Get(k)
-	}
-	return out
-}
-
-// wantsReturnMode reports whether md asks for return mode with
-// x-hoop-approval: return (case-insensitive value).
-func wantsReturnMode(md metadata.MD) bool {
-	for _, v := range md.Get(approvalModeKey) {
-		if strings.EqualFold(strings.TrimSpace(v), "return") {
-			return true
-		}
-	}
-	return false
 }
 
 // clientAddr is the caller's address for the audit trail ("" when unknown).

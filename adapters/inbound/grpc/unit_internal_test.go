@@ -101,14 +101,14 @@ func TestCanonicalAndDisplay(t *testing.T) {
 func TestIdentityReturnModeAndForwardedMetadata(t *testing.T) {
 	md := metadata.Pairs("authorization", "Bearer a", "x-hoop-approval", " Return ", ":authority", "sidecar:1",
 		"user-agent", "agent/1", "x-trace", "t1", "grpc-accept-encoding", "gzip")
-	if !wantsReturnMode(md) || wantsReturnMode(metadata.Pairs("x-hoop-approval", "wait")) {
+	if !app.WantsReturnModeHeader(md.Get) || app.WantsReturnModeHeader(metadata.Pairs("x-hoop-approval", "wait").Get) {
 		t.Error("x-hoop-approval: return not recognised")
 	}
-	got := identityValues(md, []string{"Authorization", "x-team"})
+	got := app.IdentityValues(md.Get, []string{"Authorization", "x-team"})
 	if len(got) != 2 || got["authorization"][0] != "Bearer a" || len(got["x-team"]) != 0 {
 		t.Errorf("identity values %v", got)
 	}
-	if identityValues(md, nil) != nil {
+	if app.IdentityValues(md.Get, nil) != nil {
 		t.Error("identity values without identity_keys")
 	}
 	fwd := forwardMetadata(md)
@@ -131,6 +131,9 @@ func TestDenialTrailer(t *testing.T) {
 				"x-hoop-approval-status": "REJECTED", "x-hoop-review-status": "REJECTED"}},
 		{"status unread", domain.Denial{Kind: domain.DeniedForApproval, ApprovalID: "A1", RetryAfter: false},
 			map[string]string{"x-hoop-denied": "review", "x-hoop-approval-id": "A1", "x-hoop-review-id": "A1"}},
+		// An approval denial without an id sends no empty id (the grpc
+		// listener used to send x-hoop-approval-id: "").
+		{"no id", domain.Denial{Kind: domain.DeniedForApproval, Status: "PENDING"}, map[string]string{"x-hoop-denied": "review"}},
 		{"policy", domain.Denial{Kind: domain.DeniedByPolicy}, map[string]string{"x-hoop-denied": "policy"}},
 		{"unavailable", domain.Denial{Kind: domain.DeniedUnavailable}, map[string]string{"x-hoop-denied": "policy"}},
 	}

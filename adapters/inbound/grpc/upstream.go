@@ -24,13 +24,15 @@ type upstreamKey struct {
 
 // upstreams holds a listener's client connections to its upstream(s).
 type upstreams struct {
-	log   *slog.Logger
-	mu    sync.Mutex
-	conns map[upstreamKey]*grpc.ClientConn
+	log *slog.Logger
+	// headerBytes caps the upstream's response metadata and trailers.
+	headerBytes uint32
+	mu          sync.Mutex
+	conns       map[upstreamKey]*grpc.ClientConn
 }
 
-func newUpstreams(log *slog.Logger) *upstreams {
-	return &upstreams{log: log, conns: map[upstreamKey]*grpc.ClientConn{}}
+func newUpstreams(log *slog.Logger, headerBytes uint32) *upstreams {
+	return &upstreams{log: log, headerBytes: headerBytes, conns: map[upstreamKey]*grpc.ClientConn{}}
 }
 
 // target returns the gRPC dial target and TLS settings for s.Upstream:
@@ -72,6 +74,7 @@ func (u *upstreams) conn(s *app.ListenerSettings) (*grpc.ClientConn, error) {
 		grpc.WithTransportCredentials(creds),
 		grpc.WithDisableRetry(),
 		grpc.WithDisableServiceConfig(),
+		grpc.WithMaxHeaderListSize(u.headerBytes),
 		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(rawCodec{}),
 			grpc.MaxCallRecvMsgSize(MaxMessageBytes), grpc.MaxCallSendMsgSize(MaxMessageBytes)),
 	)

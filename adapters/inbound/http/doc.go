@@ -18,14 +18,20 @@
 //     /.well-known/hoop/. FuzzReservedPrefix and FuzzReserveReadings hold it
 //     against a brute-force oracle (reserved_oracle_test.go).
 //   - lenient.go: the lenient readings of a path that the gate's rules match.
+//   - held.go: reading a held body within the memory limits: the
+//     held-payload budget (app.HeldBudget, 503 when full), the body read
+//     deadline (408).
 //   - statuspath.go: GET/HEAD /.well-known/hoop/approvals/<id> (and the earlier
 //     /.well-known/hoop/reviews/<id>), spec "Read the status on an http listener".
 //   - statement.go: the analysis (Actions = [method], Targets = [path]), the
 //     canonical bytes the fingerprint covers (method, path, raw query,
-//     Content-Type, body), the approver's display, identity headers and the
-//     X-Hoop-Approval: return header.
-//   - denial.go: the 403 with the X-Hoop-* headers, spec "Find the approval in
-//     the denial".
+//     Content-Type, body) and the approver's display.
+//   - denial.go: the 403 with the denial's fields as headers
+//     (domain.Denial.Fields, spec "Find the approval in the denial").
+//
+// What every listener shares is not here: the X-Hoop-Approval: return
+// header, identity headers and whether a request's body is needed
+// (app/request.go), the denial's fields (domain/denial.go).
 //   - proxy.go, tls.go: the httputil.ReverseProxy towards the upstream (streamed
 //     bodies, SSE, upgrades), the upstream transports and the listener's own
 //     certificate.

@@ -42,7 +42,7 @@ func TestAllowedRequestIsForwardedAsAReverseProxy(t *testing.T) {
 	if r.Header.Get("X-Hoop-Approval") != "" {
 		t.Error("X-Hoop-Approval reached the upstream")
 	}
-	if len(sc.cp.Records()) != 0 {
+	if len(sc.CP.Records()) != 0 {
 		t.Error("an allowed request filed an approval")
 	}
 }
@@ -83,7 +83,7 @@ func TestReturnModeDenialResendRunsOnceThenNewRequest(t *testing.T) {
 		t.Errorf("other statement got id %q", other)
 	}
 
-	if err := sc.cp.Decide(id, domain.StatusApproved, ""); err != nil {
+	if err := sc.CP.Decide(id, domain.StatusApproved, ""); err != nil {
 		t.Fatal(err)
 	}
 	resp, body = send(t, "DELETE", url, "", "X-Hoop-Approval", "return")
@@ -115,10 +115,10 @@ func TestBodyAndContentTypeArePartOfTheStatement(t *testing.T) {
 	if resp.StatusCode != 403 || id == "" {
 		t.Fatalf("first: %d", resp.StatusCode)
 	}
-	if st := sc.cp.Records()[0].Statement; !strings.Contains(st, "POST /v1/transfers") || !strings.Contains(st, `{"amount":10}`) {
+	if st := sc.CP.Records()[0].Statement; !strings.Contains(st, "POST /v1/transfers") || !strings.Contains(st, `{"amount":10}`) {
 		t.Errorf("approver sees %q", st)
 	}
-	_ = sc.cp.Decide(id, domain.StatusApproved, "")
+	_ = sc.CP.Decide(id, domain.StatusApproved, "")
 	for _, c := range []struct{ body, ct string }{{`{"amount":99}`, "application/json"}, {`{"amount":10}`, "text/plain"}} {
 		resp, _ = send(t, "POST", url, c.body, "Content-Type", c.ct)
 		if resp.StatusCode != 403 || resp.Header.Get("X-Hoop-Approval-Id") == id {
@@ -143,7 +143,7 @@ func TestIdentityKeysSeparatePrincipals(t *testing.T) {
 	url := "http://" + addr + "/v1/items/1"
 	resp, _ := send(t, "DELETE", url, "", "Authorization", "Bearer alice")
 	id := resp.Header.Get("X-Hoop-Approval-Id")
-	_ = sc.cp.Decide(id, domain.StatusApproved, "")
+	_ = sc.CP.Decide(id, domain.StatusApproved, "")
 	resp, _ = send(t, "DELETE", url, "", "Authorization", "Bearer mallory")
 	if resp.StatusCode != 403 || resp.Header.Get("X-Hoop-Approval-Id") == id {
 		t.Fatalf("another principal used alice's approval: %d", resp.StatusCode)
@@ -184,8 +184,8 @@ func TestWaitModeHoldsUntilApproved(t *testing.T) {
 		WaitTimeout: time.Minute, Approvals: []domain.ApprovalRule{deleteRule(t)}})
 	go func() {
 		for {
-			if recs := sc.cp.Records(); len(recs) == 1 {
-				_ = sc.cp.Decide(recs[0].ID, domain.StatusApproved, "")
+			if recs := sc.CP.Records(); len(recs) == 1 {
+				_ = sc.CP.Decide(recs[0].ID, domain.StatusApproved, "")
 				return
 			}
 			time.Sleep(10 * time.Millisecond)
@@ -219,7 +219,7 @@ func TestRetryAfterOnlyWhilePendingInReturnMode(t *testing.T) {
 		t.Errorf("return mode PENDING: Retry-After %q", resp.Header.Get("Retry-After"))
 	}
 	// Return mode, REJECTED: no Retry-After, the status and the reason.
-	_ = sc.cp.Decide(id, domain.StatusRejected, "not today")
+	_ = sc.CP.Decide(id, domain.StatusRejected, "not today")
 	resp, body := send(t, "DELETE", url, "", "X-Hoop-Approval", "return")
 	if resp.Header.Get("X-Hoop-Approval-Status") != "REJECTED" || resp.Header.Get("X-Hoop-Review-Status") != "REJECTED" {
 		t.Errorf("rejected: %v", resp.Header)
@@ -235,8 +235,8 @@ func TestRetryAfterOnlyWhilePendingInReturnMode(t *testing.T) {
 func TestStatusHeaderAbsentWhenReadAfterFilingFails(t *testing.T) {
 	up, rec := newUpstream(t, nil)
 	sc := newSidecar(true)
-	sc.cp.HideStatusOnFile = true
-	sc.cp.getFails.Store(true)
+	sc.CP.HideStatusOnFile = true
+	sc.CP.getFails.Store(true)
 	addr := sc.serve(t, app.ListenerSettings{Name: "api", Upstream: up.URL, Mode: app.ModeReturn,
 		Approvals: []domain.ApprovalRule{deleteRule(t)}})
 	resp, body := send(t, "DELETE", "http://"+addr+"/v1/items/3", "")
@@ -270,7 +270,7 @@ func TestPolicyAndUnavailableDenials(t *testing.T) {
 		t.Error("policy denial carries an approval id")
 	}
 
-	sc.cp.down.Store(true)
+	sc.CP.down.Store(true)
 	resp, body = send(t, "DELETE", "http://"+addr+"/v1/x", "")
 	if resp.StatusCode != 403 || resp.Header.Get("X-Hoop-Denied") != "policy" || !strings.Contains(body, "Control Plane is unreachable") {
 		t.Errorf("unavailable: %d %v %q", resp.StatusCode, resp.Header, body)
@@ -312,9 +312,9 @@ func TestSpendApprovalOnAccepted(t *testing.T) {
 	url := "http://" + addr + "/v1/items/8"
 	resp, _ := send(t, "DELETE", url, "")
 	id := resp.Header.Get("X-Hoop-Approval-Id")
-	_ = sc.cp.Decide(id, domain.StatusApproved, "")
+	_ = sc.CP.Decide(id, domain.StatusApproved, "")
 	status := func() domain.Status {
-		a, err := sc.cp.Get(t.Context(), id)
+		a, err := sc.CP.Get(t.Context(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -361,8 +361,8 @@ func TestHeldBodyLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusRequestEntityTooLarge || len(rec.all()) != 0 || len(sc.cp.Records()) != 0 {
-		t.Errorf("%d, upstream %d, filed %d", resp.StatusCode, len(rec.all()), len(sc.cp.Records()))
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || len(rec.all()) != 0 || len(sc.CP.Records()) != 0 {
+		t.Errorf("%d, upstream %d, filed %d", resp.StatusCode, len(rec.all()), len(sc.CP.Records()))
 	}
 	// Bodies of requests no rule covers are not limited.
 	resp, _ = send(t, "PUT", "http://"+addr+"/v1/upload", big)
@@ -384,7 +384,7 @@ func TestApprovedStatementIsNeverReplayedUpstream(t *testing.T) {
 	addr := sc.serve(t, app.ListenerSettings{Name: "api", Upstream: up.URL, Mode: app.ModeReturn,
 		Approvals: []domain.ApprovalRule{rule(t, "reads", []string{"GET"}, []string{"/v1/secret"}, 0)}})
 	resp, _ := send(t, "GET", "http://"+addr+"/v1/secret", "")
-	_ = sc.cp.Decide(resp.Header.Get("X-Hoop-Approval-Id"), domain.StatusApproved, "")
+	_ = sc.CP.Decide(resp.Header.Get("X-Hoop-Approval-Id"), domain.StatusApproved, "")
 	// An allowed request leaves a kept-alive upstream connection behind.
 	if resp, _ = send(t, "GET", "http://"+addr+"/v1/other", ""); resp.StatusCode != 200 {
 		t.Fatal(resp.StatusCode)

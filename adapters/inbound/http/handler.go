@@ -3,7 +3,6 @@ package httplistener
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"log"
 	"log/slog"
@@ -62,26 +61,21 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	dropH2CUpgrade(r)
 	an := analyze(r)
 	var body []byte
-	held := domain.Evaluate(an, s.Policies, s.Approvals).Verdict == domain.VerdictApproval
+	held := app.NeedsPayload(s, an)
 	if held {
-		var err error
-		if body, err = readHeldBody(r); err != nil {
-			if errors.Is(err, errBodyTooLarge) {
-				writeText(w, http.StatusRequestEntityTooLarge, fmt.Sprintf(
-					"request body too large: a request that needs human approval may carry at most %d bytes", MaxHeldBody))
-			} else {
-				h.log.Info("could not read the body of a request that needs approval", "client", r.RemoteAddr, "error", err)
-				writeText(w, http.StatusBadRequest, "bad request: the body could not be read")
-			}
+		var res *app.Reservation
+		var ok bool
+		if body, res, ok = h.holdBody(w, r); !ok {
 			return
 		}
+		defer res.Release()
 	}
 	out := h.l.CheckWith(r.Context(), s, app.Statement{
-		IdentityValues: identityValues(r, s.IdentityKeys),
+		IdentityValues: app.IdentityValues(r.Header.Values, s.IdentityKeys),
 		Canonical:      canonical(r, body),
 		Display:        display(r, body),
 		Analysis:       an,
-		ReturnMode:     wantsReturnMode(r),
+		ReturnMode:     app.WantsReturnModeHeader(r.Header.Values),
 		Client:         r.RemoteAddr,
 	})
 	if !out.Forward {

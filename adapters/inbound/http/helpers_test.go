@@ -153,21 +153,19 @@ func (f *flakyCP) Settle(ctx context.Context, id string, accepted bool) (domain.
 
 // sidecar is an in-process Sidecar core with its Control Plane fake.
 type sidecar struct {
-	cp   *flakyCP
-	core *app.Core
+	*listenertest.Sidecar[*flakyCP]
 }
 
 // newSidecar builds a core; withCP false means no Control Plane at all.
 func newSidecar(withCP bool) *sidecar {
-	sc := &sidecar{}
-	opts := app.CoreOptions{Sidecar: "test"}
-	if withCP {
-		sc.cp = &flakyCP{CP: fakecp.New(nil)}
-		opts.CP = sc.cp
-	}
-	sc.core = app.NewCore(opts)
-	sc.core.Watcher.Interval = 20 * time.Millisecond
-	return sc
+	return &sidecar{listenertest.NewSidecar(withCP, newFlakyCP, app.Limits{})}
+}
+
+func newFlakyCP() *flakyCP { return &flakyCP{CP: fakecp.New(nil)} }
+
+// limitedSidecar is newSidecar(true) with memory limits l.
+func limitedSidecar(l app.Limits) *sidecar {
+	return &sidecar{listenertest.NewSidecar(true, newFlakyCP, l)}
 }
 
 // serve starts an http listener with settings s on 127.0.0.1:0 and returns
@@ -175,7 +173,7 @@ func newSidecar(withCP bool) *sidecar {
 func (sc *sidecar) serve(t testing.TB, s app.ListenerSettings) string {
 	t.Helper()
 	s.Protocol = "http"
-	return listenertest.Serve(t, httplistener.New(nil), sc.core.Listener(s))
+	return listenertest.Serve(t, httplistener.New(nil), sc.Core.Listener(s))
 }
 
 // rule builds a compiled approval rule.

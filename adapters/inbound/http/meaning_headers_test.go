@@ -26,7 +26,7 @@ func TestApprovalIsNotSpentByARequestWithOtherMeaningHeaders(t *testing.T) {
 		if resp.StatusCode != 403 || id == "" {
 			t.Fatalf("first send %v: %d", hdr, resp.StatusCode)
 		}
-		if err := sc.cp.Decide(id, domain.StatusApproved, ""); err != nil {
+		if err := sc.CP.Decide(id, domain.StatusApproved, ""); err != nil {
 			t.Fatal(err)
 		}
 		return id

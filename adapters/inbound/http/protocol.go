@@ -42,9 +42,12 @@ func New(log *slog.Logger) *Protocol {
 func (p *Protocol) Name() string { return ProtocolName }
 
 // Serve serves the listener l on ln until ctx is cancelled or ln is closed,
-// then returns nil. Connections still open at that point are not closed:
-// they drain (app.Protocol). With l's TLS settings it serves TLS on ln,
-// HTTP/1.1 only. Other errors (a certificate that does not load) are returned.
+// then returns nil, and the connections drain (app.Protocol) through
+// net/http's Server.Shutdown: idle keep-alive connections close at once, a
+// request in flight gets its response (with Connection: close) and then its
+// connection closes. When l.DrainDeadline is closed, Server.Close ends the
+// connections left. With l's TLS settings it serves TLS on ln, HTTP/1.1
+// only. Other errors (a certificate that does not load) are returned.
 func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) error {
 	s := l.Settings()
 	log := p.log.With("listener", s.Name, "protocol", ProtocolName)
@@ -53,6 +56,7 @@ func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) 
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: time.Minute,
+		MaxHeaderBytes:    l.Limits().HeaderBytes,
 		IdleTimeout:       5 * time.Minute,
 		ConnContext: func(ctx context.Context, _ net.Conn) context.Context {
 			return context.WithValue(ctx, connKey{}, &connInfo{})
@@ -67,17 +71,41 @@ func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) 
 		if _, err := certs.Get(nil); err != nil {
 			return err
 		}
-		ln = tls.NewListener(ln, &tls.Config{GetCertificate: certs.Get, NextProtos: []string{"http/1.1"},
-			MinVersion: tls.VersionTLS12})
+		ln = tls.NewListener(ln, certs.Config("http/1.1"))
 	}
-	stop := context.AfterFunc(ctx, func() { _ = ln.Close() })
+	var once sync.Once
+	drain := func() {
+		once.Do(func() { go p.drain(srv, l, log) })
+	}
+	stop := context.AfterFunc(ctx, drain)
 	defer stop()
 	log.Debug("http listener serving", "addr", ln.Addr().String(), "upstream", s.Upstream, "tls", s.TLS.Enabled())
 	err := srv.Serve(ln)
+	drain()
 	if ctx.Err() != nil || errors.Is(err, net.ErrClosed) || errors.Is(err, http.ErrServerClosed) {
 		return nil
 	}
 	return err
+}
+
+// drain shuts srv down gracefully, and closes the connections left when
+// l's drain deadline passes.
+func (p *Protocol) drain(srv *http.Server, l *app.Listener, log *slog.Logger) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-l.DrainDeadline():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	if err := srv.Shutdown(ctx); err != nil {
+		_ = srv.Close()
+		log.Info("http listener: connections still open at the drain deadline were closed")
+		return
+	}
+	log.Info("http listener drained")
 }
 
 // connKey keys the per-connection state in a request's context.

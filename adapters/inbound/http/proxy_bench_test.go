@@ -1,15 +1,15 @@
 package httplistener_test
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	httplistener "github.com/hoophq/sidecar/adapters/inbound/http"
+	"github.com/hoophq/sidecar/adapters/outbound/metrics"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/internal/listenertest"
@@ -65,40 +65,25 @@ func BenchmarkAllowedGet(b *testing.B) {
 // getN sends n GETs of url over conc goroutines and fails b on any answer
 // other than 200.
 func getN(b *testing.B, c *http.Client, url string, n, conc int) {
-	var left atomic.Int64
-	left.Store(int64(n))
-	var wg sync.WaitGroup
-	var failed atomic.Value
-	for range conc {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for left.Add(-1) >= 0 {
-				resp, err := c.Get(url)
-				if err != nil {
-					failed.Store(err.Error())
-					return
-				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode != 200 {
-					failed.Store(resp.Status)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if f := failed.Load(); f != nil {
-		b.Fatalf("GET %s: %v", url, f)
-	}
+	listenertest.RunN(b, n, conc, func() error {
+		resp, err := c.Get(url)
+		if err != nil {
+			return err
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			return fmt.Errorf("GET %s: %s", url, resp.Status)
+		}
+		return nil
+	})
 }
 
 // benchListener serves an http listener with settings s on 127.0.0.1:0 on a
 // core without a Control Plane until b ends, and returns its address.
 func benchListener(b *testing.B, s app.ListenerSettings) string {
 	b.Helper()
-	core := app.NewCore(app.CoreOptions{Sidecar: "bench", Metrics: app.NewMetrics()})
+	core := app.NewCore(app.CoreOptions{Sidecar: "bench", Metrics: metrics.New()})
 	return listenertest.Serve(b, httplistener.New(nil), core.Listener(s))
 }
 

@@ -23,7 +23,7 @@ func TestTheUpstreamGetsTheQueryTheApproverSaw(t *testing.T) {
 	if resp.StatusCode != 403 || id == "" {
 		t.Fatalf("first send: %d", resp.StatusCode)
 	}
-	if err := sc.cp.Decide(id, domain.StatusApproved, ""); err != nil {
+	if err := sc.CP.Decide(id, domain.StatusApproved, ""); err != nil {
 		t.Fatal(err)
 	}
 	if resp, _ := send(t, "DELETE", url, ""); resp.StatusCode != 200 {

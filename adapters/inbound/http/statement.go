@@ -147,28 +147,3 @@ func display(r *http.Request, body []byte) string {
 	}
 	return b.String()
 }
-
-// identityValues returns the values of the listener's identity headers on r,
-// keyed by lowercase header name (only hashes of the values enter the
-// fingerprint). A header the request lacks maps to no values.
-func identityValues(r *http.Request, keys []string) map[string][]string {
-	if len(keys) == 0 {
-		return nil
-	}
-	out := make(map[string][]string, len(keys))
-	for _, k := range keys {
-		out[strings.ToLower(k)] = r.Header.Values(k)
-	}
-	return out
-}
-
-// wantsReturnMode reports whether r asks for return mode with the header
-// X-Hoop-Approval: return (case-insensitive).
-func wantsReturnMode(r *http.Request) bool {
-	for _, v := range r.Header.Values(domain.Names.HeaderApprovalMode) {
-		if strings.EqualFold(strings.TrimSpace(v), "return") {
-			return true
-		}
-	}
-	return false
-}

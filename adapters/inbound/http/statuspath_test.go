@@ -59,14 +59,14 @@ func TestStatusPathAnswers(t *testing.T) {
 	}
 
 	// Rejected with a reason; a rule with a time limit has expires_at.
-	_ = sc.cp.Decide(id, domain.StatusRejected, "freeze")
+	_ = sc.CP.Decide(id, domain.StatusRejected, "freeze")
 	_, body = send(t, "GET", "http://"+addr+"/.well-known/hoop/approvals/"+id, "")
 	if m := jsonObject(t, body); m["rejection_reason"] != "freeze" || m["next"] != "stop" || m["decided_at"] == nil {
 		t.Errorf("rejected view %v", m)
 	}
 	resp, _ = send(t, "PATCH", "http://"+addr+"/v1/a", "x")
 	lid := resp.Header.Get("X-Hoop-Approval-Id")
-	_ = sc.cp.Decide(lid, domain.StatusApproved, "")
+	_ = sc.CP.Decide(lid, domain.StatusApproved, "")
 	_, body = send(t, "GET", "http://"+addr+"/.well-known/hoop/approvals/"+lid, "")
 	m := jsonObject(t, body)
 	created, _ := time.Parse(time.RFC3339, m["created_at"].(string))
@@ -96,14 +96,14 @@ func TestStatusPathAnswers(t *testing.T) {
 		}
 	}
 	// 502: the Control Plane fails, or is older.
-	sc.cp.down.Store(true)
+	sc.CP.down.Store(true)
 	resp, body = send(t, "GET", "http://"+addr+"/.well-known/hoop/approvals/"+id, "")
 	statusChecks(t, resp, 502)
 	if msg, _ := jsonObject(t, body)["message"].(string); !strings.Contains(msg, "checks the approval request in the Control Plane") {
 		t.Errorf("502 message %q", msg)
 	}
-	sc.cp.down.Store(false)
-	sc.cp.older.Store(true)
+	sc.CP.down.Store(false)
+	sc.CP.older.Store(true)
 	resp, body = send(t, "GET", "http://"+addr+"/.well-known/hoop/reviews/"+id, "")
 	statusChecks(t, resp, 502)
 	if msg, _ := jsonObject(t, body)["message"].(string); !strings.Contains(msg, "older than this Sidecar") {

@@ -11,11 +11,14 @@ import (
 	"github.com/hoophq/sidecar/domain"
 )
 
-// abortSQL is sent to the upstream, in place of a held batch's remainder,
-// when part of the batch already ran in an implicit transaction: its syntax
-// error makes the upstream roll that part back, as one error in a pipeline
-// does. The client never sees that error.
-const abortSQL = "HOOP SIDECAR: statement held for approval, this pipeline is rolled back"
+// abortSQL is sent to the upstream (as a Parse) in place of every denied
+// unit: its syntax error gives the upstream the consequence of the denial's
+// error. Inside a transaction block the transaction fails (ReadyForQuery
+// 'E', later statements get 25P02, COMMIT rolls back), and a pipeline's
+// implicit transaction rolls back what ran of it, as PostgreSQL does after
+// any error; outside both it changes nothing. The client never sees that
+// error; the server log shows this text as the failing statement.
+const abortSQL = "HOOP SIDECAR DENIED A STATEMENT HERE: the transaction fails as after any error"
 
 // endUnit decides the extended-protocol messages held back since the last
 // Sync or Flush. final is true at a Sync; trailer is the Sync or Flush
@@ -45,10 +48,10 @@ func (s *session) endUnit(final bool, trailer []byte) error {
 			return s.hold(m.refuse, b, final)
 		}
 	}
-	claims, denial, canceled := s.gateExecutions(execs)
+	claims, denial := s.gateExecutions(execs)
 	if denial != nil {
 		s.dropUnsent()
-		return s.hold(s.denial(*denial, canceled), b, final)
+		return s.deny(*denial, b, final)
 	}
 	exps := make([]*expect, 0, len(msgs)+1)
 	for _, m := range msgs {
@@ -73,9 +76,6 @@ func (s *session) endUnit(final bool, trailer []byte) error {
 			return err
 		}
 	}
-	if len(execs) > 0 {
-		b.forwardedExec = true
-	}
 	if trailer != nil {
 		return s.forward(trailer)
 	}
@@ -87,18 +87,20 @@ type claimed struct {
 	state *ticketState
 }
 
-// gateExecutions asks the gate about a unit's Executes. The ones a rule
-// covers are asked about first, as one statement when there are several
-// (one approval for the unit, whose canonical bytes are theirs in order);
-// the others one by one. It returns the approvals claimed in accepted mode,
-// or the denial when anything is held (claims made are then given back).
-func (s *session) gateExecutions(execs []*pendingMsg) ([]*claimed, *app.Outcome, bool) {
+// gateExecutions asks the gate about a unit's Executes, with one settings
+// snapshot for the whole unit. The ones a rule covers are asked about
+// first, as one statement when there are several (one approval for the
+// unit, whose canonical bytes are theirs in order); the others one by one.
+// It returns the approvals claimed in accepted mode, or the outcome that
+// denies the unit when anything is held (claims made are then given back).
+func (s *session) gateExecutions(execs []*pendingMsg) ([]*claimed, *app.Outcome) {
 	if len(execs) == 0 {
-		return nil, nil, false
+		return nil, nil
 	}
-	set := s.l.Settings()
+	set := s.rules()
 	parts := make([]domain.Analysis, len(execs))
 	for i, m := range execs {
+		m.exec.st.Analysis = app.Deciding(set, m.exec.parts)
 		parts[i] = m.exec.st.Analysis
 	}
 	covered := app.Covered(set, parts)
@@ -114,9 +116,9 @@ func (s *session) gateExecutions(execs []*pendingMsg) ([]*claimed, *app.Outcome,
 		if len(covered) > 1 {
 			st = combine(set, execs, covered)
 		}
-		out, canceled := s.check(st)
+		out := s.check(set, st)
 		if !out.Forward {
-			return nil, &out, canceled
+			return nil, &out
 		}
 		c := &claimed{state: &ticketState{t: out.Ticket, need: len(covered)}}
 		for _, i := range covered {
@@ -133,10 +135,10 @@ func (s *session) gateExecutions(execs []*pendingMsg) ([]*claimed, *app.Outcome,
 		if isCovered[i] {
 			continue
 		}
-		out, canceled := s.check(m.exec.st)
-		if !out.Forward { // the rules changed under us: hold, give the claims back
+		out := s.check(set, m.exec.st)
+		if !out.Forward { // not with one snapshot; fail closed anyway
 			giveBack()
-			return nil, &out, canceled
+			return nil, &out
 		}
 		if out.Ticket != nil {
 			c := &claimed{state: &ticketState{t: out.Ticket, need: 1}}
@@ -144,7 +146,7 @@ func (s *session) gateExecutions(execs []*pendingMsg) ([]*claimed, *app.Outcome,
 			claims = append(claims, c)
 		}
 	}
-	return claims, nil, false
+	return claims, nil
 }
 
 // combine makes one statement of several covered Executes of a unit.
@@ -164,31 +166,33 @@ func combine(set *app.ListenerSettings, execs []*pendingMsg, covered []int) app.
 		Analysis: app.Deciding(set, parts)}
 }
 
-// denial renders the gate's denial, or the cancel of a wait.
-func (s *session) denial(out app.Outcome, canceled bool) *pgproto3.ErrorResponse {
-	if canceled {
-		return canceledError()
+// deny answers a unit the gate did not forward: the gate's denial, or
+// 57014 for a wait the client cancelled. A client that hung up gets nothing:
+// errClientGone ends the session, so nothing it sent is forwarded.
+func (s *session) deny(out app.Outcome, b *batch, final bool) error {
+	switch {
+	case out.ClientGone:
+		return errClientGone
+	case out.Canceled:
+		return s.hold(canceledError(), b, final)
 	}
-	return denialError(out.Denial, s.l.WithMCP())
+	return s.hold(denialError(out.Denial, s.l.WithMCP()), b, final)
 }
 
 // hold answers a held unit: the denial as an ErrorResponse placed where the
 // upstream's error would be, then (at a Sync) the upstream's own
-// ReadyForQuery, so the transaction status is the real one and an open
-// transaction stays open. Before a Sync, the rest of the batch is discarded
-// until it comes. When part of the batch already ran in an implicit
-// transaction, the upstream is made to roll it back.
+// ReadyForQuery. The upstream is sent abortSQL in place of the unit, so
+// the denial has an error's consequences there too: inside a transaction
+// block the transaction is failed ('E'), and what ran of a pipeline's
+// implicit transaction is rolled back; outside both, nothing changes ('I').
+// Before a Sync, the rest of the batch is discarded until it comes.
 func (s *session) hold(errResp *pgproto3.ErrorResponse, b *batch, final bool) error {
 	own := b != nil && b == s.batch
 	if b == nil {
 		b = &batch{unit: &unit{}}
 	}
-	entries := []*expect{{kind: expInject, msg: encode(errResp)}}
-	var toUpstream [][]byte
-	if b.forwardedExec && s.waitDrained(b.start) == 'I' {
-		entries = append(entries, &expect{kind: expSwallow, unit: b.unit})
-		toUpstream = append(toUpstream, encode(&pgproto3.Parse{Query: abortSQL}))
-	}
+	entries := []*expect{{kind: expInject, msg: encode(errResp)}, {kind: expSwallow, unit: b.unit}}
+	toUpstream := [][]byte{encode(&pgproto3.Parse{Query: abortSQL})}
 	if final {
 		entries = append(entries, &expect{kind: expSync, unit: b.unit})
 		toUpstream = append(toUpstream, encode(&pgproto3.Sync{}))
@@ -197,9 +201,7 @@ func (s *session) hold(errResp *pgproto3.ErrorResponse, b *batch, final bool) er
 		}
 	} else {
 		s.discarding = true
-		if len(toUpstream) > 0 {
-			toUpstream = append(toUpstream, encode(&pgproto3.Flush{}))
-		}
+		toUpstream = append(toUpstream, encode(&pgproto3.Flush{}))
 	}
 	s.push(entries...)
 	for _, m := range toUpstream {

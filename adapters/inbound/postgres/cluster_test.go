@@ -22,7 +22,7 @@ import (
 
 // writeCert writes a self-signed certificate for 127.0.0.1 and localhost
 // into dir and returns the certificate and key paths.
-func writeCert(t *testing.T, dir string) (certFile, keyFile string) {
+func writeCert(t testing.TB, dir string) (certFile, keyFile string) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {

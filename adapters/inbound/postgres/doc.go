@@ -6,14 +6,23 @@
 // What lives here, one job per file:
 //
 //   - protocol.go: New, Name, Serve (the accept loop).
+//   - drain.go: a stopped listener's sessions: closed once idle, or at the
+//     drain deadline, with FATAL 57P01 admin_shutdown.
 //   - startup.go, tls.go: SSLRequest / GSSENCRequest / CancelRequest /
 //     direct TLS, the StartupMessage, and the connection to the upstream.
 //   - cancel.go: routing a CancelRequest to the upstream backend it names.
 //   - frame.go: reading and writing raw protocol messages.
+//   - held.go: what a client message may cost in memory: the 65,535-byte
+//     cap before login, COPY data streamed unheld, the held-payload budget
+//     (app.HeldBudget) for larger messages and the 53200 refusal.
 //   - session.go: one client connection: reads its messages and decides
 //     them unit by unit (query.go: the simple protocol and FunctionCall;
 //     extended.go and batch.go: Parse/Bind/Describe/Execute/Close up to
-//     Sync or Flush, denials, rolling back a partly forwarded pipeline).
+//     Sync or Flush, denials, which fail the upstream's transaction as an
+//     error does). Each unit reads the listener's settings once.
+//   - wait.go: asking the gate about a unit; while it waits (wait mode) the
+//     NoticeResponse that says why, the hang-up watch on the client
+//     connection, and the CancelRequest that ends the wait.
 //   - relay.go: the upstream's answers back to the client, in order, with
 //     denials placed where the upstream's error would be, the transaction
 //     status, SCRAM -PLUS stripping, and settling approvals claimed with

@@ -25,6 +25,14 @@ const (
 	// CodeProtocol is a message that breaks the protocol: 08P01
 	// protocol_violation (FATAL; the connection closes).
 	CodeProtocol = "08P01"
+	// CodeAdminShutdown ends a connection because the listener stopped
+	// (shutdown, or a reload removed or moved it): 57P01 admin_shutdown
+	// (FATAL), as PostgreSQL sends when it shuts down.
+	CodeAdminShutdown = "57P01"
+	// CodeConfigFile refuses a connection when the listener's TLS
+	// certificate cannot be loaded: F0000 config_file_error (FATAL). The
+	// listener never answers 'N' to an SSLRequest when tls is configured.
+	CodeConfigFile = "F0000"
 )
 
 // denialError renders a gate denial as an ErrorResponse (severity ERROR).

@@ -43,10 +43,13 @@ type pendingMsg struct {
 	refuse *pgproto3.ErrorResponse
 }
 
-// execution is one Execute: the statement the gate decides.
+// execution is one Execute: the statement the gate decides. Its analysis
+// (st.Analysis) is picked from parts when the unit is decided, with the
+// unit's one settings snapshot.
 type execution struct {
 	claim  *claimed // the approval claimed for it, once decided
 	st     app.Statement
+	parts  []domain.Analysis       // one per statement it runs
 	refuse *pgproto3.ErrorResponse // it cannot be checked
 }
 
@@ -54,18 +57,12 @@ type execution struct {
 // in parts at Flush.
 type batch struct {
 	unit *unit
-	// start is how many expectations were pushed before the batch: once
-	// that many were answered, txStatus is the status the batch began in.
-	start         uint64
-	forwardedExec bool
 }
 
 func (s *session) currentBatch() *batch {
 	if s.batch == nil {
 		s.beginUnit()
-		s.mu.Lock()
-		s.batch = &batch{unit: &unit{}, start: s.pushed}
-		s.mu.Unlock()
+		s.batch = &batch{unit: &unit{}}
 	}
 	return s.batch
 }
@@ -162,21 +159,21 @@ func (s *session) bind(b *pgproto3.Bind) *portal {
 // Execute's expectation: it confirms a PREPARE or DEALLOCATE that the
 // statement runs.
 func (s *session) execution(name string, exp *expect) *execution {
+	unknown := []domain.Analysis{{Actions: []string{analyzer.Unknown}}}
 	p := s.portalNamed(name)
 	if p == nil {
 		return &execution{st: app.Statement{Canonical: []byte("\x00hoop-portal-v1\x00" + name),
-			Display:  "-- execute of portal " + quote(name) + " unknown to the Sidecar",
-			Analysis: domain.Analysis{Actions: []string{analyzer.Unknown}}}}
+			Display: "-- execute of portal " + quote(name) + " unknown to the Sidecar"}, parts: unknown}
 	}
 	e := &execution{st: app.Statement{Canonical: p.canonical, Display: p.display}}
 	switch {
 	case p.stmt == nil:
-		e.st.Analysis = domain.Analysis{Actions: []string{analyzer.Unknown}}
+		e.parts = unknown
 	case p.stmt.prepare != nil:
-		e.st.Analysis = p.stmt.prepare.Analysis
+		e.parts = []domain.Analysis{p.stmt.prepare.Analysis}
 	default:
 		r := s.resolve(p.stmt.res, exp, false)
-		e.st.Analysis = app.Deciding(s.l.Settings(), r.parts)
+		e.parts = r.parts
 		if extra := r.canonical(); len(extra) > 0 {
 			e.st.Canonical = append(append([]byte(nil), p.canonical...), extra...)
 		}

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -48,6 +49,8 @@ type fixture struct {
 	db   string
 	set  app.ListenerSettings
 	l    *app.Listener
+	// snapshot, when set, replaces the session's per-unit settings read.
+	snapshot atomic.Pointer[func(*app.Listener) *app.ListenerSettings]
 }
 
 type option func(*app.ListenerSettings, *app.CoreOptions)
@@ -105,6 +108,7 @@ func newFixture(t *testing.T, opts ...option) *fixture {
 	}
 	f.createDB()
 	core := app.NewCore(co)
+	core.Watcher.Interval = 50 * time.Millisecond // wait mode polls the fake often
 	f.l = core.Listener(f.set)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -114,9 +118,16 @@ func newFixture(t *testing.T, opts ...option) *fixture {
 	ctx, cancel := context.WithCancel(context.Background())
 	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	done := make(chan struct{})
+	p := New(log)
+	p.snapshot = func(l *app.Listener) *app.ListenerSettings {
+		if h := f.snapshot.Load(); h != nil {
+			return (*h)(l)
+		}
+		return l.Settings()
+	}
 	go func() {
 		defer close(done)
-		New(log).Serve(ctx, ln, f.l)
+		p.Serve(ctx, ln, f.l)
 	}()
 	t.Cleanup(func() {
 		cancel()

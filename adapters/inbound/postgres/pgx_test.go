@@ -123,9 +123,10 @@ func TestSimpleQuerySeveralStatementsNoneRuns(t *testing.T) {
 	}
 }
 
-// Inside BEGIN, a held statement leaves the transaction open (status T) and
-// COMMIT commits the work before it.
-func TestHeldInsideTransactionKeepsItOpen(t *testing.T) {
+// Inside BEGIN, a held statement (extended protocol) fails the transaction
+// as any error does: status 'E', the next statement gets 25P02 from the
+// upstream itself, COMMIT rolls back the work before the denial.
+func TestHeldInsideTransactionFailsIt(t *testing.T) {
 	f := newFixture(t)
 	f.direct("CREATE TABLE t (id int)")
 	f.direct("INSERT INTO t VALUES (7)")
@@ -140,33 +141,54 @@ func TestHeldInsideTransactionKeepsItOpen(t *testing.T) {
 	}
 	_, err = tx.Exec(ctx, "DELETE FROM t WHERE id = $1", 7)
 	heldID(t, err)
-	if st := c.PgConn().TxStatus(); st != 'T' {
-		t.Fatalf("ReadyForQuery status %q after the denial, want 'T'", st)
+	if st := c.PgConn().TxStatus(); st != 'E' {
+		t.Fatalf("ReadyForQuery status %q after the denial, want 'E' (failed transaction)", st)
 	}
-	if _, err := tx.Exec(ctx, "SELECT 1"); err != nil {
-		t.Fatalf("transaction unusable after the denial: %v", err)
+	_, err = tx.Exec(ctx, "INSERT INTO t VALUES ($1)", 10)
+	pgErr(t, err, "25P02")
+	if err := tx.Commit(ctx); !errors.Is(err, pgx.ErrTxCommitRollback) {
+		t.Fatalf("COMMIT after the denial: %v, want the server's ROLLBACK (pgx.ErrTxCommitRollback)", err)
 	}
-	if err := tx.Commit(ctx); err != nil {
+	if n := f.count("SELECT count(*) FROM t"); n != 1 {
+		t.Fatalf("%d rows after COMMIT, want only 7: the transaction must roll back", n)
+	}
+	if st := c.PgConn().TxStatus(); st != 'I' {
+		t.Fatalf("status %q after COMMIT, want I", st)
+	}
+	// Outside a transaction a denial changes nothing: the next statement runs
+	// and commits on its own.
+	_, err = c.Exec(ctx, "DELETE FROM t WHERE id = $1", 7)
+	heldID(t, err)
+	if st := c.PgConn().TxStatus(); st != 'I' {
+		t.Fatalf("status %q after a denial outside a transaction, want I", st)
+	}
+	if _, err := c.Exec(ctx, "INSERT INTO t VALUES ($1)", 11); err != nil {
 		t.Fatal(err)
 	}
-	if n := f.count("SELECT count(*) FROM t"); n != 2 {
-		t.Fatalf("%d rows after COMMIT, want 7 and 9", n)
+	if n := f.count("SELECT count(*) FROM t WHERE id = 11"); n != 1 {
+		t.Fatal("a statement after a denial outside a transaction did not run")
 	}
 }
 
-// psql inside BEGIN: same, with the simple protocol.
-func TestPsqlHeldInsideTransaction(t *testing.T) {
+// The psql run, ON_ERROR_STOP=0: BEGIN; INSERT 10; DELETE (held);
+// INSERT 11; COMMIT. As on PostgreSQL after any error, INSERT 11 gets 25P02,
+// COMMIT answers ROLLBACK, and neither INSERT is in the table.
+func TestPsqlHeldInsideTransactionFailsIt(t *testing.T) {
 	f := newFixture(t)
 	f.direct("CREATE TABLE t (id int)")
-	out := f.psql(returnApp, "BEGIN;\nINSERT INTO t VALUES (1);\nDROP TABLE t;\nSELECT 1 AS alive;\nCOMMIT;\n")
-	if !strings.Contains(out, "statement held for human approval") || !strings.Contains(out, "alive") || !strings.Contains(out, "COMMIT") {
-		t.Fatalf("psql:\n%s", out)
+	f.direct("INSERT INTO t VALUES (7)")
+	out := f.psql(returnApp, "BEGIN;\nINSERT INTO t VALUES (10);\nDELETE FROM t WHERE id = 7;\nINSERT INTO t VALUES (11);\nCOMMIT;\n")
+	for _, want := range []string{"statement held for human approval",
+		"ERROR:  current transaction is aborted, commands ignored until end of transaction block", "ROLLBACK"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("psql does not show %q:\n%s", want, out)
+		}
 	}
-	if strings.Contains(out, "current transaction is aborted") || strings.Contains(out, "ROLLBACK") {
-		t.Fatalf("the transaction was aborted:\n%s", out)
+	if n := f.count("SELECT count(*) FROM t WHERE id IN (10, 11)"); n != 0 {
+		t.Fatalf("%d of the INSERTs were committed around the held DELETE:\n%s", n, out)
 	}
-	if n := f.count("SELECT count(*) FROM t"); n != 1 {
-		t.Fatal("the INSERT before the held DROP was not committed")
+	if n := f.count("SELECT count(*) FROM t WHERE id = 7"); n != 1 {
+		t.Fatal("the held DELETE ran")
 	}
 }
 

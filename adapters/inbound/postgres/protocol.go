@@ -9,6 +9,7 @@ import (
 
 	"github.com/hoophq/sidecar/adapters/inbound/postgres/analyzer"
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/tlsconf"
 )
 
 // Protocol is the postgres listener protocol. One value serves any number of
@@ -17,6 +18,9 @@ type Protocol struct {
 	log     *slog.Logger
 	cache   *analyzer.Cache
 	cancels *cancelRegistry
+	// snapshot reads a listener's settings for one unit (nil: Settings);
+	// tests replace it to reload at that moment.
+	snapshot func(*app.Listener) *app.ListenerSettings
 }
 
 // New returns the postgres protocol, logging to log (discarded when nil).
@@ -31,11 +35,21 @@ func New(log *slog.Logger) *Protocol {
 func (p *Protocol) Name() string { return "postgres" }
 
 // Serve accepts PostgreSQL clients on ln and passes each through to the
-// listener's upstream until ctx is cancelled or ln is closed. Live
-// connections are not closed when ctx ends: they drain.
+// listener's upstream until ctx is cancelled or ln is closed. Then its
+// sessions drain (drain.go, app.Protocol): each closes once it is idle, and
+// those left when l.DrainDeadline is closed are closed then, each with
+// FATAL 57P01 admin_shutdown.
 func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) error {
+	d := newDrainer()
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
+	defer d.start()
+	go func() {
+		<-l.DrainDeadline()
+		d.start()
+		d.expire()
+	}()
+	certs := tlsconf.NewCertLoader(l)
 	delay := 5 * time.Millisecond
 	for {
 		conn, err := ln.Accept()
@@ -49,12 +63,12 @@ func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) 
 			continue
 		}
 		delay = 5 * time.Millisecond
-		go p.handle(conn, l)
+		go p.handle(conn, l, certs, d)
 	}
 }
 
 // handle runs one client connection to its end.
-func (p *Protocol) handle(conn net.Conn, l *app.Listener) {
+func (p *Protocol) handle(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, d *drainer) {
 	defer conn.Close()
 	set := l.Settings()
 	log := p.log.With("listener", set.Name, "client", conn.RemoteAddr().String())
@@ -63,7 +77,7 @@ func (p *Protocol) handle(conn net.Conn, l *app.Listener) {
 			log.Error("postgres connection failed; closed", "panic", r)
 		}
 	}()
-	s, err := p.startup(conn, l, log)
+	s, err := p.startup(conn, l, certs, log)
 	if err != nil {
 		if !isClosed(err) {
 			log.Info("postgres connection ended during startup", "error", err)
@@ -73,5 +87,7 @@ func (p *Protocol) handle(conn net.Conn, l *app.Listener) {
 	if s == nil {
 		return // a CancelRequest, handled
 	}
+	d.add(s)
+	defer d.remove(s)
 	s.run()
 }

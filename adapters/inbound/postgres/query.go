@@ -44,12 +44,13 @@ func (s *session) query(frame []byte) error {
 		s.dropUnsent()
 		return s.hold(r.refuse, nil, true)
 	}
+	set := s.rules()
 	st := app.Statement{Canonical: append([]byte(q.String), r.canonical()...), Display: q.String + r.display(),
-		Analysis: app.Deciding(s.l.Settings(), r.parts)}
-	out, canceled := s.check(st)
+		Analysis: app.Deciding(set, r.parts)}
+	out := s.check(set, st)
 	if !out.Forward {
 		s.dropUnsent()
-		return s.hold(s.denial(out, canceled), nil, true)
+		return s.deny(out, nil, true)
 	}
 	if out.Ticket != nil {
 		exp.unit.tickets = []*ticketState{{t: out.Ticket}}
@@ -78,9 +79,9 @@ func (s *session) functionCall(frame []byte) error {
 	canonical := append([]byte("\x00hoop-fastpath-v1"), b...)
 	st := app.Statement{Canonical: canonical, Display: "function call " + fn + " (fastpath)",
 		Analysis: domain.Analysis{Actions: []string{actionFunctionCall}, Functions: []string{fn}}}
-	out, canceled := s.check(st)
+	out := s.check(s.rules(), st)
 	if !out.Forward {
-		return s.hold(s.denial(out, canceled), nil, true)
+		return s.deny(out, nil, true)
 	}
 	u := &unit{}
 	if out.Ticket != nil {

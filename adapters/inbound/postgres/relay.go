@@ -138,7 +138,8 @@ func (s *session) relay() {
 		s.drained.Broadcast()
 		s.mu.Unlock()
 		s.client.Close()
-		s.cancelWait()
+		// The client connection is closed with the upstream: its wait ends.
+		s.cancelWait(app.ErrClientGone)
 	}()
 	for {
 		if s.ur.Buffered() == 0 {
@@ -304,6 +305,7 @@ func (s *session) readyForQuery(frame []byte) error {
 		return err
 	}
 	s.drainInjections()
+	s.closeIfIdleLocked()
 	return nil
 }
 

@@ -56,11 +56,15 @@ type session struct {
 	txStatus       byte
 	relayDone      bool
 	cancelKeys     []string
+	// Drain (drain.go): the listener stopped; close once idle.
+	draining, terminated bool
+	busy                 bool // the reader is handling a client message
+	midUnit              bool // the last client message began or continued an extended-protocol unit
 
-	// The wait of a held statement (wait mode), ended by a CancelRequest.
+	// The wait of a held statement (wait mode), ended by a CancelRequest
+	// or by the end of the connection (wait.go).
 	cancelMu   sync.Mutex
-	waitCancel context.CancelFunc
-	canceled   bool
+	waitCancel context.CancelCauseFunc
 
 	// Reader-only state: prepared statements and portals by name (names.go),
 	// the extended-protocol messages not yet forwarded, and the current Sync
@@ -71,6 +75,9 @@ type session struct {
 	pendingExecs int
 	discarding   bool
 	batch        *batch
+	// held is the held-payload budget taken by the messages read since
+	// pending was last empty (held.go).
+	held []*app.Reservation
 }
 
 func newSession(p *Protocol, l *app.Listener, log *slog.Logger, client net.Conn, cr *bufio.Reader, up net.Conn) *session {
@@ -118,19 +125,34 @@ func (s *session) run() {
 // readClient reads client messages until the client leaves or breaks the
 // protocol. It flushes what it forwarded whenever no more input is waiting.
 func (s *session) readClient() error {
+	defer s.releaseHeld()
 	for {
 		if s.cr.Buffered() == 0 {
 			if err := s.uw.Flush(); err != nil {
 				return err
 			}
 		}
-		typ, frame, err := readFrame(s.cr)
+		first, err := s.cr.Peek(1)
 		if err != nil {
 			return err
 		}
-		if err := s.fromClient(typ, frame); err != nil {
+		typ := first[0]
+		s.mu.Lock()
+		s.busy = true
+		s.mu.Unlock()
+		if err := s.readClientFrame(); err != nil {
 			return err
 		}
+		s.mu.Lock()
+		s.busy = false
+		switch typ {
+		case 'P', 'B', 'D', 'E', 'C', 'H':
+			s.midUnit = true
+		case 'Q', 'S', 'F':
+			s.midUnit = false
+		}
+		s.closeIfIdleLocked()
+		s.mu.Unlock()
 	}
 }
 
@@ -171,41 +193,19 @@ func (s *session) fromClient(typ byte, frame []byte) error {
 	}
 }
 
+// rules returns the listener's settings for one unit (a Query, a Sync
+// batch, a FunctionCall). A unit reads them once: its analysis and its
+// decision use the same rule set even when a reload lands in between.
+func (s *session) rules() *app.ListenerSettings {
+	if s.p.snapshot != nil {
+		return s.p.snapshot(s.l)
+	}
+	return s.l.Settings()
+}
+
 func (s *session) forward(frame []byte) error {
 	_, err := s.uw.Write(frame)
 	return err
-}
-
-// check asks the gate about st. Anything forwarded earlier is flushed
-// first, since the gate may hold st for a while (wait mode). canceled is
-// true when a CancelRequest ended that wait.
-func (s *session) check(st app.Statement) (out app.Outcome, canceled bool) {
-	if err := s.uw.Flush(); err != nil {
-		s.log.Debug("flush to upstream failed", "error", err)
-	}
-	st.Identity, st.Client, st.ReturnMode = s.user, s.client.RemoteAddr().String(), s.returnMode.Load()
-	// The same text on another database is another statement.
-	st.IdentityValues = map[string][]string{"database": {s.database}}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	s.cancelMu.Lock()
-	s.waitCancel, s.canceled = cancel, false
-	s.cancelMu.Unlock()
-	out = s.l.Check(ctx, st)
-	s.cancelMu.Lock()
-	s.waitCancel, canceled = nil, s.canceled
-	s.cancelMu.Unlock()
-	return out, canceled && !out.Forward
-}
-
-// cancelWait ends the wait of a held statement, if any.
-func (s *session) cancelWait() {
-	s.cancelMu.Lock()
-	defer s.cancelMu.Unlock()
-	if s.waitCancel != nil {
-		s.canceled = true
-		s.waitCancel()
-	}
 }
 
 // checkChannelBinding refuses, with an explanation, a SCRAM exchange the

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/internal/tlsconf"
 )
 
 // startupTimeout bounds the startup and authentication of one connection,
@@ -31,12 +32,16 @@ const (
 // startup negotiates TLS and reads the StartupMessage, then connects to the
 // upstream and forwards it. It returns nil, nil for a CancelRequest (handled
 // here). Authentication is relayed afterwards by the session.
-func (p *Protocol) startup(conn net.Conn, l *app.Listener, log *slog.Logger) (*session, error) {
+func (p *Protocol) startup(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, log *slog.Logger) (*session, error) {
 	set := l.Settings()
 	conn.SetDeadline(time.Now().Add(startupTimeout))
-	cfg, err := serverTLS(set.TLS)
+	cfg, err := serverTLS(set.TLS, certs)
 	if err != nil {
-		log.Error("postgres listener: cannot offer TLS", "error", err)
+		// Never answer 'N' to an SSLRequest when tls is configured: a client
+		// with sslmode=prefer would go on in plaintext without a word.
+		log.Error("postgres listener: the TLS certificate does not load; connection refused", "error", err)
+		writeFatal(conn, CodeConfigFile, fmt.Sprintf("hoop sidecar: listener %s cannot offer TLS: its certificate does not load (see the Sidecar's log)", set.Name))
+		return nil, err
 	}
 	cr := bufio.NewReaderSize(conn, 32<<10)
 	secure := false
@@ -185,7 +190,7 @@ func (p *Protocol) cancel(req *pgproto3.CancelRequest, log *slog.Logger) {
 		log.Debug("postgres CancelRequest for an unknown backend; ignored", "pid", req.ProcessID)
 		return
 	}
-	s.cancelWait()
+	s.cancelWait(app.ErrStatementCanceled)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	up, err := dialUpstream(ctx, s.upstreamAddr, s.upstreamTLS)

@@ -14,19 +14,16 @@ import (
 	"github.com/hoophq/sidecar/internal/tlsconf"
 )
 
-// serverTLS returns the TLS config offered to clients (nil without a
-// certificate). ALPN "postgresql" is what direct TLS (PostgreSQL 17
+// serverTLS returns the TLS config offered to clients on one connection
+// (nil without a certificate), with the certificate that certs holds for
+// the listener's current settings (loaded once, again only when a reload
+// names other files). ALPN "postgresql" is what direct TLS (PostgreSQL 17
 // sslnegotiation=direct) asks for.
-func serverTLS(t app.TLSServer) (*tls.Config, error) {
+func serverTLS(t app.TLSServer, certs *tlsconf.CertLoader) (*tls.Config, error) {
 	if !t.Enabled() {
 		return nil, nil
 	}
-	cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
-	if err != nil {
-		return nil, fmt.Errorf("listener certificate: %w", err)
-	}
-	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12,
-		NextProtos: []string{"postgresql"}}, nil
+	return certs.Pinned("postgresql")
 }
 
 // dialUpstream connects to the upstream at addr, negotiating TLS with an

@@ -9,6 +9,13 @@ import (
 	"github.com/hoophq/sidecar/ports"
 )
 
+// ShutdownGrace returns f's shutdown_grace (0 when unset: the supervisor's
+// default applies).
+func ShutdownGrace(f *File) time.Duration {
+	d, _ := time.ParseDuration(f.ShutdownGrace)
+	return d
+}
+
 // Settings turns a validated file into the core's listener settings, in file
 // order, with each listener's rules resolved and compiled.
 func Settings(f *File) []app.ListenerSettings {

@@ -10,6 +10,11 @@ type File struct {
 	Admin        *Admin        `yaml:"admin"`
 	Audit        *Audit        `yaml:"audit"`
 	MCP          *MCP          `yaml:"mcp"`
+	Limits       *Limits       `yaml:"limits"`
+	// ShutdownGrace is how long listeners drain after SIGTERM or after a
+	// reload stopped them, before the connections left are closed; default
+	// 25s (docs/config.md, Shutdown).
+	ShutdownGrace string `yaml:"shutdown_grace"`
 	// ApprovalRules and PolicyRules are named here and referenced by listeners.
 	ApprovalRules []ApprovalRule `yaml:"approval_rules"`
 	PolicyRules   []PolicyRule   `yaml:"policy_rules"`

@@ -70,6 +70,11 @@ func Validate(f *File, protocols Protocols) Errors {
 		}
 		v.duration("control_plane.timeout", cp.Timeout)
 	}
+	v.limits(f.Limits)
+	v.duration("shutdown_grace", f.ShutdownGrace)
+	if d, err := time.ParseDuration(f.ShutdownGrace); err == nil && d == 0 {
+		v.add("shutdown_grace", "must be more than 0 (how long listeners drain before their connections are closed)")
+	}
 	switch f.Log.Format {
 	case "", "text", "json":
 	default:

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml"
+
+	"github.com/hoophq/sidecar/cmd/controlplane/notify"
 )
 
 // Defaults used when the file leaves a key out.
@@ -32,6 +34,10 @@ type File struct {
 	Store     string      `yaml:"store"`
 	Sidecars  []Principal `yaml:"sidecars"`
 	Approvers []Principal `yaml:"approvers"`
+	// PublicURL is the address people open the web page at, for the links
+	// in notifications; default http://<listen>.
+	PublicURL string        `yaml:"public_url"`
+	Webhooks  []WebhookFile `yaml:"webhooks"`
 }
 
 // Config is the validated config: defaults applied, tokens resolved.
@@ -44,6 +50,11 @@ type Config struct {
 	Sidecars map[string]string
 	// Approvers maps each approver token to the approver's name.
 	Approvers map[string]string
+	// PublicURL is the web page's address without a trailing slash; ""
+	// means http://<the address serve bound>.
+	PublicURL string
+	// Webhooks are told of every new approval request (package notify).
+	Webhooks []notify.Webhook
 }
 
 // Load reads and validates the config file at path. Errors name the file and
@@ -98,6 +109,9 @@ func (f File) Validate() (*Config, error) {
 		return nil, err
 	}
 	if err := resolveAll("approvers", f.Approvers, c.Approvers, owner); err != nil {
+		return nil, err
+	}
+	if err := f.webhooks(c); err != nil {
 		return nil, err
 	}
 	return c, nil

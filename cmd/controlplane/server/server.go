@@ -35,6 +35,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Requested, when set, is told of every newly filed approval request (not
+	// of a reused one) after it is stored. It must return at once: the
+	// Sidecar's filing waits for it (notify.Notifier.Requested does).
+	Requested func(store.Record)
 }
 
 type srv struct {
@@ -45,6 +49,7 @@ type srv struct {
 	apiVer    int
 	log       *slog.Logger
 	now       func() time.Time
+	requested func(store.Record)
 }
 
 // New returns the Control Plane's HTTP handler. Unknown paths answer the
@@ -52,7 +57,7 @@ type srv struct {
 // Sidecar reads as "this Control Plane is older" (docs/control-plane-api.md).
 func New(o Options) http.Handler {
 	s := &srv{st: o.Store, sidecars: newTokens(o.Sidecars), approvers: newTokens(o.Approvers),
-		version: o.Version, apiVer: o.APIVersion, log: o.Logger, now: o.Now}
+		version: o.Version, apiVer: o.APIVersion, log: o.Logger, now: o.Now, requested: o.Requested}
 	if s.apiVer == 0 {
 		s.apiVer = APIVersion
 	}
@@ -86,6 +91,7 @@ func New(o Options) http.Handler {
 		Signed: func(r *http.Request, name string) { setWho(r, "approver:"+name+" (web)") }})
 	mux.Handle("GET /{$}", page)
 	mux.Handle("POST /ui/", page)
+	mux.Handle("GET /ui/", page)
 
 	var h http.Handler = mux
 	if !o.OmitAPIVersion {

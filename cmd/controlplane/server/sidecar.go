@@ -73,6 +73,8 @@ func (s *srv) file(w http.ResponseWriter, r *http.Request, sidecar string) {
 	code := http.StatusCreated
 	if reused {
 		code = http.StatusOK
+	} else if s.requested != nil {
+		s.requested(rec)
 	}
 	writeJSON(w, code, struct {
 		Approval

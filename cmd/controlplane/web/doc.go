@@ -1,12 +1,27 @@
 // Package web is the reference Control Plane's page for approvers, served at
-// "/": it lists approval requests newest first (Sidecar, listener, rule,
-// statement, status) with approve, reject (with a reason) and revoke buttons,
-// and a reopen button on a REJECTED or REVOKED row not reopened yet (a person
-// asking again: a new PENDING request), that post plain forms to
-// /ui/reviews/{id}/{action}.
+// "/" (docs/controlplane.md, "Web page"): server-rendered HTML, one embedded
+// stylesheet and one small script, no build step and no framework.
 //
-// Sign-in is HTTP Basic auth with an approver token as the password (any user
-// name). A form POST whose Origin header is present and is not this host is
-// refused (403), so another site cannot make a signed-in browser decide.
-// Everything shown is escaped by html/template.
+// Files:
+//   - web.go: the handlers: the list (GET /, ?status= filter), the decisions
+//     (POST /ui/reviews/{id}/{approve|reject|revoke|reopen}), GET /ui/pending
+//     (the PENDING ids, polled by live.js), the embedded assets; sign-in and
+//     the cross-origin checks.
+//   - view.go: what a card shows: the status's colour class and label, time
+//     left (PENDING only), a long statement folded, counts per status.
+//   - page.html: the template: a tab per status with its count, one card per
+//     request (statement in full, monospace, wrapped; who asked, where, which
+//     rule, when; decided_at and who decided; Approve, Reject with its reason
+//     box, Revoke, Reopen on a REJECTED or REVOKED request not reopened yet).
+//   - page.css: the stylesheet, mobile first (375 px wide and up).
+//   - live.js: polls /ui/pending every 5 s and reloads the list when the
+//     pending requests change, unless a reason is being typed.
+//
+// Sign-in is HTTP Basic auth with an approver token as the password (the user
+// name is not checked; the page names the approver the token belongs to). A
+// form POST whose Origin header is present and is not this host, or that the
+// browser marks cross-site, is refused (403), so another site cannot make a
+// signed-in browser decide. Everything shown is escaped by html/template, and
+// the Content-Security-Policy allows only this origin's stylesheet, script
+// and fetches.
 package web

@@ -3,7 +3,9 @@ package web
 import (
 	"context"
 	"embed"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"html/template"
 	"log/slog"
 	"net/http"
@@ -15,8 +17,20 @@ import (
 	"github.com/hoophq/sidecar/domain"
 )
 
-//go:embed page.html
+//go:embed page.html page.css live.js
 var files embed.FS
+
+// asset serves an embedded file (the stylesheet or live.js).
+func asset(name, contentType string) authed {
+	b, err := files.ReadFile(name)
+	if err != nil {
+		panic(err)
+	}
+	return func(w http.ResponseWriter, _ *http.Request, _ string) {
+		w.Header().Set("Content-Type", contentType)
+		_, _ = w.Write(b)
+	}
+}
 
 var page = template.Must(template.New("page.html").Funcs(template.FuncMap{
 	// when renders a time.Time or *time.Time as RFC 3339 UTC ("" for nil).
@@ -27,6 +41,18 @@ var page = template.Must(template.New("page.html").Funcs(template.FuncMap{
 		case *time.Time:
 			if t != nil {
 				return t.UTC().Format(time.RFC3339)
+			}
+		}
+		return ""
+	},
+	// human renders a *time.Time or time.Time for people: "2026-09-29 14:02 UTC".
+	"human": func(v any) string {
+		switch t := v.(type) {
+		case time.Time:
+			return t.UTC().Format("2006-01-02 15:04 UTC")
+		case *time.Time:
+			if t != nil {
+				return t.UTC().Format("2006-01-02 15:04 UTC")
 			}
 		}
 		return ""
@@ -56,7 +82,9 @@ type handler struct {
 	mux *http.ServeMux
 }
 
-// New returns the page's handler for "GET /" and "POST /ui/reviews/{id}/{action}".
+// New returns the page's handler for "GET /", "GET /ui/pending" (live.js's
+// poll), "GET /ui/page.css", "GET /ui/live.js" and "POST
+// /ui/reviews/{id}/{action}"; every one needs an approver token.
 func New(o Options) http.Handler {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
@@ -66,6 +94,9 @@ func New(o Options) http.Handler {
 	}
 	h := &handler{Options: o, mux: http.NewServeMux()}
 	h.mux.HandleFunc("GET /{$}", h.auth(h.list))
+	h.mux.HandleFunc("GET /ui/pending", h.auth(h.pending))
+	h.mux.HandleFunc("GET /ui/page.css", h.auth(asset("page.css", "text/css; charset=utf-8")))
+	h.mux.HandleFunc("GET /ui/live.js", h.auth(asset("live.js", "text/javascript; charset=utf-8")))
 	h.mux.HandleFunc("POST /ui/reviews/{id}/{action}", h.auth(h.act))
 	return h
 }
@@ -73,7 +104,8 @@ func New(o Options) http.Handler {
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Frame-Options", "DENY")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
 	h.mux.ServeHTTP(w, r)
 }
 
@@ -101,37 +133,38 @@ func (h *handler) auth(next authed) http.HandlerFunc {
 	}
 }
 
-type view struct {
-	Approver string
-	Status   string
-	Statuses []domain.Status
-	Notice   string
-	Error    string
-	Reviews  []store.Record
-}
-
 func (h *handler) list(w http.ResponseWriter, r *http.Request, approver string) {
-	v := view{Approver: approver, Statuses: domain.KnownStatuses}
 	st := domain.ParseStatus(r.URL.Query().Get("status"))
 	if st != "" && !st.IsKnown() {
 		st = ""
 	}
-	v.Status = string(st)
+	var notice string
 	if done, id := r.URL.Query().Get("done"), r.URL.Query().Get("id"); done != "" {
 		if _, ok := pastTense[done]; ok {
-			v.Notice = pastTense[done] + " " + id
+			notice = pastTense[done] + " " + id
 			if as := r.URL.Query().Get("as"); done == "reopen" && as != "" {
-				v.Notice += " as " + as + " (PENDING)"
+				notice += " as " + as + " (PENDING)"
 			}
 		}
 	}
-	recs, err := h.Store.List(r.Context(), store.Filter{Status: st, Limit: pageLimit}, h.Now())
+	h.render(w, r.Context(), http.StatusOK, approver, st, notice, "")
+}
+
+// pending answers GET /ui/pending: {"ids": [...]} of the PENDING requests,
+// newest first (at most pageLimit), for live.js.
+func (h *handler) pending(w http.ResponseWriter, r *http.Request, _ string) {
+	recs, err := h.Store.List(r.Context(), store.Filter{Status: domain.StatusPending, Limit: pageLimit}, h.Now())
 	if err != nil {
 		h.Logger.Error("web: list failed", "err", err)
-		v.Error = "the store failed; see the Control Plane's log"
+		http.Error(w, "the store failed", http.StatusInternalServerError)
+		return
 	}
-	v.Reviews = recs
-	h.render(w, http.StatusOK, v)
+	ids := make([]string, len(recs))
+	for i, rec := range recs {
+		ids[i] = rec.ID
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string][]string{"ids": ids})
 }
 
 var pastTense = map[string]string{"approve": "approved", "reject": "rejected", "revoke": "revoked", "reopen": "reopened"}
@@ -218,11 +251,50 @@ func (h *handler) reopen(w http.ResponseWriter, r *http.Request, approver, id st
 func (h *handler) fail(w http.ResponseWriter, r *http.Request, approver string, code int, msg string) {
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
-	recs, _ := h.Store.List(ctx, store.Filter{Limit: pageLimit}, h.Now())
-	h.render(w, code, view{Approver: approver, Statuses: domain.KnownStatuses, Error: msg, Reviews: recs})
+	h.render(w, ctx, code, approver, "", "", msg)
 }
 
-func (h *handler) render(w http.ResponseWriter, code int, v view) {
+// render shows the requests of status st ("" for all), newest first, with a
+// tab and a count per status.
+func (h *handler) render(w http.ResponseWriter, ctx context.Context, code int, approver string, st domain.Status, notice, errMsg string) {
+	now := h.Now()
+	v := view{Approver: approver, Status: string(st), Self: selfURL(string(st)), Notice: notice, Error: errMsg}
+	failed := false
+	count := func(s domain.Status) ([]store.Record, string) {
+		recs, err := h.Store.List(ctx, store.Filter{Status: s, Limit: pageLimit}, now)
+		if err != nil {
+			h.Logger.Error("web: list failed", "status", s, "err", err)
+			failed = true
+		}
+		n := fmt.Sprint(len(recs))
+		if len(recs) == pageLimit {
+			n += "+"
+		}
+		return recs, n
+	}
+	all, n := count("")
+	v.Tabs = append(v.Tabs, tab{Label: "All", Href: "/", Count: n, Current: st == ""})
+	for _, s := range domain.KnownStatuses {
+		recs, n := count(s)
+		v.Tabs = append(v.Tabs, tab{Label: statusLabels[s], Href: selfURL(string(s)), Count: n, Current: st == s})
+		if s == st {
+			all = recs
+		}
+		if s == domain.StatusPending {
+			v.Pending = len(recs)
+			ids := make([]string, len(recs))
+			for i, rec := range recs {
+				ids[i] = rec.ID
+			}
+			v.PendingIDs = strings.Join(ids, ",")
+		}
+	}
+	if failed && v.Error == "" {
+		v.Error = "the store failed; see the Control Plane's log"
+	}
+	for _, rec := range all {
+		v.Cards = append(v.Cards, newCard(rec, now))
+	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(code)
 	if err := page.Execute(w, v); err != nil {

@@ -7,5 +7,7 @@
 // documented in docs/postgres-listener.md.
 //
 // It is pure: no I/O, safe for concurrent use. Cache memoises results by
-// statement text.
+// statement text; limits.go bounds what one text and all texts at once may
+// cost; malloc.go keeps the C allocator from holding on to the memory of
+// large texts once they are analysed.
 package analyzer

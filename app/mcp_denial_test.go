@@ -1,4 +1,4 @@
-package mcp_test
+package app_test
 
 import (
 	"context"

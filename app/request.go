@@ -1,0 +1,58 @@
+package app
+
+import (
+	"strings"
+
+	"github.com/hoophq/sidecar/domain"
+)
+
+// What every listener whose requests carry named values (http headers, gRPC
+// metadata) reads of a request before it asks the gate. Listeners of
+// database protocols read return mode from the application name instead
+// (domain.WantsReturnMode) and the identity from the login.
+
+// Values returns every value of one named field of a request: an http
+// header (http.Header.Values) or a gRPC metadata key (metadata.MD.Get).
+// Names are matched case-insensitively; a missing field has no values.
+type Values func(name string) []string
+
+// WantsReturnModeHeader reports whether a request asks for return mode with
+// the X-Hoop-Approval header (gRPC: x-hoop-approval metadata) set to
+// "return", in any case, surrounding spaces ignored (spec, "Connect an
+// agent"). It is the header form of domain.WantsReturnMode.
+func WantsReturnModeHeader(get Values) bool {
+	for _, v := range get(domain.Names.HeaderApprovalMode) {
+		if strings.EqualFold(strings.TrimSpace(v), "return") {
+			return true
+		}
+	}
+	return false
+}
+
+// IdentityValues returns the values of the listener's identity keys
+// (ListenerSettings.IdentityKeys) on a request, keyed by lowercase key, for
+// Statement.IdentityValues. A key the request lacks maps to no values, so a
+// request without it is another principal than one with an empty value.
+// It returns nil when keys is empty (the default: no identity).
+func IdentityValues(get Values, keys []string) map[string][]string {
+	if len(keys) == 0 {
+		return nil
+	}
+	out := make(map[string][]string, len(keys))
+	for _, k := range keys {
+		k = strings.ToLower(k)
+		out[k] = get(k)
+	}
+	return out
+}
+
+// NeedsPayload reports whether the gate will need the payload of a
+// statement with analysis a (an http body, a gRPC call's first message) on
+// a listener with settings s: true when an approval rule covers a and no
+// policy rule does, because only then are the statement's canonical bytes
+// fingerprinted. Otherwise the adapter streams the payload to the upstream
+// unread. Pass the same s to Listener.CheckWith, so that a reload between
+// the two cannot pair one rule set's reading with another's decision.
+func NeedsPayload(s *ListenerSettings, a domain.Analysis) bool {
+	return domain.Evaluate(a, s.Policies, s.Approvals).Verdict == domain.VerdictApproval
+}

@@ -1,0 +1,106 @@
+package tlsconf_test
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/tlsconf"
+)
+
+// writePair writes a self-signed certificate named cn into dir.
+func writePair(t *testing.T, dir, cn string) app.TLSServer {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: cn},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := app.TLSServer{CertFile: filepath.Join(dir, cn+".crt"), KeyFile: filepath.Join(dir, cn+".key")}
+	if err := os.WriteFile(ts.CertFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ts.KeyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return ts
+}
+
+func commonName(t *testing.T, c *tls.Certificate) string {
+	t.Helper()
+	x, err := x509.ParseCertificate(c.Certificate[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x.Subject.CommonName
+}
+
+// The key pair is read once per cert_file/key_file, not per handshake: with
+// the files gone the loaded pair is still served; a reload that names
+// other files loads those.
+func TestCertLoaderLoadsOncePerFiles(t *testing.T) {
+	dir := t.TempDir()
+	first, second := writePair(t, dir, "first"), writePair(t, dir, "second")
+	l := app.NewListener(app.ListenerSettings{Name: "l", TLS: first}, nil, nil)
+	c := tlsconf.NewCertLoader(l)
+	got, err := c.Get(nil)
+	if err != nil || commonName(t, got) != "first" {
+		t.Fatalf("first Get: %v %v", got, err)
+	}
+	if err := os.Remove(first.CertFile); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := c.Get(nil); err != nil || again != got {
+		t.Fatalf("Get after the file went: %v, %v; want the loaded pair", again, err)
+	}
+	l.Update(app.ListenerSettings{Name: "l", TLS: second})
+	if got, err := c.Get(nil); err != nil || commonName(t, got) != "second" {
+		t.Fatalf("Get after a reload to other files: %v %v", got, err)
+	}
+	l.Update(app.ListenerSettings{Name: "l", TLS: first})
+	if _, err := c.Get(nil); err == nil || !strings.Contains(err.Error(), first.CertFile) {
+		t.Fatalf("Get of a missing file: %v, want an error naming it", err)
+	}
+}
+
+func TestConfigAndPinned(t *testing.T) {
+	dir := t.TempDir()
+	first, second := writePair(t, dir, "first"), writePair(t, dir, "second")
+	l := app.NewListener(app.ListenerSettings{Name: "l", TLS: first}, nil, nil)
+	c := tlsconf.NewCertLoader(l)
+	cfg := c.Config("postgresql")
+	if cfg.MinVersion != tls.VersionTLS12 || len(cfg.NextProtos) != 1 || cfg.NextProtos[0] != "postgresql" || cfg.GetCertificate == nil {
+		t.Fatalf("Config: %+v", cfg)
+	}
+	pinned, err := c.Pinned("postgresql")
+	if err != nil || pinned.GetCertificate != nil || len(pinned.Certificates) != 1 || commonName(t, &pinned.Certificates[0]) != "first" {
+		t.Fatalf("Pinned: %+v %v", pinned, err)
+	}
+	l.Update(app.ListenerSettings{Name: "l", TLS: second})
+	if commonName(t, &pinned.Certificates[0]) != "first" {
+		t.Fatal("a pinned configuration changed with a reload")
+	}
+	if got, _ := cfg.GetCertificate(nil); commonName(t, got) != "second" {
+		t.Fatal("Config did not follow the reload")
+	}
+}

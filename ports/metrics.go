@@ -1,0 +1,29 @@
+package ports
+
+// Metrics counts the gate's decisions. The core calls it on every
+// statement, so implementations must be cheap and safe for concurrent use.
+// adapters/outbound/metrics exports them to Prometheus.
+type Metrics interface {
+	// Statement counts one decision on a listener: allow, deny_policy,
+	// deny_approval, deny_unavailable, forward_approved, settle_accepted or
+	// settle_refused (the audit event's Decision).
+	Statement(listener, decision string)
+	// ApprovalFiled counts a new approval request on a listener; a reused
+	// one is not counted.
+	ApprovalFiled(listener string)
+	// Claim counts a claim of an APPROVED approval on a listener: won, or
+	// lost to another request.
+	Claim(listener string, won bool)
+}
+
+// NoMetrics counts nothing (a Sidecar or test without metrics).
+type NoMetrics struct{}
+
+// Statement does nothing.
+func (NoMetrics) Statement(string, string) {}
+
+// ApprovalFiled does nothing.
+func (NoMetrics) ApprovalFiled(string) {}
+
+// Claim does nothing.
+func (NoMetrics) Claim(string, bool) {}

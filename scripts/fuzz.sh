@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# make fuzz (and the fuzz step of make test): runs every go fuzz target in
+# the tree, one at a time (go test takes one -fuzz target per run), each for
+# FUZZTIME (default 10s; make fuzz passes a longer one). Targets are found by
+# their declaration, `func FuzzName(f *testing.F)` in a _test.go file, so a
+# target added anywhere is run without touching this script. One line per
+# target: package, name, executions, and ok or FAIL; a failing target's
+# output follows its line and the new crasher is left in
+# <package>/testdata/fuzz/<FuzzName>/ to check in as a regression seed.
+# Usage: scripts/fuzz.sh [package-dir-or-pattern...]   (default: the whole tree)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+FUZZTIME="${FUZZTIME:-10s}"
+roots=("${@:-.}")
+
+targets=$(grep -rEo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*\([A-Za-z0-9_]+ \*testing\.F\)' \
+	--exclude-dir=node_modules --exclude-dir=.tools --exclude-dir=vendor --exclude-dir=.git "${roots[@]}" |
+	sed -E 's#^(.*)/[^/]*_test\.go:func (Fuzz[A-Za-z0-9_]*)\(.*#\1 \2#' | sort -u)
+if [ -z "$targets" ]; then
+	echo "fuzz: no fuzz targets under ${roots[*]}"
+	exit 0
+fi
+
+failed=0
+while read -r dir name; do
+	pkg="./${dir#./}"
+	log=$(mktemp)
+	if go test -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" "$pkg" >"$log" 2>&1; then
+		result=ok
+	else
+		result=FAIL
+		failed=$((failed + 1))
+	fi
+	execs=$(grep -Eo 'execs: [0-9]+' "$log" | tail -1 | grep -Eo '[0-9]+' || true)
+	printf '%-4s %-40s %-22s %s execs in %s\n' "$result" "$pkg" "$name" "${execs:-?}" "$FUZZTIME"
+	if [ "$result" = FAIL ]; then
+		sed 's/^/    /' "$log"
+	fi
+	rm -f "$log"
+done <<<"$targets"
+
+if [ "$failed" -gt 0 ]; then
+	echo "fuzz: $failed target(s) failed"
+	exit 1
+fi
