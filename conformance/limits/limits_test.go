@@ -272,8 +272,10 @@ func status(t *testing.T, pid int, field string) int64 {
 }
 
 // standIn is a PostgreSQL stand-in on 127.0.0.1:0 for the held clients: it
-// logs every client in and answers Sync (what the listener sends after a
-// denial) with ReadyForQuery. It must never see a held statement.
+// logs every client in, answers the listener's abort Parse (sent in place of
+// a denied statement, so a transaction fails as PostgreSQL's would) with a
+// syntax error as PostgreSQL does, and Sync with ReadyForQuery. It must never
+// see a held statement.
 func standIn(t *testing.T) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -304,7 +306,13 @@ func standIn(t *testing.T) string {
 					if err != nil {
 						return
 					}
-					switch m.(type) {
+					switch m := m.(type) {
+					case *pgproto3.Parse:
+						if !strings.HasPrefix(m.Query, "HOOP SIDECAR DENIED") {
+							t.Errorf("the stand-in received a Parse of %.40q", m.Query)
+							return
+						}
+						be.Send(&pgproto3.ErrorResponse{Severity: "ERROR", Code: "42601", Message: "syntax error at or near \"HOOP\""})
 					case *pgproto3.Sync:
 						be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
 						be.Flush()
