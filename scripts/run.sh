@@ -113,6 +113,9 @@ step "starting the example upstream on 127.0.0.1:$UPSTREAM_PORT and the Sidecar 
 HOOP_SIDECAR_TOKEN=dev-sidecar-token ./bin/sidecar run --config "$SIDECAR_CONFIG" >"$RUN_DIR/sidecar.log" 2>&1 & pids+=($!)
 wait_http "http://127.0.0.1:$ADMIN_PORT/readyz" sidecar "$RUN_DIR/sidecar.log"
 
+# make clean removes .run only: with another HOOP_RUN_DIR, say which folder to remove.
+FRESH="make clean starts from an empty Control Plane"
+[ "$RUN_DIR" = .run ] || FRESH="remove $RUN_DIR to start afresh (make clean starts from an empty Control Plane only for the default .run)"
 {
 cat <<MSG
 
@@ -124,7 +127,7 @@ hoop Sidecar is up.
   MCP server      http://127.0.0.1:8765/mcp
   Logs            .run/controlplane.log .run/sidecar.log .run/upstream.log .run/audit.jsonl
   Approvals       kept in .run/controlplane.db across runs (a rejected statement stays rejected until reopened);
-                  make clean starts from an empty Control Plane
+                  $FRESH
 
 In another shell, from this folder:
   export HOOP_APPROVER_TOKEN=dev-approver-token HOOP_CONTROLPLANE_URL=http://127.0.0.1:8080
