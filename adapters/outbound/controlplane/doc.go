@@ -8,13 +8,15 @@
 //     variable, a file). A token never appears in logs, errors or %v output.
 //   - errors.go: *Error, which wraps ports.ErrNotFound, ErrUnavailable,
 //     ErrOlder, ErrUnauthorized or ErrConflict together with its cause, and
-//     the rules that classify an HTTP answer ("older" detection included).
+//     the rules that classify an HTTP answer: "older" only when the Control
+//     Plane says so, a proxy's page or garbage is unavailable.
 //   - transport.go: one HTTP exchange, the per-call timeout, and the retry of
 //     idempotent reads (Get, List, Info) with exponential backoff.
 //   - wire.go: the JSON shapes of the contract and their mapping to domain.
 //   - calls.go: the six calls.
 //
-// Reads (Get, List, Info) are retried on network errors and 5xx answers, at
+// Reads (Get, List, Info) are retried on network errors, 5xx answers and
+// other unavailable answers (a proxy's HTML page without the version header), at
 // most 3 tries with 100 ms..1 s backoff, bounded by the caller's context.
 // File, Claim and Settle are never retried: they are not idempotent.
 package controlplane

@@ -1,9 +1,11 @@
 package controlplane
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -102,20 +104,26 @@ type apiError struct {
 }
 
 // classify turns a non-success answer into an *Error following
-// docs/control-plane-api.md:
+// docs/control-plane-api.md ("What the Sidecar reads as older, and what as
+// unavailable"). "Older" needs the Control Plane to have said so; an answer
+// that is not the contract's shape (a proxy's page, garbage) is unavailable,
+// so waiters keep waiting through it:
 //
 //   - 5xx → ErrUnavailable (a Control Plane that failed, or a proxy in front
 //     of one that is down; checked first so an outage is never read as an
 //     upgrade problem);
-//   - no X-Hoop-Api-Version header, or one below 1 → ErrOlder;
-//   - 404 or 405 whose body is not a JSON error with a code → ErrOlder (the
-//     route does not exist there);
-//   - 401 and 403 → ErrUnauthorized; 404 → ErrNotFound; 409 → ErrConflict;
-//   - anything else → ErrRejected.
-//
-// For a 2xx answer it only checks the version header and returns nil when
-// that is fine. A 3xx (redirects are not followed) → ErrRejected naming the
-// Location, checked before the version since a redirecting proxy never sends it.
+//   - 3xx → ErrRejected naming the Location (redirects are not followed; a
+//     redirecting proxy never sends the version header);
+//   - X-Hoop-Api-Version present and an integer below 1 → ErrOlder;
+//   - X-Hoop-Api-Version present but not an integer → ErrUnavailable;
+//   - no X-Hoop-Api-Version and a JSON body (not an HTML page) → ErrOlder:
+//     an API server that answers JSON but not this contract;
+//   - no X-Hoop-Api-Version otherwise (an HTML page, text, an empty body)
+//     → ErrUnavailable: not the Control Plane speaking;
+//   - version 1 or later: 2xx → nil; 404 or 405 whose body is not a JSON
+//     error with a code → ErrOlder (a Control Plane without that route);
+//     401 and 403 → ErrUnauthorized; 404 → ErrNotFound; 409 → ErrConflict;
+//     anything else → ErrRejected.
 func classify(call string, status int, header http.Header, body []byte) *Error {
 	e := &Error{Call: call, HTTPStatus: status}
 	var ae apiError
@@ -131,10 +139,26 @@ func classify(call string, status int, header http.Header, body []byte) *Error {
 		e.Kind = ErrRejected
 		e.Cause = fmt.Errorf("redirected to %q; set the Control Plane URL to the final address", header.Get("Location"))
 		return e
-	case !versionOK(header):
-		e.Kind, e.Code, e.Message = ports.ErrOlder, "", ""
-		e.Cause = fmt.Errorf("answer has X-Hoop-Api-Version %q, this Sidecar needs %d", header.Get("X-Hoop-Api-Version"), APIVersion)
+	}
+	switch v, n := apiVersion(header); {
+	case v == "" && !isJSONBody(header, body):
+		e.Kind, e.Code, e.Message = ports.ErrUnavailable, "", ""
+		e.Cause = fmt.Errorf("answer without %s and without a JSON body (%s), not the Control Plane's", headerAPI, describe(header, body))
 		return e
+	case v == "":
+		e.Kind, e.Code, e.Message = ports.ErrOlder, "", ""
+		e.Cause = fmt.Errorf("JSON answer without %s, this Sidecar needs %d", headerAPI, APIVersion)
+		return e
+	case n < 0:
+		e.Kind, e.Code, e.Message = ports.ErrUnavailable, "", ""
+		e.Cause = fmt.Errorf("answer has %s %q, not a version number", headerAPI, v)
+		return e
+	case n < APIVersion:
+		e.Kind, e.Code, e.Message = ports.ErrOlder, "", ""
+		e.Cause = fmt.Errorf("answer has %s %q, this Sidecar needs %d", headerAPI, v, APIVersion)
+		return e
+	}
+	switch {
 	case status >= 200 && status < 300:
 		return nil
 	case (status == http.StatusNotFound || status == http.StatusMethodNotAllowed) && !isJSONErr:
@@ -153,9 +177,32 @@ func classify(call string, status int, header http.Header, body []byte) *Error {
 	return e
 }
 
-// versionOK reports whether the answer carries X-Hoop-Api-Version >= 1.
-func versionOK(h http.Header) bool {
-	v := strings.TrimSpace(h.Get("X-Hoop-Api-Version"))
+// apiVersion returns the X-Hoop-Api-Version header's value ("" when absent)
+// and its number, -1 when it is not a non-negative integer.
+func apiVersion(h http.Header) (string, int) {
+	v := strings.TrimSpace(h.Get(headerAPI))
 	n, err := strconv.Atoi(v)
-	return err == nil && n >= APIVersion
+	if err != nil || n < 0 {
+		return v, -1
+	}
+	return v, n
+}
+
+// isJSONBody reports whether body is one JSON value and the answer does not
+// call itself an HTML page.
+func isJSONBody(h http.Header, body []byte) bool {
+	if mt, _, _ := mime.ParseMediaType(h.Get("Content-Type")); mt == "text/html" {
+		return false
+	}
+	return len(bytes.TrimSpace(body)) > 0 && json.Valid(body)
+}
+
+// describe names an answer's media type and size for an error message,
+// never its content (it may echo anything).
+func describe(h http.Header, body []byte) string {
+	ct := h.Get("Content-Type")
+	if ct == "" {
+		ct = "no Content-Type"
+	}
+	return fmt.Sprintf("%s, %d bytes", ct, len(body))
 }

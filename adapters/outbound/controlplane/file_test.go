@@ -123,7 +123,8 @@ func TestFileErrors(t *testing.T) {
 		{"500 internal", reply(500, apiErr("internal", "db down")), ports.ErrUnavailable, "unavailable"},
 		{"503 no body", reply(503, nil), ports.ErrUnavailable, "unavailable"},
 		{"201 without version header", replyVersion("", 201, approvalJSON("9f97", "PENDING")), ports.ErrOlder, "older"},
-		{"404 html", replyVersion("", 404, "<html>not found</html>"), ports.ErrOlder, "older"},
+		{"404 html without version header, a proxy's", replyRaw("", 404, "text/html", "<html>not found</html>"), ports.ErrUnavailable, "unavailable"},
+		{"404 JSON without version header", replyVersion("", 404, map[string]any{"message": "not found"}), ports.ErrOlder, "older"},
 		{"201 not json", reply(201, "{"), ErrBadAnswer, "other"},
 		{"201 without id", reply(201, with(approvalJSON("", "PENDING"), "id", deleteKey)), ErrBadAnswer, "other"},
 	}

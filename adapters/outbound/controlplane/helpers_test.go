@@ -75,6 +75,23 @@ func replyVersion(version string, status int, body any) http.HandlerFunc {
 	}
 }
 
+// replyRaw answers status with body as is, Content-Type ctype ("" = none)
+// and X-Hoop-Api-Version version ("" = none): a proxy's page or garbage.
+func replyRaw(version string, status int, ctype, body string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if version != "" {
+			w.Header().Set("X-Hoop-Api-Version", version)
+		}
+		if ctype != "" {
+			w.Header().Set("Content-Type", ctype)
+		} else {
+			w.Header()["Content-Type"] = nil // no sniffing: no Content-Type at all
+		}
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, body)
+	}
+}
+
 // apiErr is the contract's error body.
 func apiErr(code, msg string) map[string]any { return map[string]any{"code": code, "message": msg} }
 

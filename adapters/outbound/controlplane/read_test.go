@@ -83,12 +83,14 @@ func TestGetErrors(t *testing.T) {
 	}{
 		{"404 not_found", reply(404, apiErr("not_found", "no such approval")), ports.ErrNotFound, "not_found", 1},
 		{"401 unauthorized", reply(401, apiErr("unauthorized", "unknown token")), ports.ErrUnauthorized, "unauthorized", 1},
-		{"404 plain text, route missing", replyVersion("", 404, "404 page not found\n"), ports.ErrOlder, "older", 1},
+		{"404 plain text, route missing on a v1 Control Plane", reply(404, "404 page not found\n"), ports.ErrOlder, "older", 1},
+		{"404 JSON without version header, route missing before the contract", replyVersion("", 404, map[string]any{"error": "no route"}), ports.ErrOlder, "older", 1},
+		{"404 plain text without version header, a proxy's", replyRaw("", 404, "text/plain", "404 page not found\n"), ports.ErrUnavailable, "unavailable", 3},
 		{"404 json without code", reply(404, map[string]any{"error": "nope"}), ports.ErrOlder, "older", 1},
 		{"405 plain text", reply(405, "method not allowed"), ports.ErrOlder, "older", 1},
 		{"200 without version header", replyVersion("", 200, approvalJSON("9f97", "PENDING")), ports.ErrOlder, "older", 1},
 		{"200 with version 0", replyVersion("0", 200, approvalJSON("9f97", "PENDING")), ports.ErrOlder, "older", 1},
-		{"200 with version garbage", replyVersion("v1", 200, approvalJSON("9f97", "PENDING")), ports.ErrOlder, "older", 1},
+		{"200 with version garbage", replyVersion("v1", 200, approvalJSON("9f97", "PENDING")), ports.ErrUnavailable, "unavailable", 3},
 		{"500 internal, retried", reply(500, apiErr("internal", "boom")), ports.ErrUnavailable, "unavailable", 3},
 		{"503 always, retried", reply(503, nil), ports.ErrUnavailable, "unavailable", 3},
 		{"302 redirect", func(w http.ResponseWriter, r *http.Request) {
@@ -230,8 +232,9 @@ func TestInfo(t *testing.T) {
 func TestInfoOlder(t *testing.T) {
 	for name, h := range map[string]http.HandlerFunc{
 		"api_version 0":  reply(200, map[string]any{"api_version": 0, "version": "0.1", "sidecar": "demo"}),
-		"route missing":  replyVersion("", 404, "404 page not found"),
-		"405 no json":    replyVersion("", 405, ""),
+		"route missing":  reply(404, "404 page not found"),
+		"JSON 404":       replyVersion("", 404, map[string]any{"message": "not found"}),
+		"405 no json":    reply(405, ""),
 		"no header, 200": replyVersion("", 200, map[string]any{"api_version": 1}),
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -61,7 +61,8 @@ func TestClaimErrors(t *testing.T) {
 		{"503 not retried", reply(503, apiErr("internal", "x")), ports.ErrUnavailable},
 		{"500 not retried", reply(500, nil), ports.ErrUnavailable},
 		{"401", reply(401, apiErr("unauthorized", "x")), ports.ErrUnauthorized},
-		{"405 route missing", replyVersion("", 405, "Method Not Allowed"), ports.ErrOlder},
+		{"405 route missing", reply(405, "Method Not Allowed"), ports.ErrOlder},
+		{"405 text without version header, a proxy's", replyRaw("", 405, "text/plain", "Method Not Allowed"), ports.ErrUnavailable},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

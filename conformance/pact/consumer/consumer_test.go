@@ -70,7 +70,9 @@ func run(t *testing.T, mock *consumer.V3HTTPMockProvider, in interaction) {
 			}
 		}).
 		WillRespondWith(in.status, func(rb *consumer.V3ResponseBuilder) {
-			if !in.older {
+			if in.older {
+				olderAnswer(in.answer)(rb)
+			} else {
 				answer(in.answer)(rb)
 			}
 		}).

@@ -95,6 +95,17 @@ func answer(body any) func(*consumer.V3ResponseBuilder) {
 	}
 }
 
+// olderAnswer is the answer of a Control Plane older than the contract: a
+// JSON body without X-Hoop-Api-Version. The Sidecar reads only that as
+// older; an answer without the header that is not JSON (a proxy's page) is
+// unavailable (docs/control-plane-api.md).
+func olderAnswer(body any) func(*consumer.V3ResponseBuilder) {
+	return func(b *consumer.V3ResponseBuilder) {
+		b.Header("Content-Type", regex("application/json", `^application/json`))
+		b.JSONBody(body)
+	}
+}
+
 // approval is the contract's approval object with status; extra adds or
 // replaces keys (decided_at, expires_at, rejection_reason, reused, claimed).
 // decided_at is null unless extra sets it.

@@ -30,8 +30,8 @@ type interaction struct {
 	body   map[string]any // request JSON, nil for none
 	status int
 	answer map[string]any // response JSON, nil for none
-	// older: the answer has no headers at all (a Control Plane older than
-	// the contract); otherwise it carries Content-Type and X-Hoop-Api-Version.
+	// older: the answer is JSON without X-Hoop-Api-Version (a Control Plane
+	// older than the contract); otherwise it carries that header too.
 	older bool
 	// check calls the client against the mock and says what it got wrong.
 	check func(ctx context.Context, c *cpclient.Client) error
@@ -298,6 +298,7 @@ var interactions = []interaction{
 	{
 		state: contract.StateOlder, desc: "a request for the info of a Control Plane older than the Sidecar",
 		method: http.MethodGet, path: matchers.S("/api/sidecars/info"), status: http.StatusOK, older: true,
+		answer: map[string]any{"version": like("0.9.0")},
 		check: func(ctx context.Context, c *cpclient.Client) error {
 			_, err := c.Info(ctx)
 			return wantErr(err, ports.ErrOlder)
