@@ -3,16 +3,8 @@ package supervisor_test
 import (
 	"bufio"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"io"
-	"math/big"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -21,6 +13,7 @@ import (
 
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/internal/supervisor"
+	"github.com/hoophq/sidecar/internal/testcert"
 )
 
 // echo is a line protocol for these tests: every line a client sends is
@@ -280,7 +273,7 @@ func TestCertificateThatDoesNotLoadRefuses(t *testing.T) {
 	if got := askNew(t, a); got != "db u1" {
 		t.Fatalf("after a refused reload the listener answers %q, want its old rules", got)
 	}
-	cert, key := writeCert(t, dir)
+	cert, key := testcert.Write(t, dir, "localhost")
 	if err := s.Apply([]app.ListenerSettings{withTLS(ls("db", a, "u3"), cert, key)}); err != nil {
 		t.Fatalf("reload with a good certificate: %v", err)
 	}
@@ -411,33 +404,6 @@ func waitDrained(t *testing.T, s *supervisor.Supervisor) {
 		}
 	}
 	t.Fatalf("%d listener(s) still draining", s.Draining())
-}
-
-// writeCert writes a self-signed certificate and key into dir.
-func writeCert(t *testing.T, dir string) (cert, key string) {
-	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "localhost"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), DNSNames: []string{"localhost"}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &k.PublicKey, k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kb, err := x509.MarshalECPrivateKey(k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, key = filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
-	if err := os.WriteFile(cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(key, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return cert, key
 }
 
 // While two listeners swap addresses again and again, every client that
