@@ -201,3 +201,18 @@ func (cp *ControlPlane) QuietReads(t testing.TB, id string, quiet time.Duration)
 	t.Fatalf("the Sidecar kept reading approval %s (%d reads): its wait did not end", id, last)
 	return 0
 }
+
+// ApproveAndExpectNoReads is a person approving id with the CLI after the
+// Sidecar's wait for it ended, reads being the sidecar_reads count once
+// they went quiet (QuietReads). It waits 5 s, 2.5 wait-mode poll intervals
+// in which a wait still going on would have read and claimed the approval,
+// and fails the test unless id is still APPROVED (not spent) with no more
+// reads.
+func (cp *ControlPlane) ApproveAndExpectNoReads(t testing.TB, id string, reads int) {
+	t.Helper()
+	cp.Approve(t, id)
+	time.Sleep(5 * time.Second)
+	if r := cp.Review(t, id); r.Status != "APPROVED" || r.SidecarReads != reads {
+		t.Fatalf("after the approval: status %s, %d more reads; want APPROVED and none", r.Status, r.SidecarReads-reads)
+	}
+}
