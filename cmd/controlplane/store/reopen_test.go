@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -171,18 +170,10 @@ func TestConcurrentReopensFileOnce(t *testing.T) {
 			ctx := context.Background()
 			x, _, _ := replicas[0].File(ctx, "demo", in("v1:same"), t0)
 			mustDecide(t, replicas[0], x.ID, domain.StatusRejected)
-			var wg sync.WaitGroup
-			var mu sync.Mutex
 			won, lost := 0, 0
-			start := make(chan struct{})
-			for i := 0; i < 20; i++ {
-				wg.Add(1)
-				go func(s store.Store) {
-					defer wg.Done()
-					<-start
-					_, _, err := s.Reopen(ctx, x.ID, "bob", t0.Add(time.Hour))
-					mu.Lock()
-					defer mu.Unlock()
+			atOnce(20, replicas, func(s store.Store) func() {
+				_, _, err := s.Reopen(ctx, x.ID, "bob", t0.Add(time.Hour))
+				return func() {
 					switch {
 					case err == nil:
 						won++
@@ -191,10 +182,8 @@ func TestConcurrentReopensFileOnce(t *testing.T) {
 					default:
 						t.Errorf("reopen: %v", err)
 					}
-				}(replicas[i%2])
-			}
-			close(start)
-			wg.Wait()
+				}
+			})
 			all, _ := replicas[1].List(ctx, store.Filter{Limit: 200}, t0.Add(time.Hour))
 			if won != 1 || lost != 19 || len(all) != 2 {
 				t.Fatalf("won %d, lost %d, %d requests; want 1, 19, 2", won, lost, len(all))

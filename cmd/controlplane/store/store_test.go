@@ -27,6 +27,29 @@ func eachKind(t *testing.T, f func(t *testing.T, kind string, s store.Store)) {
 	}
 }
 
+// atOnce makes n calls at the same moment, the i-th through
+// replicas[i%len(replicas)]: each waits for one common release, and atOnce
+// returns when all are done. call runs concurrently; the tally it returns
+// runs under one lock, so it may count outcomes in shared variables.
+func atOnce(n int, replicas []store.Store, call func(s store.Store) (tally func())) {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	start := make(chan struct{})
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(s store.Store) {
+			defer wg.Done()
+			<-start
+			tally := call(s)
+			mu.Lock()
+			defer mu.Unlock()
+			tally()
+		}(replicas[i%len(replicas)])
+	}
+	close(start)
+	wg.Wait()
+}
+
 func TestFileReusesPerSidecarAndFingerprint(t *testing.T) {
 	eachKind(t, func(t *testing.T, _ string, s store.Store) {
 		ctx := context.Background()
@@ -289,18 +312,10 @@ func TestFiftyConcurrentClaimsOneWins(t *testing.T) {
 			ctx := context.Background()
 			a, _, _ := replicas[0].File(ctx, "demo", in("v1:aa"), t0)
 			mustDecide(t, replicas[1], a.ID, domain.StatusApproved)
-			var wg sync.WaitGroup
-			var mu sync.Mutex
 			wins, losses := 0, 0
-			start := make(chan struct{})
-			for i := 0; i < 50; i++ {
-				wg.Add(1)
-				go func(s store.Store) {
-					defer wg.Done()
-					<-start
-					r, won, err := s.Claim(ctx, "demo", a.ID, "v1:aa", domain.StatusExecuted, t0)
-					mu.Lock()
-					defer mu.Unlock()
+			atOnce(50, replicas, func(s store.Store) func() {
+				r, won, err := s.Claim(ctx, "demo", a.ID, "v1:aa", domain.StatusExecuted, t0)
+				return func() {
 					switch {
 					case err != nil:
 						t.Errorf("claim: %v", err)
@@ -311,10 +326,8 @@ func TestFiftyConcurrentClaimsOneWins(t *testing.T) {
 					default:
 						t.Errorf("lost claim reports %s", r.Status)
 					}
-				}(replicas[i%2])
-			}
-			close(start)
-			wg.Wait()
+				}
+			})
 			if wins != 1 || losses != 49 {
 				t.Fatalf("wins %d losses %d, want 1 and 49", wins, losses)
 			}
@@ -329,18 +342,10 @@ func TestConcurrentFileFilesOnce(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			addr := storetest.Addr(t, kind)
 			replicas := []store.Store{storetest.OpenAddr(t, addr), storetest.OpenAddr(t, addr)}
-			var wg sync.WaitGroup
-			var mu sync.Mutex
 			ids, fresh := map[string]bool{}, 0
-			start := make(chan struct{})
-			for i := 0; i < 20; i++ {
-				wg.Add(1)
-				go func(s store.Store) {
-					defer wg.Done()
-					<-start
-					r, reused, err := s.File(context.Background(), "demo", in("v1:same"), t0)
-					mu.Lock()
-					defer mu.Unlock()
+			atOnce(20, replicas, func(s store.Store) func() {
+				r, reused, err := s.File(context.Background(), "demo", in("v1:same"), t0)
+				return func() {
 					if err != nil {
 						t.Errorf("file: %v", err)
 						return
@@ -349,10 +354,8 @@ func TestConcurrentFileFilesOnce(t *testing.T) {
 					if !reused {
 						fresh++
 					}
-				}(replicas[i%2])
-			}
-			close(start)
-			wg.Wait()
+				}
+			})
 			if len(ids) != 1 || fresh != 1 {
 				t.Fatalf("%d distinct ids, %d filed new; want 1 and 1", len(ids), fresh)
 			}
