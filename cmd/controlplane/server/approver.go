@@ -75,7 +75,7 @@ func (s *srv) decide(action string) namedHandler {
 				Error
 				Review Review `json:"review"`
 			}{Error{"conflict", "cannot " + action + " approval " + ce.Current.ID + ": it is " +
-				string(ce.Current.Status) + " (" + action + " needs " + string(ce.Want) + ")"}, reviewOf(ce.Current)})
+				string(ce.Current.Status) + " (" + action + " needs " + string(ce.Want) + ")" + reopenHint(ce.Current)}, reviewOf(ce.Current)})
 		case err != nil:
 			s.fail(w, r, err)
 		default:
@@ -83,4 +83,17 @@ func (s *srv) decide(action string) namedHandler {
 			writeJSON(w, http.StatusOK, Decided{reviewOf(rec), from})
 		}
 	}
+}
+
+// reopenHint tells a person who tries to decide a refused request again
+// (REJECTED, REVOKED) that reopen is how to ask again, or which request it
+// was reopened as already; "" for any other status.
+func reopenHint(r store.Record) string {
+	switch {
+	case r.Status != domain.StatusRejected && r.Status != domain.StatusRevoked:
+		return ""
+	case r.ReopenedAs != "":
+		return "; it was reopened as " + r.ReopenedAs + ": decide that one"
+	}
+	return "; to ask again, reopen it (controlplane reopen " + r.ID + ")"
 }

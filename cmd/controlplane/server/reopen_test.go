@@ -25,6 +25,13 @@ func TestReopenOverTheApproverAPI(t *testing.T) {
 				t.Fatalf("before reopen: %s", again.Raw)
 			}
 
+			// approving the rejection is refused, and the answer says how to ask again
+			refused := cp.Do("POST", "/api/reviews/"+id+"/approve", approver, nil)
+			want(t, refused, 409, "conflict")
+			if refused.JSON["message"] != "cannot approve approval "+id+": it is REJECTED (approve needs PENDING); to ask again, reopen it (controlplane reopen "+id+")" {
+				t.Fatalf("approve of REJECTED: %s", refused.Raw)
+			}
+
 			cp.Clock.Set(t0.Add(time.Hour))
 			ro := cp.Do("POST", "/api/reviews/"+id+"/reopen", approver, nil)
 			want(t, ro, 201, "")
@@ -56,6 +63,10 @@ func TestReopenOverTheApproverAPI(t *testing.T) {
 			if again.JSON["message"] != "cannot reopen approval "+id+": it was reopened already as "+newID ||
 				again.JSON["review"].(map[string]any)["id"] != id {
 				t.Fatalf("second reopen: %s", again.Raw)
+			}
+			if r := cp.Do("POST", "/api/reviews/"+id+"/approve", approver, nil); r.JSON["message"] !=
+				"cannot approve approval "+id+": it is REJECTED (approve needs PENDING); it was reopened as "+newID+": decide that one" {
+				t.Fatalf("approve of a reopened rejection: %s", r.Raw)
 			}
 			pending := cp.Do("POST", "/api/reviews/"+newID+"/reopen", approver, nil)
 			want(t, pending, 409, "conflict")
