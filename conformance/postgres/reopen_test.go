@@ -35,7 +35,7 @@ func TestRejectedStatementReopenedApprovedRunsOnce(t *testing.T) {
 			t.Fatalf("resend %d after the rejection: want it denied REJECTED as %s:\n%s", i+1, rejected, out)
 		}
 	}
-	if out, err := e.cp.TryCLI("approve", rejected); err == nil || !strings.Contains(out, "it is REJECTED (approve needs PENDING) (conflict, HTTP 409)") {
+	if out, err := e.cp.TryCLI("approve", rejected); err == nil || !strings.Contains(out, "it is REJECTED (approve needs PENDING); to ask again, reopen it (controlplane reopen "+rejected+") (conflict, HTTP 409)") {
 		t.Fatalf("approving the rejection must stay refused: %v\n%s", err, out)
 	}
 
