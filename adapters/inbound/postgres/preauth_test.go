@@ -84,21 +84,8 @@ func passwordUpstream(t *testing.T) (addr string, got chan byte) {
 func TestNoStatementBeforeAuthentication(t *testing.T) {
 	up, got := passwordUpstream(t)
 	addr, cp := serveAlone(t, up)
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, fe := untilPasswordRequest(t, addr)
 	defer c.Close()
-	fe := pgproto3.NewFrontend(c, c)
-	fe.Send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersion30,
-		Parameters: map[string]string{"user": "postgres", "database": "x"}})
-	fe.Flush()
-	c.SetReadDeadline(time.Now().Add(10 * time.Second))
-	if m, err := fe.Receive(); err != nil {
-		t.Fatal(err)
-	} else if _, ok := m.(*pgproto3.AuthenticationCleartextPassword); !ok {
-		t.Fatalf("want the password request, got %T", m)
-	}
 	fe.Send(&pgproto3.Query{String: "DELETE FROM t"})
 	fe.Flush()
 	rest, _ := io.ReadAll(c)
@@ -113,4 +100,26 @@ func TestNoStatementBeforeAuthentication(t *testing.T) {
 		t.Fatalf("the upstream received a %q message from a client that never logged in", typ)
 	case <-time.After(100 * time.Millisecond):
 	}
+}
+
+// untilPasswordRequest connects to the listener at addr, sends a
+// StartupMessage and reads the AuthenticationCleartextPassword that
+// passwordUpstream asks for; the connection has a 10 s deadline.
+func untilPasswordRequest(t *testing.T, addr string) (net.Conn, *pgproto3.Frontend) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fe := pgproto3.NewFrontend(c, c)
+	fe.Send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersion30,
+		Parameters: map[string]string{"user": "postgres", "database": "x"}})
+	fe.Flush()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	if m, err := fe.Receive(); err != nil {
+		t.Fatal(err)
+	} else if _, ok := m.(*pgproto3.AuthenticationCleartextPassword); !ok {
+		t.Fatalf("want the password request, got %T", m)
+	}
+	return c, fe
 }
