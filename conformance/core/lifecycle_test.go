@@ -60,22 +60,33 @@ func curl(t *testing.T, args ...string) <-chan string {
 	return out
 }
 
-// A slow request in flight when the Sidecar gets SIGTERM completes with 200
-// for curl, and the process then exits 0 within its shutdown_grace.
-func TestSIGTERMLetsARequestInFlightFinish(t *testing.T) {
-	up, begun := slowUpstream(t, 1500*time.Millisecond)
-	listen := harness.FreeAddr(t)
-	sc := harness.StartSidecar(t, harness.SidecarOptions{Config: fmt.Sprintf(`
+// sigtermWithRequestInFlight starts a Sidecar (shutdown_grace grace) with an
+// http listener in front of an upstream that answers after delay, starts a
+// curl of it, and sends SIGTERM once the upstream has the request. It
+// returns the Sidecar, the listener's address and curl's status code (when
+// curl ends).
+func sigtermWithRequestInFlight(t *testing.T, delay time.Duration, grace string) (sc *harness.Sidecar, listen string, res <-chan string) {
+	t.Helper()
+	up, begun := slowUpstream(t, delay)
+	listen = harness.FreeAddr(t)
+	sc = harness.StartSidecar(t, harness.SidecarOptions{Config: fmt.Sprintf(`
 sidecar: test
-shutdown_grace: 10s
+shutdown_grace: %s
 listeners:
   - {name: api, protocol: http, listen: %s, upstream: %s}
-`, listen, up.URL)})
-	res := curl(t, "http://"+listen+"/slow")
+`, grace, listen, up.URL)})
+	res = curl(t, "http://"+listen+"/slow")
 	waitCount(t, begun, 1)
 	if err := sc.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
+	return sc, listen, res
+}
+
+// A slow request in flight when the Sidecar gets SIGTERM completes with 200
+// for curl, and the process then exits 0 within its shutdown_grace.
+func TestSIGTERMLetsARequestInFlightFinish(t *testing.T) {
+	sc, listen, res := sigtermWithRequestInFlight(t, 1500*time.Millisecond, "10s")
 	if got := <-res; got != "200 <nil>" {
 		t.Fatalf("curl across SIGTERM: %q, want 200 and exit 0", got)
 	}
@@ -368,19 +379,7 @@ func adminGet(t *testing.T, admin, path string) (int, string) {
 
 // A second SIGTERM during the drain exits at once, with status 1.
 func TestSecondSIGTERMExitsAtOnce(t *testing.T) {
-	up, begun := slowUpstream(t, 20*time.Second)
-	listen := harness.FreeAddr(t)
-	sc := harness.StartSidecar(t, harness.SidecarOptions{Config: fmt.Sprintf(`
-sidecar: test
-shutdown_grace: 20s
-listeners:
-  - {name: api, protocol: http, listen: %s, upstream: %s}
-`, listen, up.URL)})
-	res := curl(t, "http://"+listen+"/slow")
-	waitCount(t, begun, 1)
-	if err := sc.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
+	sc, _, res := sigtermWithRequestInFlight(t, 20*time.Second, "20s")
 	sc.WaitFor(t, "stopping: listeners drain", 5*time.Second)
 	if err := sc.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
