@@ -103,6 +103,8 @@ type relayConn struct {
 	up  *upstreamConn
 	// served counts the requests answered on the connection.
 	served int64
+	// remote is the client's address, read once per connection.
+	remote string
 }
 
 // errHandoff says the relay leaves the connection to net/http.
@@ -110,7 +112,7 @@ var errHandoff = errors.New("handoff")
 
 // serveRelay serves client connection c until it closes or is handed off.
 func (h *handler) serveRelay(c net.Conn, set *relaySet, hl *handoffListener) {
-	rc := &relayConn{h: h, set: set, hl: hl, c: c, br: bufio.NewReaderSize(c, 4<<10)}
+	rc := &relayConn{h: h, set: set, hl: hl, c: c, br: bufio.NewReaderSize(c, 4<<10), remote: c.RemoteAddr().String()}
 	set.add(rc)
 	err := rc.loop()
 	if rc.up != nil {
@@ -193,7 +195,7 @@ func (rc *relayConn) serveRequest(n int) (keep bool, err error) {
 	if rt.urlErr != nil || rt.parts == nil {
 		return false, errHandoff
 	}
-	r, ok := rh.request(rc.c.RemoteAddr().String())
+	r, ok := rh.request(rc.remote)
 	if !ok {
 		return false, errHandoff
 	}
