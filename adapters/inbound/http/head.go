@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"golang.org/x/net/http/httpguts"
+
+	"github.com/hoophq/sidecar/domain"
 )
 
 // headerField is one header line of a message head, name and value as sent
@@ -149,15 +151,22 @@ func validTarget(t string) bool {
 // request returns rh as the *http.Request that the listener's shared
 // reading (reserve, analyze, display, app.IdentityValues) takes: method,
 // URL as url.ParseRequestURI reads the target (as net/http's server does),
-// headers in canonical form, Host and RemoteAddr. It has no body. ok is
+// Host, RemoteAddr, and of the headers only those that reading looks at
+// (readHeaders and identityKeys), in canonical form. It has no body. ok is
 // false when the target does not parse (net/http answers 400 then).
-func (rh *requestHead) request(remote string) (*http.Request, bool) {
+func (rh *requestHead) request(remote string, identityKeys []string) (*http.Request, bool) {
 	u, err := url.ParseRequestURI(rh.target)
 	if err != nil {
 		return nil, false
 	}
-	hd := make(http.Header, len(rh.fields))
+	var hd http.Header
 	for _, f := range rh.fields {
+		if !containsFoldString(readHeaders, f.name) && !containsFoldString(identityKeys, f.name) {
+			continue
+		}
+		if hd == nil {
+			hd = make(http.Header, 2)
+		}
 		k := textproto.CanonicalMIMEHeaderKey(f.name)
 		hd[k] = append(hd[k], f.value)
 	}
@@ -166,4 +175,19 @@ func (rh *requestHead) request(remote string) (*http.Request, bool) {
 		Header: hd, Host: rh.host, RequestURI: rh.target, RemoteAddr: remote,
 		ContentLength: rh.contentLength, Body: http.NoBody,
 	}, true
+}
+
+// readHeaders are the request headers the listener's reading of a
+// statement looks at: what it means (meaningHeaders: method overrides,
+// Content-Type, Content-Encoding) and the return mode header.
+var readHeaders = append([]string{domain.Names.HeaderApprovalMode}, meaningHeaders...)
+
+// containsFoldString reports whether list holds s, ignoring case.
+func containsFoldString(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
 }

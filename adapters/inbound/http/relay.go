@@ -105,6 +105,8 @@ type relayConn struct {
 	served int64
 	// remote is the client's address, read once per connection.
 	remote string
+	// last is the last request head decided on the connection.
+	last *decided
 }
 
 // errHandoff says the relay leaves the connection to net/http.
@@ -181,53 +183,85 @@ func (rc *relayConn) readHead() (int, error) {
 	}
 }
 
+// decided is a request head read and decided up to the gate: everything
+// that depends only on the head's bytes and the settings value. A
+// connection keeps the last one, so a client that repeats a request (a
+// poll, a health check, a load test) is not read and analysed again.
+type decided struct {
+	head   string
+	s      *app.ListenerSettings
+	rh     requestHead
+	r      *http.Request
+	rt     *route
+	an     domain.Analysis
+	ev     domain.Evaluation
+	st     app.Statement
+	reason error // errHandoff when the relay leaves the request to net/http
+}
+
+// decide reads the head h with settings s: the statement for the gate, or
+// reason errHandoff.
+func (rc *relayConn) decide(h string, s *app.ListenerSettings) *decided {
+	d := &decided{head: h, s: s, reason: errHandoff}
+	var ok bool
+	if d.rh, ok = parseRequestHead(h); !ok {
+		return d
+	}
+	d.rt = rc.h.routes.get(s)
+	if d.rt.urlErr != nil || d.rt.parts == nil {
+		return d
+	}
+	if d.r, ok = d.rh.request(rc.remote, s.IdentityKeys); !ok {
+		return d
+	}
+	if res, _ := reserve(d.r, d.rt.target.EscapedPath()); res != notReserved {
+		return d
+	}
+	d.an = analyze(d.r)
+	d.ev = app.Evaluate(s, d.an)
+	if d.ev.Verdict == domain.VerdictApproval {
+		return d // the body is part of the statement: net/http reads it (held.go)
+	}
+	d.st = app.Statement{
+		IdentityValues: app.IdentityValues(d.r.Header.Values, s.IdentityKeys),
+		Display:        display(d.r, nil),
+		Analysis:       d.an,
+		ReturnMode:     app.WantsReturnModeHeader(d.r.Header.Values),
+		Client:         rc.remote,
+		Evaluation:     &d.ev,
+	}
+	d.reason = nil
+	return d
+}
+
 // serveRequest decides and answers the request whose head is the first n
 // buffered bytes. keep says the connection can carry another request.
 func (rc *relayConn) serveRequest(n int) (keep bool, err error) {
 	b, _ := rc.br.Peek(n)
-	rh, ok := parseRequestHead(string(b))
-	if !ok {
-		return false, errHandoff
+	s := rc.h.l.Settings()
+	d := rc.last
+	if d == nil || d.s != s || d.head != string(b) || d.rt != rc.h.routes.get(s) {
+		d = rc.decide(string(b), s)
+		rc.last = d
 	}
-	h := rc.h
-	s := h.l.Settings()
-	rt := h.routes.get(s)
-	if rt.urlErr != nil || rt.parts == nil {
-		return false, errHandoff
-	}
-	r, ok := rh.request(rc.remote)
-	if !ok {
-		return false, errHandoff
-	}
-	if res, _ := reserve(r, rt.target.EscapedPath()); res != notReserved {
-		return false, errHandoff
-	}
-	an := analyze(r)
-	ev := app.Evaluate(s, an)
-	if ev.Verdict == domain.VerdictApproval {
-		return false, errHandoff // the body is part of the statement: net/http reads it (held.go)
+	if d.reason != nil {
+		return false, d.reason
 	}
 	_, _ = rc.br.Discard(n)
 	rc.served++
-	out := h.l.CheckWith(context.Background(), s, app.Statement{
-		IdentityValues: app.IdentityValues(r.Header.Values, s.IdentityKeys),
-		Display:        display(r, nil),
-		Analysis:       an,
-		ReturnMode:     app.WantsReturnModeHeader(r.Header.Values),
-		Client:         r.RemoteAddr,
-		Evaluation:     &ev,
-	})
+	rh := d.rh // a copy: forward may mark it closing
+	out := rc.h.l.CheckWith(context.Background(), s, d.st)
 	_ = rc.c.SetReadDeadline(time.Time{})
 	if !out.Forward {
-		d := out.Denial
-		if d == nil {
-			d = &domain.Denial{Kind: domain.DeniedByPolicy, Message: "statement denied"}
+		den := out.Denial
+		if den == nil {
+			den = &domain.Denial{Kind: domain.DeniedByPolicy, Message: "statement denied"}
 		}
 		w := newHeadWriter()
-		writeDenial(w, d)
+		writeDenial(w, den)
 		return rc.answer(w, &rh)
 	}
-	return rc.forward(&rh, r, rt)
+	return rc.forward(&rh, d.r, d.rt)
 }
 
 // answer writes the listener's own answer w (a denial, a 502) after

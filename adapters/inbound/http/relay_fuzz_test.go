@@ -39,7 +39,7 @@ func FuzzRequestHead(f *testing.F) {
 		if !ok {
 			return
 		}
-		r, ok := rh.request("192.0.2.1:1234")
+		r, ok := rh.request("192.0.2.1:1234", nil)
 		if !ok {
 			return
 		}

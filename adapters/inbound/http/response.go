@@ -66,13 +66,19 @@ func responseHeadEnd(b []byte) int {
 func parseResponseHead(h []byte, method string, out []byte) (responseHead, error) {
 	rh := responseHead{out: out[:0], length: -1}
 	line, rest := nextLine(h)
-	proto, st, _ := strings.Cut(string(line), " ")
-	code, reason, _ := strings.Cut(st, " ")
-	if proto != "HTTP/1.1" && proto != "HTTP/1.0" || len(code) != 3 {
+	proto, st, _ := bytes.Cut(line, []byte(" "))
+	code, reason, _ := bytes.Cut(st, []byte(" "))
+	if string(proto) != "HTTP/1.1" && string(proto) != "HTTP/1.0" || len(code) != 3 {
 		return rh, errBadResponse
 	}
-	n, err := strconv.Atoi(code)
-	if err != nil || n < 100 {
+	n := 0
+	for _, c := range code {
+		if c < '0' || c > '9' {
+			return rh, errBadResponse
+		}
+		n = n*10 + int(c-'0')
+	}
+	if n < 100 {
 		return rh, errBadResponse
 	}
 	rh.status = n
@@ -81,7 +87,7 @@ func parseResponseHead(h []byte, method string, out []byte) (responseHead, error
 	rh.out = append(rh.out, ' ')
 	rh.out = append(rh.out, reason...)
 	rh.out = append(rh.out, "\r\n"...)
-	rh.reusable = proto == "HTTP/1.1"
+	rh.reusable = string(proto) == "HTTP/1.1"
 	var chunked, otherTE bool
 	lengths := 0
 	var drop []string
@@ -93,10 +99,13 @@ func parseResponseHead(h []byte, method string, out []byte) (responseHead, error
 			break
 		}
 		name, value, ok := bytes.Cut(l, []byte(":"))
-		if !ok || !httpguts.ValidHeaderFieldName(string(name)) {
+		if !ok || !validFieldName(name) {
 			return rh, errBadResponse
 		}
-		v := strings.Trim(string(value), " \t")
+		var v string
+		if equalFold(name, "Content-Length") || equalFold(name, "Transfer-Encoding") || equalFold(name, "Connection") {
+			v = string(bytes.Trim(value, " \t"))
+		}
 		switch {
 		case equalFold(name, "Content-Length"):
 			x, err := strconv.ParseInt(v, 10, 64)
@@ -159,6 +168,19 @@ func parseResponseHead(h []byte, method string, out []byte) (responseHead, error
 		rh.reusable = false
 	}
 	return rh, nil
+}
+
+// validFieldName reports whether name is a token (RFC 9110 §5.1).
+func validFieldName(name []byte) bool {
+	if len(name) == 0 {
+		return false
+	}
+	for _, c := range name {
+		if !httpguts.IsTokenRune(rune(c)) {
+			return false
+		}
+	}
+	return true
 }
 
 // nextLine returns the first line of b without its line end, and the rest.
