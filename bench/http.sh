@@ -156,7 +156,13 @@ if [ -n "$base_bin" ]; then
   rsspids+=("$(cat "$work/base.pid")")
 fi
 
-rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+rss_kib() { # pid: VmRSS of the process and its children (nginx's worker), KiB
+  local sum=0 p
+  for p in "$1" $(pgrep -P "$1" || true); do
+    sum=$((sum + $(awk '/^VmRSS:/ { print $2 }' "/proc/$p/status")))
+  done
+  echo "$sum"
+}
 
 if [ "$idle" -gt 0 ]; then
   printf '\n%s idle keep-alive connections (one GET each, then idle); VmRSS from /proc/<pid>/status\n' "$idle"
