@@ -197,3 +197,34 @@ func statusLine(s string) string {
 	l, _, _ := strings.Cut(s, "\r\n")
 	return l
 }
+
+// A client that hangs up while the upstream has not answered yet closes
+// the upstream connection, as net/http's reverse proxy cancels the
+// upstream request: the upstream's request context ends.
+func TestRelayClosesTheUpstreamWhenTheClientLeaves(t *testing.T) {
+	arrived, canceled := make(chan struct{}), make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(arrived)
+		select {
+		case <-r.Context().Done():
+			close(canceled)
+		case <-time.After(hangGuard):
+		}
+	}))
+	defer up.Close()
+	addr := newSidecar(false).serve(t, app.ListenerSettings{Name: "api", Upstream: up.URL})
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(c, "GET /slow HTTP/1.1\r\nHost: api\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	<-arrived
+	c.Close()
+	select {
+	case <-canceled:
+	case <-time.After(hangGuard):
+		t.Fatal("the upstream request went on after the client left")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"time"
 )
@@ -43,7 +44,7 @@ func (rc *relayConn) forward(rh *requestHead, r *http.Request, rt *route) (bool,
 		rc.out = upstreamHead(rc.out[:0], rh, r, tp)
 		err = rc.sendRequest(up, rh.contentLength)
 		if err == nil {
-			_, err = up.br.Peek(1)
+			err = rc.fillUpstream(up)
 		}
 		if err != nil {
 			up.close()
@@ -143,11 +144,11 @@ func (rc *relayConn) relayResponse(up *upstreamConn, rh *requestHead) (bool, err
 		}
 		switch resp.framing {
 		case framingLength:
-			err = rc.copyBody(up.br, resp.length)
+			err = rc.copyBody(up, resp.length)
 		case framingChunked:
-			err = rc.copyChunked(up.br)
+			err = rc.copyChunked(up)
 		case framingClose:
-			err = rc.copyBody(up.br, -1)
+			err = rc.copyBody(up, -1)
 		}
 		if err == nil {
 			err = rc.flush()
@@ -203,16 +204,11 @@ func readResponseHead(br *bufio.Reader) ([]byte, error) {
 	}
 }
 
-// copyBody relays n body bytes (n < 0: until the upstream closes) from br
+// copyBody relays n body bytes (n < 0: until the upstream closes) from up
 // to the client. Bytes already buffered join rc.out; rc.out is written
 // before any read that waits, so a response streams as it comes.
-func (rc *relayConn) copyBody(br *bufio.Reader, n int64) error {
-	var buf []byte
-	defer func() {
-		if buf != nil {
-			relayBuffers.Put(buf)
-		}
-	}()
+func (rc *relayConn) copyBody(up *upstreamConn, n int64) error {
+	br := up.br
 	for n != 0 {
 		if k := br.Buffered(); k > 0 {
 			if n > 0 && int64(k) > n {
@@ -232,21 +228,7 @@ func (rc *relayConn) copyBody(br *bufio.Reader, n int64) error {
 		if err := rc.flush(); err != nil {
 			return errClientWrite
 		}
-		if buf == nil {
-			buf = relayBuffers.Get()
-		}
-		p := buf
-		if n > 0 && int64(len(p)) > n {
-			p = p[:n]
-		}
-		k, err := br.Read(p) // straight into p: br's buffer is empty
-		if k > 0 {
-			if _, werr := rc.c.Write(p[:k]); werr != nil {
-				return errClientWrite
-			}
-			n -= int64(k)
-		}
-		if err != nil {
+		if err := rc.fillUpstream(up); err != nil {
 			if n < 0 && errors.Is(err, io.EOF) {
 				return nil
 			}
@@ -259,12 +241,40 @@ func (rc *relayConn) copyBody(br *bufio.Reader, n int64) error {
 	return nil
 }
 
-// copyChunked relays a chunked body (RFC 9112 §7.1) from br to the client
+// clientCheckEvery is how long the relay waits on the upstream before it
+// looks whether the client is still connected.
+const clientCheckEvery = time.Second
+
+// fillUpstream waits until up's buffer holds bytes. Every clientCheckEvery
+// it looks at the client's socket (clientGone): a client that hung up ends
+// the wait with errClientWrite, and the upstream connection is closed, as
+// net/http cancels the upstream request of a client that left.
+func (rc *relayConn) fillUpstream(up *upstreamConn) error {
+	if up.br.Buffered() > 0 {
+		return nil
+	}
+	for {
+		_ = up.c.SetReadDeadline(time.Now().Add(clientCheckEvery))
+		_, err := up.br.Peek(1)
+		if err == nil {
+			_ = up.c.SetReadDeadline(time.Time{})
+			return nil
+		}
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			return err
+		}
+		if clientGone(rc.c) {
+			return errClientWrite
+		}
+	}
+}
+
+// copyChunked relays a chunked body (RFC 9112 §7.1) from up to the client
 // as it is framed: each chunk-size line, its data and CRLF, the last chunk
 // and the trailer section. Lines must end in CRLF.
-func (rc *relayConn) copyChunked(br *bufio.Reader) error {
+func (rc *relayConn) copyChunked(up *upstreamConn) error {
 	for {
-		line, err := rc.readLine(br)
+		line, err := rc.readLine(up)
 		if err != nil {
 			return err
 		}
@@ -275,7 +285,7 @@ func (rc *relayConn) copyChunked(br *bufio.Reader) error {
 		rc.out = append(rc.out, line...)
 		if size == 0 {
 			for { // trailer section, up to its empty line
-				line, err := rc.readLine(br)
+				line, err := rc.readLine(up)
 				if err != nil {
 					return err
 				}
@@ -285,10 +295,10 @@ func (rc *relayConn) copyChunked(br *bufio.Reader) error {
 				}
 			}
 		}
-		if err := rc.copyBody(br, size); err != nil {
+		if err := rc.copyBody(up, size); err != nil {
 			return err
 		}
-		crlf, err := rc.readLine(br)
+		crlf, err := rc.readLine(up)
 		if err != nil {
 			return err
 		}
@@ -299,16 +309,22 @@ func (rc *relayConn) copyChunked(br *bufio.Reader) error {
 	}
 }
 
-// readLine returns the next CRLF-terminated line of br (terminator
+// readLine returns the next CRLF-terminated line of up (terminator
 // included), writing rc.out to the client first when it would wait. The
 // slice is valid until the next read of br.
-func (rc *relayConn) readLine(br *bufio.Reader) ([]byte, error) {
-	if br.Buffered() == 0 {
+func (rc *relayConn) readLine(up *upstreamConn) ([]byte, error) {
+	if up.br.Buffered() == 0 {
 		if err := rc.flush(); err != nil {
 			return nil, errClientWrite
 		}
+		if err := rc.fillUpstream(up); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil, io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
 	}
-	line, err := br.ReadSlice('\n')
+	line, err := up.br.ReadSlice('\n')
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, io.ErrUnexpectedEOF
@@ -320,9 +336,6 @@ func (rc *relayConn) readLine(br *bufio.Reader) ([]byte, error) {
 	}
 	return line, nil
 }
-
-// relayBuffers lends the relay's body copy buffers.
-var relayBuffers proxyBuffers
 
 // headWriter is an http.ResponseWriter that keeps the answer to write it
 // in one piece: the listener's own answers on a relayed connection
