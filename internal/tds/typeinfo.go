@@ -256,6 +256,16 @@ func AppendValue(dst []byte, ti TypeInfo, v []byte) []byte {
 		}
 		return append(append(dst, byte(len(v))), v...)
 	}
+	if ti.Type == TypeText || ti.Type == TypeNText || ti.Type == TypeImage {
+		if v == nil {
+			return append(dst, 0)
+		}
+		// A 16-byte text pointer and 8-byte timestamp of zeros: the
+		// server ignores them on input (MS-TDS 2.2.5.2.3).
+		dst = append(dst, 16)
+		dst = append(dst, make([]byte, 24)...)
+		return append(le.AppendUint32(dst, uint32(len(v))), v...)
+	}
 	if ti.IsPLP() {
 		if v == nil {
 			return le.AppendUint64(dst, 0xFFFFFFFFFFFFFFFF)
