@@ -15,6 +15,8 @@ type Server struct {
 	// client's LOGIN7 names none (default "master").
 	Database string
 	// OnBatch returns the token stream answering a SQLBatch (default: DONE).
+	// A nil answer sends nothing: the request stays running until the
+	// client's Attention, which the server answers with DONE(ATTN).
 	OnBatch func(*tds.SQLBatch) []byte
 	// OnRPC returns the token stream answering an RPC (default: DONEPROC).
 	OnRPC func(*tds.RPC) []byte
@@ -128,7 +130,9 @@ func (s *Server) serve(c net.Conn) {
 				return
 			}
 			if s.OnBatch != nil {
-				reply = s.OnBatch(b)
+				if reply = s.OnBatch(b); reply == nil {
+					continue
+				}
 			} else {
 				reply = (&tds.Done{}).Append(nil)
 			}
