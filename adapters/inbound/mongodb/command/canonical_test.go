@@ -21,8 +21,8 @@ func TestCanonical(t *testing.T) {
 		render string // when set, Display(0) of a
 	}{
 		{name: "a new session and a later $clusterTime",
-			a: `{"delete": "t", "deletes": [{"q": {"a": 1}, "limit": 0}], "ordered": true, "lsid": {"id": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAA==", "subType": "04"}}}, "$clusterTime": {"clusterTime": {"$timestamp": {"t": 1, "i": 1}}, "signature": {"hash": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAAAAAAA=", "subType": "00"}}, "keyId": 0}}, "$db": "test"}`,
-			b: `{"delete": "t", "deletes": [{"q": {"a": 1}, "limit": 0}], "ordered": true, "lsid": {"id": {"$binary": {"base64": "AQEBAQEBAQEBAQEBAQEBAQ==", "subType": "04"}}}, "$clusterTime": {"clusterTime": {"$timestamp": {"t": 9, "i": 3}}, "signature": {"hash": {"$binary": {"base64": "AQEBAQEBAQEBAQEBAQEBAQEBAQE=", "subType": "00"}}, "keyId": {"$numberLong": "7"}}}, "$db": "test"}`,
+			a:    `{"delete": "t", "deletes": [{"q": {"a": 1}, "limit": 0}], "ordered": true, "lsid": {"id": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAA==", "subType": "04"}}}, "$clusterTime": {"clusterTime": {"$timestamp": {"t": 1, "i": 1}}, "signature": {"hash": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAAAAAAA=", "subType": "00"}}, "keyId": 0}}, "$db": "test"}`,
+			b:    `{"delete": "t", "deletes": [{"q": {"a": 1}, "limit": 0}], "ordered": true, "lsid": {"id": {"$binary": {"base64": "AQEBAQEBAQEBAQEBAQEBAQ==", "subType": "04"}}}, "$clusterTime": {"clusterTime": {"$timestamp": {"t": 9, "i": 3}}, "signature": {"hash": {"$binary": {"base64": "AQEBAQEBAQEBAQEBAQEBAQEBAQE=", "subType": "00"}}, "keyId": {"$numberLong": "7"}}}, "$db": "test"}`,
 			same: true, render: `{"delete":"t","$db":"test","deletes":[{"q":{"a":1},"limit":0}],"ordered":true}`},
 		{name: "another filter value", a: `{"delete": "t", "deletes": [{"q": {"a": 1}, "limit": 0}], "$db": "test"}`,
 			b: `{"delete": "t", "deletes": [{"q": {"a": 2}, "limit": 0}], "$db": "test"}`},

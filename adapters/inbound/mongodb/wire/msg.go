@@ -2,6 +2,8 @@ package wire
 
 import (
 	"encoding/binary"
+	"errors"
+	"strings"
 	"hash/crc32"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -156,15 +158,35 @@ func readSequence(src []byte) (Sequence, int, error) {
 	}
 	seq := Sequence{Identifier: string(sec[:nul])}
 	docs := sec[nul+1:]
+	seq.Documents = make([]bsoncore.Document, 0, countDocuments(docs))
 	for len(docs) > 0 {
-		doc, err := readDocument(docs, "kind 1 section "+seq.Identifier)
+		doc, err := readDocument(docs, "kind 1 section")
 		if err != nil {
+			var me *MalformedError
+			if errors.As(err, &me) {
+				me.Reason = strings.Replace(me.Reason, "kind 1 section", "kind 1 section "+seq.Identifier, 1)
+			}
 			return Sequence{}, 0, err
 		}
 		seq.Documents = append(seq.Documents, doc)
 		docs = docs[len(doc):]
 	}
 	return seq, int(size), nil
+}
+
+// countDocuments counts the documents in a sequence by their lengths
+// alone, to size the slice; readSequence validates them.
+func countDocuments(b []byte) int {
+	n := 0
+	for len(b) >= 4 {
+		l := int(int32(binary.LittleEndian.Uint32(b)))
+		if l < 5 || l > len(b) {
+			break
+		}
+		n++
+		b = b[l:]
+	}
+	return n
 }
 
 // Append appends m as it goes on the wire to dst and returns the result:
