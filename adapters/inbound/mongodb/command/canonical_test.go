@@ -119,3 +119,13 @@ func TestVocabulary(t *testing.T) {
 		t.Error("IsAction accepts a typo")
 	}
 }
+
+func TestUpperSnake(t *testing.T) {
+	for in, want := range map[string]string{"findAndModify": "FIND_AND_MODIFY", "dbStats": "DB_STATS", "reIndex": "RE_INDEX",
+		"setDefaultRWConcern": "SET_DEFAULT_RW_CONCERN", "driverOIDTest": "DRIVER_OID_TEST", "whatsmyuri": "WHATSMYURI",
+		"$eval": "EVAL", "killOp": "KILL_OP"} {
+		if got := upperSnake(in); got != want {
+			t.Errorf("upperSnake(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
