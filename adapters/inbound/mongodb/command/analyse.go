@@ -40,9 +40,27 @@ func analyse(body bsoncore.Document, seqs []wire.Sequence, db string) (*Command,
 	return c, nil
 }
 
-// checkSequences refuses what the server refuses: an identifier used twice,
-// or one that is also a field of the body.
+// checkSequences refuses what the server refuses: a top-level field sent
+// twice (which copy would the server take? current servers refuse the
+// command: the analysis refuses it too rather than guess), a sequence
+// identifier used twice, or one that is also a field of the body.
 func checkSequences(body bsoncore.Document, seqs []wire.Sequence) error {
+	var buf [24][]byte
+	keys := buf[:0]
+	var dup []byte
+	each(body, func(key []byte, _ bsoncore.Element) bool {
+		for _, k := range keys {
+			if string(k) == string(key) {
+				dup = key
+				return false
+			}
+		}
+		keys = append(keys, key)
+		return true
+	})
+	if dup != nil {
+		return &Error{Reason: fmt.Sprintf("field %q appears twice in the command", dup)}
+	}
 	for i, s := range seqs {
 		for _, before := range seqs[:i] {
 			if before.Identifier == s.Identifier {

@@ -75,6 +75,18 @@ func (r *reading) special(name string, v bsoncore.Value) {
 		} else {
 			r.action("UPDATE")
 		}
+		if truthy(c.Body.Lookup("upsert")) {
+			r.action("INSERT")
+		}
+	case "update":
+		// An upsert inserts when nothing matches: INSERT as well.
+		updates, _, _ := r.field("updates")
+		for _, u := range updates {
+			if truthy(u.Lookup("upsert")) {
+				r.action("INSERT")
+				break
+			}
+		}
 	case "bulkwrite":
 		ns, _, _ := r.field("nsInfo")
 		for _, d := range ns {
@@ -90,6 +102,9 @@ func (r *reading) special(name string, v bsoncore.Value) {
 					r.action("INSERT")
 				case "update":
 					r.action("UPDATE")
+					if truthy(op.Lookup("upsert")) {
+						r.action("INSERT")
+					}
 				case "delete":
 					r.action("DELETE")
 				}
