@@ -108,7 +108,7 @@ func (c *Compressed) Decompress(maxMessageSize int) ([]byte, error) {
 	out, err := decompress(dst, int(size), c.CompressorID, c.Payload)
 	if err != nil {
 		if errors.Is(err, ErrUnsupportedCompressor) {
-			return nil, &MalformedError{OpCode: OpCompressed, Reason: fmt.Sprintf("%v %d", ErrUnsupportedCompressor, c.CompressorID)}
+			return nil, &MalformedError{OpCode: OpCompressed, Reason: fmt.Sprintf("%v %d", ErrUnsupportedCompressor, c.CompressorID), Err: ErrUnsupportedCompressor}
 		}
 		return nil, malformed(OpCompressed, "%v: %v", c.CompressorID, err)
 	}

@@ -125,6 +125,9 @@ func TestDecompressRefuses(t *testing.T) {
 			wantMalformed(t, err, tt.want)
 		})
 	}
+	if _, err := Decompress(mk(OpMsg, size, 9, plain[HeaderLen:]), 0); !errors.Is(err, ErrUnsupportedCompressor) {
+		t.Fatalf("Decompress with id 9: %v is not ErrUnsupportedCompressor", err)
+	}
 	if _, err := Compress(plain, 7); !errors.Is(err, ErrUnsupportedCompressor) {
 		t.Fatalf("Compress with id 7: %v", err)
 	}

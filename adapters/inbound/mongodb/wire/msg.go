@@ -3,8 +3,8 @@ package wire
 import (
 	"encoding/binary"
 	"errors"
-	"strings"
 	"hash/crc32"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/wiremessage"
@@ -92,7 +92,7 @@ func DecodeMsg(msg []byte) (*Msg, error) {
 		}
 		want := binary.LittleEndian.Uint32(msg[len(msg)-4:])
 		if crc32.Checksum(msg[:len(msg)-4], castagnoli) != want {
-			return nil, &MalformedError{OpCode: OpMsg, Reason: ErrChecksum.Error()}
+			return nil, &MalformedError{OpCode: OpMsg, Reason: ErrChecksum.Error(), Err: ErrChecksum}
 		}
 		rest = rest[:len(rest)-4]
 	}

@@ -220,4 +220,3 @@ func errorReply(msg string) bsoncore.Document {
 	return bsoncore.NewDocumentBuilder().AppendDouble("ok", 0).AppendString("errmsg", msg).
 		AppendInt32("code", 59).AppendString("codeName", "CommandNotFound").Build()
 }
-
