@@ -55,3 +55,32 @@ func BenchmarkAggregate(b *testing.B) {
 	m := msg(b, `{"aggregate": "t", "pipeline": [{"$match": {"a": {"$gt": 1}}}, {"$lookup": {"from": "u", "localField": "a", "foreignField": "b", "as": "x"}}, {"$sort": {"a": -1}}], "cursor": {}, `+session+`}`)
 	benchDecodeAnalyse(b, m.Append(nil))
 }
+
+// BenchmarkDisplayInsertMany1000: the approver's rendering of a 1,000-
+// document insert costs what the first 4 KB cost, not the whole command.
+func BenchmarkDisplayInsertMany1000(b *testing.B) {
+	docs := make([]string, 1000)
+	for i := range docs {
+		docs[i] = `{"_id": ` + strconv.Itoa(i) + `, "name": "` + strings.Repeat("x", 40) + `", "n": 1, "tags": ["a", "b"]}`
+	}
+	c, err := FromMsg(msg(b, `{"insert": "t", "ordered": true, `+session+`}`, sequence(b, "documents", docs...)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = c.Display(0)
+	}
+}
+
+// BenchmarkDisplayFind: the rendering of a typical find.
+func BenchmarkDisplayFind(b *testing.B) {
+	c, err := FromMsg(msg(b, `{"find": "t", "filter": {"_id": {"$oid": "6b0e4e9adb6595edbdb7aa59"}}, "limit": {"$numberLong": "1"}, "singleBatch": true, `+session+`}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = c.Display(0)
+	}
+}

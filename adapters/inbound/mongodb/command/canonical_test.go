@@ -93,9 +93,23 @@ func TestDisplay(t *testing.T) {
 			limit = DefaultDisplayLimit
 		}
 		cut, rest, ok := strings.Cut(got, "… (")
-		if !ok || len(cut) > limit || !utf8.ValidString(cut) || !strings.HasPrefix(full, cut) || rest != itoa(len(full))+" bytes)" {
+		if !ok || len(cut) > limit || !utf8.ValidString(cut) || !strings.HasPrefix(full, cut) ||
+			rest != "truncated; "+itoa(len(long.Canonical))+" bytes of BSON)" {
 			t.Fatalf("Display(%d) = %q…", limit, got[:min(len(got), 120)])
 		}
+	}
+	// A large insert is rendered from its first documents only: the
+	// rendering starts as the whole one does and says it was cut.
+	docs := make([]string, 20000)
+	for i := range docs {
+		docs[i] = `{"_id": ` + itoa(i) + `, "s": "` + strings.Repeat("x", 50) + `"}`
+	}
+	big := analyseJSON(t, `{"insert": "t", "$db": "test"}`, sequence(t, "documents", docs...))
+	got := big.Display(0)
+	want = `{"insert":"t","$db":"test","documents":[{"_id":0,"s":"xxxxx`
+	if !strings.HasPrefix(got, want) || !strings.HasSuffix(got, "… (truncated; "+itoa(len(big.Canonical))+" bytes of BSON)") ||
+		len(got) > DefaultDisplayLimit+64 {
+		t.Fatalf("a 20,000-document insert rendered as %d bytes: %q…", len(got), got[:min(len(got), 200)])
 	}
 }
 
