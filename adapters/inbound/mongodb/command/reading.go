@@ -110,6 +110,8 @@ func (r *reading) special(name string, v bsoncore.Value) {
 				}
 			}
 		}
+	case "applyops":
+		r.applyOps(c.Body.Lookup("applyOps"), 0)
 	case "renamecollection":
 		if s, ok := c.Body.Lookup("to").StringValueOK(); ok {
 			r.namespace(s)
@@ -168,6 +170,74 @@ func (r *reading) special(name string, v bsoncore.Value) {
 	case "saslstart", "saslcontinue", "authenticate", "logout", "getnonce":
 		c.Auth = parseAuth(c.Body, c.Database)
 	}
+}
+
+// applyOps reads the oplog entries of an applyOps command: each names its
+// namespace (ns) and does an insert (op "i"), update ("u"), delete ("d")
+// or runs a command ("c", its document o analysed like any command, nested
+// applyOps included up to a few levels), so a rule on DELETE or DROP holds
+// them however they arrive.
+func (r *reading) applyOps(ops bsoncore.Value, depth int) {
+	arr, ok := ops.ArrayOK()
+	if !ok || depth > 4 {
+		return
+	}
+	each(arr, func(_ []byte, e bsoncore.Element) bool {
+		entry, ok := e.Value().DocumentOK()
+		if !ok {
+			return true
+		}
+		op, _ := entry.Lookup("op").StringValueOK()
+		ns, _ := entry.Lookup("ns").StringValueOK()
+		switch op {
+		case "i":
+			r.action("INSERT")
+			r.namespace(ns)
+		case "u":
+			r.action("UPDATE")
+			r.namespace(ns)
+		case "d":
+			r.action("DELETE")
+			r.namespace(ns)
+		case "c":
+			inner, ok := entry.Lookup("o").DocumentOK()
+			if !ok {
+				return true
+			}
+			first, err := inner.IndexErr(0)
+			if err != nil {
+				return true
+			}
+			db, _, _ := strings.Cut(ns, ".")
+			ic := &Command{Name: first.Key(), Database: db, Body: inner, Ordered: true}
+			ir := newReading(ic)
+			s, known := lookup(ic.Name)
+			if !known {
+				ir.action(ActionUnknown)
+				s.target = targetColl
+			}
+			for _, a := range s.actions {
+				ir.action(a)
+			}
+			ir.target(s.target, first.Value())
+			if ir.name == "applyops" {
+				ir.applyOps(first.Value(), depth+1)
+			} else {
+				ir.special(ir.name, first.Value())
+			}
+			ir.scan()
+			for _, a := range ir.actions {
+				r.action(a)
+			}
+			for _, t := range ir.targets {
+				r.namespace(t)
+			}
+			for _, f := range ir.functions {
+				r.function(f)
+			}
+		}
+		return true
+	})
 }
 
 // mapReduceOut reads mapReduce's out: {inline: 1} returns results and
