@@ -1,7 +1,6 @@
 package command
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/hoophq/sidecar/adapters/inbound/mongodb/wire"
@@ -13,7 +12,7 @@ import (
 type reading struct {
 	c                           *Command
 	name                        string // lower case
-	actions, targets, functions []string
+	actions, targets, functions list
 	explained                   bool // inside an explain: reads, never writes
 }
 
@@ -21,16 +20,8 @@ func newReading(c *Command) *reading {
 	return &reading{c: c, name: strings.ToLower(c.Name)}
 }
 
-// add appends v to list unless it is empty or there already (the lists
-// are short: a linear search beats a map).
-func add(list *[]string, v string) {
-	if v != "" && !slices.Contains(*list, v) {
-		*list = append(*list, v)
-	}
-}
-
-func (r *reading) action(a string)   { add(&r.actions, a) }
-func (r *reading) function(f string) { add(&r.functions, f) }
+func (r *reading) action(a string)   { r.actions.add(a) }
+func (r *reading) function(f string) { r.functions.add(f) }
 
 // collection adds db.coll (the command's database when db is empty).
 func (r *reading) collection(db, coll string) {
@@ -38,18 +29,18 @@ func (r *reading) collection(db, coll string) {
 		db = r.c.Database
 	}
 	if coll == "" {
-		add(&r.targets, db)
+		r.targets.add(db)
 		return
 	}
 	if db == "" {
-		add(&r.targets, coll)
+		r.targets.add(coll)
 		return
 	}
-	add(&r.targets, db+"."+coll)
+	r.targets.add(db+"."+coll)
 }
 
 // namespace adds a full "db.collection" as sent.
-func (r *reading) namespace(ns string) { add(&r.targets, ns) }
+func (r *reading) namespace(ns string) { r.targets.add(ns) }
 
 func (r *reading) target(kind targetKind, v bsoncore.Value) {
 	switch kind {
@@ -226,13 +217,13 @@ func (r *reading) applyOps(ops bsoncore.Value, depth int) {
 				ir.special(ir.name, first.Value())
 			}
 			ir.scan()
-			for _, a := range ir.actions {
+			for _, a := range ir.actions.items {
 				r.action(a)
 			}
-			for _, t := range ir.targets {
+			for _, t := range ir.targets.items {
 				r.namespace(t)
 			}
-			for _, f := range ir.functions {
+			for _, f := range ir.functions.items {
 				r.function(f)
 			}
 		}
@@ -278,13 +269,13 @@ func (r *reading) explain(inner bsoncore.Document) {
 	ir.target(s.target, first.Value())
 	ir.special(ir.name, first.Value())
 	ir.scan()
-	for _, t := range ir.targets {
+	for _, t := range ir.targets.items {
 		r.namespace(t)
 	}
-	for _, f := range ir.functions {
+	for _, f := range ir.functions.items {
 		r.function(f)
 	}
-	for _, a := range ir.actions {
+	for _, a := range ir.actions.items {
 		if a == ActionServerJS {
 			r.action(a)
 		}
@@ -420,10 +411,10 @@ func truthy(v bsoncore.Value) bool {
 }
 
 func (r *reading) finish() {
-	if len(r.actions) == 0 {
-		r.actions = []string{ActionUnknown}
+	if len(r.actions.items) == 0 {
+		r.actions.add(ActionUnknown)
 	}
-	r.c.Analysis.Actions = r.actions
-	r.c.Analysis.Targets = r.targets
-	r.c.Analysis.Functions = r.functions
+	r.c.Analysis.Actions = r.actions.items
+	r.c.Analysis.Targets = r.targets.items
+	r.c.Analysis.Functions = r.functions.items
 }
