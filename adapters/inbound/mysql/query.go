@@ -1,0 +1,146 @@
+package mysql
+
+import (
+	"strings"
+
+	"github.com/hoophq/sidecar/adapters/inbound/mysql/analyzer"
+	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/domain"
+)
+
+// query decides a COM_QUERY: its text is one unit, every statement of a
+// multi-statement text analysed on its own; if any is held or denied,
+// nothing of the text is forwarded.
+func (s *session) query(p []byte, seq byte) error {
+	sql := string(p[1:])
+	if s.txFailed {
+		if done, err := s.afterFailedTx(sql, seq); done {
+			return err
+		}
+	}
+	set := s.rules()
+	res := s.p.cache.Analyze(sql, s.database)
+	st := app.Statement{Canonical: canonicalQuery(sql), Display: displayQuery(sql, s.database)}
+	out, refused := s.decide(set, res, st)
+	if refused != nil {
+		return s.reply(seq, *refused)
+	}
+	if !out.Forward {
+		return s.deny(out, seq)
+	}
+	for _, x := range res.Statements {
+		if x.Kill != nil && x.Kill.QueryOnly {
+			s.p.threads.interrupt(s.upstreamAddr, x.Kill.ID)
+		}
+	}
+	if err := s.forward(p, seq); err != nil {
+		out.Ticket.Settle(false)
+		return err
+	}
+	a, err := s.relay(respResult, s.cw)
+	out.Ticket.Settle(err == nil && a.accepted())
+	if err == nil && !a.failed {
+		for _, x := range res.Statements {
+			if x.UseDB != "" {
+				s.database = x.UseDB
+			}
+		}
+	}
+	return err
+}
+
+// decide asks the gate about one unit (a COM_QUERY text or a
+// COM_STMT_EXECUTE) whose statements res holds. A text the parser refused
+// (res.Err) that no rule covers is refused unchecked on a listener with
+// rules: fail closed (docs/mysql-listener.md).
+func (s *session) decide(set *app.ListenerSettings, res analyzer.Result, st app.Statement) (app.Outcome, *sqlError) {
+	parts := make([]domain.Analysis, len(res.Statements))
+	for i, x := range res.Statements {
+		parts[i] = x.Analysis
+	}
+	if res.Err != nil && len(app.Covered(set, parts)) == 0 && (len(set.Approvals) > 0 || len(set.Policies) > 0) {
+		s.log.Warn("mysql statement refused: the parser cannot read it", "error", res.Err)
+		e := errUncheckable.with("hoop sidecar: this statement cannot be checked, so nothing was run: " + res.Err.Error() +
+			"; add UNKNOWN to an approval rule's actions to have such texts held for a person")
+		return app.Outcome{}, &e
+	}
+	st.Analysis = app.Deciding(set, parts)
+	return s.check(set, st), nil
+}
+
+// deny answers a command the gate did not forward with its ERR. Inside a
+// transaction the denial fails the transaction the way MySQL's own
+// ER_LOCK_DEADLOCK does: the upstream's transaction is rolled back, and
+// until the client ends it (ROLLBACK or COMMIT) every statement is refused
+// with 1213/40001, so a later COMMIT cannot apply part of what was sent.
+func (s *session) deny(out app.Outcome, seq byte) error {
+	if out.ClientGone {
+		return errClientGone
+	}
+	e := errInterrupted.with("Query execution was interrupted (hoop sidecar: the wait for approval was ended by KILL QUERY; the approval request stays)")
+	if !out.Canceled {
+		e = denialError(out.Denial)
+	}
+	if s.inTransaction() {
+		if err := s.rollbackUpstream(); err != nil {
+			return err
+		}
+		s.txFailed = true
+	}
+	return s.reply(seq, e)
+}
+
+// rollbackUpstream rolls back the upstream's open transaction, answering
+// nothing to the client.
+func (s *session) rollbackUpstream() error {
+	if err := s.forward(append([]byte{3}, "ROLLBACK"...), 0); err != nil {
+		return err
+	}
+	_, err := s.relay(respResult, discard())
+	return err
+}
+
+// afterFailedTx answers a statement sent after a denial inside a
+// transaction: ROLLBACK ends the failed state and is then decided and
+// forwarded as usual (done false), COMMIT ends it with 1213 (nothing was
+// committed), anything else is refused with 1213.
+func (s *session) afterFailedTx(sql string, seq byte) (done bool, err error) {
+	word := strings.ToUpper(firstWord(sql))
+	switch word {
+	case "ROLLBACK":
+		s.txFailed = false
+		return false, nil
+	case "COMMIT":
+		s.txFailed = false
+		return true, s.reply(seq, errTxAborted.with("hoop sidecar: the transaction was rolled back when a statement in it was denied; nothing was committed. Resend the whole transaction"))
+	}
+	return true, s.reply(seq, errTxAborted.with("hoop sidecar: a statement of this transaction was denied, so the transaction was rolled back; send ROLLBACK, then resend the whole transaction"))
+}
+
+// firstWord returns the first word of sql after spaces, comments and
+// semicolons.
+func firstWord(sql string) string {
+	for {
+		sql = strings.TrimLeft(sql, " \t\r\n;")
+		switch {
+		case strings.HasPrefix(sql, "/*") && !strings.HasPrefix(sql, "/*!"):
+			i := strings.Index(sql, "*/")
+			if i < 0 {
+				return ""
+			}
+			sql = sql[i+2:]
+		case strings.HasPrefix(sql, "--"), strings.HasPrefix(sql, "#"):
+			i := strings.IndexByte(sql, '\n')
+			if i < 0 {
+				return ""
+			}
+			sql = sql[i+1:]
+		default:
+			end := strings.IndexFunc(sql, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '_') })
+			if end < 0 {
+				return sql
+			}
+			return sql[:end]
+		}
+	}
+}
