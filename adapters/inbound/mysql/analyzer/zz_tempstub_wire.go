@@ -65,7 +65,7 @@ type Cache struct{}
 
 func NewCache(n int) *Cache                               { return &Cache{} }
 func (*Cache) Analyze(sql, currentDB string) Result       { return Analyze(sql, currentDB) }
-func Actions() []string                                   { return []string{"SELECT", "INSERT", "UPDATE", "DELETE", "DROP", "UNKNOWN", "LOAD_DATA", "KILL", "USE", "CREATE"} }
+func Actions() []string                                   { return []string{"SELECT", "INSERT", "UPDATE", "DELETE", "DROP", "UNKNOWN", "LOAD_DATA", "KILL", "USE", "CREATE", "TRUNCATE", "BEGIN", "COMMIT", "ROLLBACK", "SET"} }
 func IsAction(a string) bool {
 	for _, x := range Actions() {
 		if strings.EqualFold(x, a) {
