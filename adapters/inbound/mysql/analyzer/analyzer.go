@@ -111,8 +111,10 @@ var parsers = sync.Pool{New: func() any { return parser.New() }}
 // parsed is one statement as the parser read it: its node and its byte
 // range within the analysed text.
 type parsed struct {
-	node       ast.StmtNode
-	start, end int
+	node ast.StmtNode
+	// start, end: without surrounding spaces, comments and semicolon, to
+	// compare readings; raw, rawEnd: as the parser split the text.
+	start, end, raw, rawEnd int
 }
 
 // parseText runs the parser on code (a text whose comments lexical.go has
@@ -135,24 +137,29 @@ func parseText(code string, m Mode) ([]parsed, error) {
 	}
 	out := make([]parsed, 0, len(stmts))
 	for _, s := range stmts {
-		start, end := span(code, s.OriginalText())
-		out = append(out, parsed{node: s, start: start, end: end})
+		raw, rawEnd := span(code, s.OriginalText())
+		start, end := trimmed(code, raw, rawEnd)
+		out = append(out, parsed{node: s, start: start, end: end, raw: raw, rawEnd: rawEnd})
 	}
 	return out, nil
 }
 
 // span returns the byte range of text, a substring of code the parser
-// handed back, without surrounding spaces and the closing semicolon.
+// handed back.
 func span(code, text string) (int, int) {
 	start := int(uintptr(unsafe.Pointer(unsafe.StringData(text))) - uintptr(unsafe.Pointer(unsafe.StringData(code))))
 	if len(text) == 0 || start < 0 || start+len(text) > len(code) {
 		return 0, len(code)
 	}
-	end := start + len(text)
-	for start < end && isSpace(code[start]) {
+	return start, start + len(text)
+}
+
+// trimmed narrows s[start:end] by the spaces and semicolons around it.
+func trimmed(s string, start, end int) (int, int) {
+	for start < end && isSpace(s[start]) {
 		start++
 	}
-	for end > start && (isSpace(code[end-1]) || code[end-1] == ';') {
+	for end > start && (isSpace(s[end-1]) || s[end-1] == ';') {
 		end--
 	}
 	return start, end
@@ -184,6 +191,9 @@ func analyze(sql, db string, m Mode) Result {
 			return unknown(sql, err)
 		}
 		st.Text = sql[p.start:p.end]
+		if a, b := trimmed(sql, p.raw, p.rawEnd); a <= p.start && b >= p.end {
+			st.Text = sql[a:b] // as sent: with the comments around it
+		}
 		out.Statements = append(out.Statements, st)
 	}
 	if l.backslashInQuote {

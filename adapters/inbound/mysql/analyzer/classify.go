@@ -135,17 +135,13 @@ func (w *walker) classify(n ast.Node) bool {
 				w.act("SELECT_FOR_SHARE")
 			}
 		}
+		if v.SelectIntoOpt != nil { // not a child the parser's walk visits
+			w.selectInto(v.SelectIntoOpt)
+		}
 	case *ast.SetOprStmt:
 		w.act("SELECT")
 	case *ast.SelectIntoOption:
-		switch v.Tp {
-		case ast.SelectIntoOutfile:
-			w.act("SELECT_INTO", "SELECT_INTO_OUTFILE")
-		case ast.SelectIntoDumpfile:
-			w.act("SELECT_INTO", "SELECT_INTO_DUMPFILE")
-		default:
-			w.act("SELECT_INTO")
-		}
+		w.selectInto(v)
 	case *ast.InsertStmt:
 		if v.IsReplace {
 			w.act("REPLACE", "INSERT", "DELETE") // REPLACE deletes the rows it replaces
@@ -339,6 +335,19 @@ func (w *walker) classify(n ast.Node) bool {
 		}
 	}
 	return true
+}
+
+// selectInto classifies SELECT … INTO: OUTFILE and DUMPFILE write a file on
+// the database server; INTO @var sets session variables.
+func (w *walker) selectInto(v *ast.SelectIntoOption) {
+	switch v.Tp {
+	case ast.SelectIntoOutfile:
+		w.act("SELECT_INTO", "SELECT_INTO_OUTFILE")
+	case ast.SelectIntoDumpfile:
+		w.act("SELECT_INTO", "SELECT_INTO_DUMPFILE")
+	default:
+		w.act("SELECT_INTO")
+	}
 }
 
 // grantLevel adds a GRANT/REVOKE's object: db.table, db.* or *.*.
