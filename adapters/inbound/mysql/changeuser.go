@@ -41,7 +41,7 @@ func (s *session) changeUser(p []byte, seq byte) error {
 	for _, st := range s.stmts {
 		st.clearLong()
 	}
-	s.stmts, s.txFailed = map[uint32]*prepared{}, false
+	s.stmts, s.sqlPrepared, s.txFailed = map[uint32]*prepared{}, map[string]domain.Analysis{}, false
 	return nil
 }
 

@@ -1,7 +1,10 @@
 package mysql
 
 import (
+	"errors"
 	"strings"
+
+	gm "github.com/go-mysql-org/go-mysql/mysql"
 
 	"github.com/hoophq/sidecar/adapters/inbound/mysql/analyzer"
 	"github.com/hoophq/sidecar/app"
@@ -19,7 +22,7 @@ func (s *session) query(p []byte, seq byte) error {
 		}
 	}
 	set := s.rules()
-	res := s.p.cache.Analyze(sql, s.database)
+	res := s.analyze(sql, s.database)
 	st := app.Statement{Canonical: canonicalQuery(sql), Display: displayQuery(sql, s.database)}
 	out, refused := s.decide(set, res, st)
 	if refused != nil {
@@ -40,13 +43,33 @@ func (s *session) query(p []byte, seq byte) error {
 	a, err := s.relay(respResult, s.cw)
 	out.Ticket.Settle(err == nil && a.accepted())
 	if err == nil && !a.failed {
-		for _, x := range res.Statements {
-			if x.UseDB != "" {
-				s.database = x.UseDB
-			}
-		}
+		s.follow(res)
 	}
 	return err
+}
+
+// analyze reads sql as the upstream will: with the session's
+// NO_BACKSLASH_ESCAPES (from the server status flags) and its current
+// database.
+func (s *session) analyze(sql, db string) analyzer.Result {
+	m := analyzer.Mode{NoBackslashEscapes: s.status&gm.SERVER_STATUS_NO_BACKSLASH_ESCAPED != 0}
+	return s.p.cache.AnalyzeMode(sql, db, m)
+}
+
+// follow records what a text the upstream ran changed in the session:
+// the current database (USE) and its SQL-level prepared statements
+// (PREPARE, DEALLOCATE).
+func (s *session) follow(res analyzer.Result) {
+	for _, x := range res.Statements {
+		switch {
+		case x.UseDB != "":
+			s.database = x.UseDB
+		case x.Prepare != nil:
+			s.sqlPrepared[strings.ToLower(x.Prepare.Name)] = x.Prepare.Analysis
+		case x.Deallocate != "":
+			delete(s.sqlPrepared, strings.ToLower(x.Deallocate))
+		}
+	}
 }
 
 // decide asks the gate about one unit (a COM_QUERY text or a
@@ -57,11 +80,20 @@ func (s *session) decide(set *app.ListenerSettings, res analyzer.Result, st app.
 	parts := make([]domain.Analysis, len(res.Statements))
 	for i, x := range res.Statements {
 		parts[i] = x.Analysis
+		if x.Execute != "" { // EXECUTE name runs what PREPARE name made on this session
+			ran, ok := s.sqlPrepared[strings.ToLower(x.Execute)]
+			if !ok {
+				ran = domain.Analysis{Actions: []string{analyzer.Unknown}}
+			}
+			parts[i] = mergeAnalysis(x.Analysis, ran)
+		}
 	}
-	if res.Err != nil && len(app.Covered(set, parts)) == 0 && (len(set.Approvals) > 0 || len(set.Policies) > 0) {
-		s.log.Warn("mysql statement refused: the parser cannot read it", "error", res.Err)
-		e := errUncheckable.with("hoop sidecar: this statement cannot be checked, so nothing was run: " + res.Err.Error() +
-			"; add UNKNOWN to an approval rule's actions to have such texts held for a person")
+	if res.Err != nil && (errors.Is(res.Err, analyzer.ErrUncheckable) || len(app.Covered(set, parts)) == 0) {
+		s.log.Warn("mysql statement refused: it cannot be checked", "error", res.Err)
+		e := errUncheckable.with("hoop sidecar: this statement cannot be checked, so nothing was run: " + res.Err.Error())
+		if !errors.Is(res.Err, analyzer.ErrUncheckable) {
+			e.Msg += "; add UNKNOWN to an approval rule's actions to have such texts held for a person"
+		}
 		return app.Outcome{}, &e
 	}
 	st.Analysis = app.Deciding(set, parts)
@@ -143,4 +175,11 @@ func firstWord(sql string) string {
 			return sql[:end]
 		}
 	}
+}
+
+// mergeAnalysis returns a with b's actions, targets and functions added.
+func mergeAnalysis(a, b domain.Analysis) domain.Analysis {
+	return domain.Analysis{Actions: append(append([]string(nil), a.Actions...), b.Actions...),
+		Targets:   append(append([]string(nil), a.Targets...), b.Targets...),
+		Functions: append(append([]string(nil), a.Functions...), b.Functions...)}
 }

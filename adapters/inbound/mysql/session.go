@@ -12,6 +12,7 @@ import (
 	gm "github.com/go-mysql-org/go-mysql/mysql"
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/domain"
 )
 
 // session is one client connection and its upstream connection, after
@@ -47,6 +48,8 @@ type session struct {
 	txFailed bool
 	stmts    map[uint32]*prepared
 	lastStmt uint32
+	// sqlPrepared: the analysis of each SQL-level PREPARE name (lower case).
+	sqlPrepared map[string]domain.Analysis
 
 	// Shared with the drainer and other sessions' KILL QUERY, under mu.
 	mu         sync.Mutex
@@ -58,7 +61,7 @@ type session struct {
 }
 
 func newSession(p *Protocol, l *app.Listener, log *slog.Logger, client, up net.Conn) *session {
-	s := &session{p: p, l: l, log: log, stmts: map[uint32]*prepared{}}
+	s := &session{p: p, l: l, log: log, stmts: map[uint32]*prepared{}, sqlPrepared: map[string]domain.Analysis{}}
 	s.setClient(client, bufio.NewReaderSize(client, 32<<10))
 	s.setUpstream(up)
 	return s
@@ -136,7 +139,7 @@ func (s *session) command(p []byte, seq byte) error {
 	case gm.COM_PING, gm.COM_STATISTICS, gm.COM_SET_OPTION, gm.COM_DEBUG:
 		return s.passOne(p, seq, respOne)
 	case gm.COM_RESET_CONNECTION:
-		s.stmts, s.txFailed = map[uint32]*prepared{}, false
+		s.stmts, s.sqlPrepared, s.txFailed = map[uint32]*prepared{}, map[string]domain.Analysis{}, false
 		return s.passOne(p, seq, respOne)
 	case gm.COM_FIELD_LIST:
 		return s.passOne(p, seq, respFields)
