@@ -55,6 +55,12 @@ func TestActions(t *testing.T) {
 		{"SELECT COUNT(*) FROM orders WHERE created_at > NOW() - INTERVAL 7 DAY", []string{"SELECT"}, nil},
 		{"WITH RECURSIVE c AS (SELECT 1 n UNION ALL SELECT n + 1 FROM c WHERE n < 5) SELECT * FROM c", []string{"SELECT"}, nil},
 		{"SELECT a FROM t UNION SELECT b FROM u", []string{"SELECT"}, nil},
+		{"TABLE t", []string{"SELECT"}, nil},
+		{"VALUES ROW(1, 2)", []string{"SELECT"}, nil},
+		{"EXPLAIN FOR CONNECTION 5", []string{"EXPLAIN"}, nil},
+		{"SET DEFAULT ROLE r TO 'bob'@'%'", []string{"SET", "SET_DEFAULT_ROLE"}, nil},
+		{"GRANT PROXY ON 'a'@'%' TO 'b'@'%'", []string{"GRANT", "GRANT_PROXY"}, nil},
+		{"ALTER INSTANCE RELOAD TLS", []string{"ALTER", "ALTER_INSTANCE"}, nil},
 		{"SELECT * FROM t FOR UPDATE", []string{"SELECT", "SELECT_FOR_UPDATE"}, []string{"LOCK", "UPDATE"}},
 		{"SELECT * FROM t WHERE id = 1 LOCK IN SHARE MODE", []string{"SELECT", "SELECT_FOR_SHARE"}, []string{"LOCK"}},
 		{"SELECT * FROM t FOR SHARE SKIP LOCKED", []string{"SELECT_FOR_SHARE"}, nil},
@@ -335,6 +341,8 @@ func TestFailClosed(t *testing.T) {
 		"SET PERSIST max_connections = 10", // MySQL 8
 		"CHECK TABLE t", "CHECKSUM TABLE t", "CREATE OR REPLACE TABLE t (a INT)", "CHANGE MASTER TO MASTER_HOST = 'h'",
 		"PURGE BINARY LOGS BEFORE NOW()", "INSTALL PLUGIN p SONAME 'p.so'", "RESET MASTER",
+		"XA RECOVER", "START SLAVE", "STOP REPLICA", "UNINSTALL PLUGIN p", "SET PERSIST_ONLY max_connections = 10",
+		"ALTER EVENT e DISABLE", "ALTER FUNCTION f COMMENT 'x'", "/*M!999999\\- enable the sandbox mode */",
 		"garbage",
 	} {
 		r := Analyze(sql, "app")
