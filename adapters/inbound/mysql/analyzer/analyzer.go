@@ -97,11 +97,18 @@ func Analyze(sql, currentDB string) Result {
 // AnalyzeMode is Analyze for a session whose sql_mode is known to include
 // the given modes.
 func AnalyzeMode(sql, currentDB string, m Mode) Result {
-	return withBudget(sql, func() Result { return analyze(sql, currentDB, m) })
+	return withBudget(sql, func() Result { return analyze(sql, currentDB, m, 0) })
 }
 
+// unknown is the result of a text that cannot be analysed: one statement
+// with the whole text, UNKNOWN among its actions, and err. A text the parser
+// refuses also carries the actions its first keywords suggest (guessed).
 func unknown(sql string, err error) Result {
-	return Result{Statements: []Statement{{Text: sql, Analysis: domain.Analysis{Actions: []string{Unknown}}}}, Err: err}
+	actions := []string{Unknown}
+	if !isUncheckable(err) {
+		actions = guessed(sql)
+	}
+	return Result{Statements: []Statement{{Text: sql, Analysis: domain.Analysis{Actions: actions}}}, Err: err}
 }
 
 // parsers reuses TiDB parsers, which are not safe for concurrent use and
@@ -169,7 +176,7 @@ func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
 }
 
-func analyze(sql, db string, m Mode) Result {
+func analyze(sql, db string, m Mode, nest int) Result {
 	if err := checkLimits(sql); err != nil {
 		return unknown(sql, err)
 	}
@@ -186,7 +193,7 @@ func analyze(sql, db string, m Mode) Result {
 	}
 	out := Result{Statements: make([]Statement, 0, len(stmts))}
 	for _, p := range stmts {
-		st, err := classifyStmt(p.node, db, m)
+		st, err := classifyStmt(p.node, db, m, nest)
 		if err != nil {
 			return unknown(sql, err)
 		}
@@ -197,21 +204,18 @@ func analyze(sql, db string, m Mode) Result {
 		out.Statements = append(out.Statements, st)
 	}
 	if l.backslashInQuote {
-		if err := otherModes(sql, db, m, stmts, out.Statements); err != nil {
+		if err := otherModes(sql, db, m, nest, stmts, out.Statements); err != nil {
 			return unknown(sql, err)
 		}
 	}
 	return out
 }
 
-// nested bounds how deep PREPARE … FROM '…' texts are analysed inside one
-// another (each level is a shorter string literal, so this only bounds
-// the work a crafted text can ask for).
-var errNested = fmt.Errorf("%w: PREPARE texts nested too deep", ErrUncheckable)
+// maxNesting bounds how deep PREPARE … FROM '…' texts are analysed inside
+// one another (each level is a shorter string literal; this bounds the work
+// a crafted text can ask for).
+const maxNesting = 8
 
-// analyzeNested analyses the text of a PREPARE.
-func analyzeNested(sql, db string, m Mode) Result {
-	return analyze(sql, db, m)
-}
+var errNested = fmt.Errorf("%w: PREPARE texts nested more than %d deep", ErrUncheckable, maxNesting)
 
 func isUncheckable(err error) bool { return errors.Is(err, ErrUncheckable) }

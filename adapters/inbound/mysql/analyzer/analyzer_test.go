@@ -55,6 +55,12 @@ func TestActions(t *testing.T) {
 		{"SELECT COUNT(*) FROM orders WHERE created_at > NOW() - INTERVAL 7 DAY", []string{"SELECT"}, nil},
 		{"WITH RECURSIVE c AS (SELECT 1 n UNION ALL SELECT n + 1 FROM c WHERE n < 5) SELECT * FROM c", []string{"SELECT"}, nil},
 		{"SELECT a FROM t UNION SELECT b FROM u", []string{"SELECT"}, nil},
+		{"TABLE t", []string{"SELECT"}, nil},
+		{"VALUES ROW(1, 2)", []string{"SELECT"}, nil},
+		{"EXPLAIN FOR CONNECTION 5", []string{"EXPLAIN"}, nil},
+		{"SET DEFAULT ROLE r TO 'bob'@'%'", []string{"SET", "SET_DEFAULT_ROLE"}, nil},
+		{"GRANT PROXY ON 'a'@'%' TO 'b'@'%'", []string{"GRANT", "GRANT_PROXY"}, nil},
+		{"ALTER INSTANCE RELOAD TLS", []string{"ALTER", "ALTER_INSTANCE"}, nil},
 		{"SELECT * FROM t FOR UPDATE", []string{"SELECT", "SELECT_FOR_UPDATE"}, []string{"LOCK", "UPDATE"}},
 		{"SELECT * FROM t WHERE id = 1 LOCK IN SHARE MODE", []string{"SELECT", "SELECT_FOR_SHARE"}, []string{"LOCK"}},
 		{"SELECT * FROM t FOR SHARE SKIP LOCKED", []string{"SELECT_FOR_SHARE"}, nil},
@@ -335,12 +341,39 @@ func TestFailClosed(t *testing.T) {
 		"SET PERSIST max_connections = 10", // MySQL 8
 		"CHECK TABLE t", "CHECKSUM TABLE t", "CREATE OR REPLACE TABLE t (a INT)", "CHANGE MASTER TO MASTER_HOST = 'h'",
 		"PURGE BINARY LOGS BEFORE NOW()", "INSTALL PLUGIN p SONAME 'p.so'", "RESET MASTER",
+		"XA RECOVER", "START SLAVE", "STOP REPLICA", "UNINSTALL PLUGIN p", "SET PERSIST_ONLY max_connections = 10",
+		"ALTER EVENT e DISABLE", "ALTER FUNCTION f COMMENT 'x'", "/*M!999999\\- enable the sandbox mode */",
 		"garbage",
 	} {
 		r := Analyze(sql, "app")
-		if r.Err == nil || len(r.Statements) != 1 || !slices.Equal(r.Statements[0].Analysis.Actions, []string{Unknown}) || r.Statements[0].Text != sql {
+		if r.Err == nil || len(r.Statements) != 1 || !slices.Contains(r.Statements[0].Analysis.Actions, Unknown) || r.Statements[0].Text != sql {
 			t.Errorf("%q: want one UNKNOWN statement and an error, got %v %+v", sql, r.Err, r.Statements)
 		}
+	}
+	// A refused text is also named by its first keywords, so that a rule on
+	// XA, HANDLER or DROP_TRIGGER holds it for a person.
+	for sql, want := range map[string][]string{
+		"XA START 'x'":                        {"XA"},
+		"HANDLER t OPEN":                      {"HANDLER"},
+		"DELETE FROM t RETURNING *":           {"DELETE"},
+		"SELECT 1; DELETE FROM t RETURNING *": {"SELECT", "DELETE"},
+		"DROP TRIGGER tr":                     {"DROP", "DROP_TRIGGER"},
+		"CREATE DEFINER=`a`@`%` EVENT e ON SCHEDULE EVERY 1 DAY DO DELETE FROM t": {"CREATE", "CREATE_EVENT"},
+		"CREATE OR REPLACE TABLE t (a INT)":                                       {"CREATE", "CREATE_TABLE"},
+		"SET PERSIST max_connections = 10":                                        {"SET", "SET_GLOBAL"},
+		"STOP REPLICA":                                                            {"REPLICATION"},
+	} {
+		r := Analyze(sql, "app")
+		has(t, sql, "actions", r.Statements[0].Analysis.Actions, append(want, Unknown)...)
+		for _, a := range r.Statements[0].Analysis.Actions {
+			if !IsAction(a) {
+				t.Errorf("%q: %s is not in Actions()", sql, a)
+			}
+		}
+	}
+	// Uncheckable texts are UNKNOWN only.
+	if r := Analyze("SELECT 'a\\'; DROP TABLE t; -- '", "app"); !slices.Equal(r.Statements[0].Analysis.Actions, []string{Unknown}) {
+		t.Errorf("uncheckable: %v", r.Statements[0].Analysis.Actions)
 	}
 	// Readings that differ only inside one statement add up.
 	st := one(t, "SELECT 'a\\' FROM secret.t FOR UPDATE -- '")
@@ -365,5 +398,22 @@ func TestFailClosed(t *testing.T) {
 		if r := Analyze(sql, "app"); !errors.Is(r.Err, ErrUncheckable) {
 			t.Errorf("%.40s…: %v, want ErrUncheckable", sql, r.Err)
 		}
+	}
+}
+
+// PREPARE texts are analysed inside one another up to maxNesting levels;
+// deeper is uncheckable.
+func TestNestedPrepare(t *testing.T) {
+	nest := func(n int) string {
+		sql := "DELETE FROM t"
+		for range n {
+			sql = "PREPARE s FROM '" + strings.ReplaceAll(sql, "'", "''") + "'"
+		}
+		return sql
+	}
+	st := one(t, nest(3))
+	has(t, "3 levels", "actions", st.Analysis.Actions, "PREPARE", "DELETE")
+	if r := Analyze(nest(maxNesting+2), "app"); !errors.Is(r.Err, ErrUncheckable) {
+		t.Errorf("%d levels: %v", maxNesting+2, r.Err)
 	}
 }

@@ -17,19 +17,20 @@ import (
 type walker struct {
 	db                          string
 	mode                        Mode
+	nest                        int // PREPARE texts this statement is inside
 	actions, targets, functions map[string]struct{}
 	st                          Statement
 	// err is set when a nested text (PREPARE … FROM '…') is uncheckable.
 	err error
 }
 
-func newWalker(db string, m Mode) *walker {
-	return &walker{db: db, mode: m, actions: map[string]struct{}{}, targets: map[string]struct{}{}, functions: map[string]struct{}{}}
+func newWalker(db string, m Mode, nest int) *walker {
+	return &walker{db: db, mode: m, nest: nest, actions: map[string]struct{}{}, targets: map[string]struct{}{}, functions: map[string]struct{}{}}
 }
 
 // classifyStmt returns the analysis of one parsed statement.
-func classifyStmt(n ast.StmtNode, db string, m Mode) (Statement, error) {
-	w := newWalker(db, m)
+func classifyStmt(n ast.StmtNode, db string, m Mode, nest int) (Statement, error) {
+	w := newWalker(db, m, nest)
 	n.Accept(w)
 	return w.statement(), w.err
 }
@@ -380,14 +381,18 @@ func (w *walker) prepare(v *ast.PrepareStmt) {
 		p.Analysis = domain.Analysis{Actions: []string{Unknown}}
 		return
 	}
-	r := analyzeNested(v.SQLText, w.db, w.mode)
+	if w.nest >= maxNesting {
+		w.err = errNested
+		return
+	}
+	r := analyze(v.SQLText, w.db, w.mode, w.nest+1)
 	if r.Err != nil {
 		w.act(Unknown)
 		if isUncheckable(r.Err) {
 			w.err = r.Err
 		}
 	}
-	inner := newWalker(w.db, w.mode)
+	inner := newWalker(w.db, w.mode, 0)
 	for _, st := range r.Statements {
 		inner.add(st.Analysis)
 		w.add(st.Analysis)

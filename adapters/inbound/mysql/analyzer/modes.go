@@ -21,13 +21,13 @@ import (
 // that statement; otherwise the text is uncheckable. Statements start where
 // they start in mode m; a string read shorter may end one earlier (before
 // a comment) or, read longer, take in the next.
-func otherModes(sql, db string, m Mode, stmts []parsed, out []Statement) error {
+func otherModes(sql, db string, m Mode, nest int, stmts []parsed, out []Statement) error {
 	for _, alt := range []Mode{
 		{NoBackslashEscapes: !m.NoBackslashEscapes, ANSIQuotes: m.ANSIQuotes},
 		{NoBackslashEscapes: m.NoBackslashEscapes, ANSIQuotes: !m.ANSIQuotes},
 		{NoBackslashEscapes: !m.NoBackslashEscapes, ANSIQuotes: !m.ANSIQuotes},
 	} {
-		other, err := reading(sql, db, alt)
+		other, err := reading(sql, db, alt, nest)
 		if err != nil {
 			return err
 		}
@@ -67,13 +67,13 @@ type spanned struct {
 // statement that fails to parse with more text after it is uncheckable:
 // the server may read it as one compound statement (CREATE PROCEDURE …
 // BEGIN …; …; END) and go on.
-func reading(sql, db string, m Mode) ([]spanned, error) {
+func reading(sql, db string, m Mode, nest int) ([]spanned, error) {
 	l := lex(sql, m)
 	if l.err == nil {
 		if stmts, err := parseText(l.code, m); err == nil {
 			out := make([]spanned, 0, len(stmts))
 			for _, p := range stmts {
-				st, err := classifyStmt(p.node, db, m)
+				st, err := classifyStmt(p.node, db, m, nest)
 				if err != nil {
 					return nil, err
 				}
@@ -106,7 +106,7 @@ func reading(sql, db string, m Mode) ([]spanned, error) {
 			}
 			break
 		}
-		st, err := classifyStmt(stmts[0].node, db, m)
+		st, err := classifyStmt(stmts[0].node, db, m, nest)
 		if err != nil {
 			return nil, err
 		}
@@ -124,7 +124,7 @@ func sameSession(a, b Statement) bool {
 
 // merge adds an analysis to a statement's.
 func merge(st *Statement, a domain.Analysis) {
-	w := newWalker("", Mode{})
+	w := newWalker("", Mode{}, 0)
 	w.add(st.Analysis)
 	w.add(a)
 	st.Analysis = w.statement().Analysis

@@ -14,7 +14,9 @@ import (
 // The named actions are listed here (named); every other statement the
 // parser reads is named after its parse-tree node (generic), and the list
 // of those nodes is parserStatements: a test walks the parser's statement
-// types so a new parser version cannot add one unnoticed.
+// types so a new parser version cannot add one unnoticed. Texts the parser
+// refuses are named by their first keywords (guess.go): CREATE_, ALTER_ and
+// DROP_ with each object word there, and the verbs there.
 func Actions() []string { return vocabulary() }
 
 // IsAction reports whether action (any case) is in Actions.
@@ -59,6 +61,14 @@ var vocabulary = sync.OnceValue(func() []string {
 	set := map[string]struct{}{}
 	for _, a := range named {
 		set[a] = struct{}{}
+	}
+	for _, a := range append(guessVerbs, "REPLICATION") { // guess.go
+		set[a] = struct{}{}
+	}
+	for _, verb := range []string{"CREATE", "ALTER", "DROP"} {
+		for _, o := range guessObjects {
+			set[verb+"_"+o] = struct{}{}
+		}
 	}
 	for _, s := range parserStatements {
 		for _, a := range genericActions(s) {
