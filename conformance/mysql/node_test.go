@@ -16,8 +16,9 @@ import (
 // nodeStmt is one statement for node/run.mjs: with Params it goes through
 // mysql2's execute() (binary protocol), without through query().
 type nodeStmt struct {
-	SQL    string `json:"sql"`
-	Params []any  `json:"params,omitempty"`
+	SQL        string         `json:"sql,omitempty"`
+	Params     []any          `json:"params,omitempty"`
+	ChangeUser map[string]any `json:"changeUser,omitempty"`
 }
 
 // nodeResult is run.mjs's line for one statement.
@@ -104,5 +105,36 @@ func TestNodeMysql2ReturnModeLoop(t *testing.T) {
 	}
 	if e.count("SELECT count(*) FROM t") != 0 {
 		t.Fatal("the approved deletes did not run")
+	}
+}
+
+// COM_CHANGE_USER (mysql2's changeUser) re-identifies the session: the
+// upstream checks the login, the new database becomes current (the same
+// DELETE there is another approval, shown with that database), and the
+// connection keeps working.
+func TestNodeChangeUserReidentifies(t *testing.T) {
+	e := newEnv(t)
+	addr, _ := e.sidecar(listenerOpts{})
+	other := e.db + "_cu"
+	e.direct("CREATE TABLE t (id int)")
+	e.direct("CREATE DATABASE " + other)
+	t.Cleanup(func() { e.adminExec("DROP DATABASE IF EXISTS " + other) })
+	e.direct("CREATE TABLE " + other + ".t (id int)")
+	res := e.node(addr, "", nodeStmt{SQL: "DELETE FROM t"},
+		nodeStmt{ChangeUser: map[string]any{"user": e.up.user, "password": e.up.password, "database": other}},
+		nodeStmt{SQL: "DELETE FROM t"}, nodeStmt{SQL: "SELECT DATABASE() AS db"})
+	first, second := nodeHeld(t, res[0]), nodeHeld(t, res[2])
+	if !res[1].OK || !res[3].OK {
+		t.Fatalf("COM_CHANGE_USER or the query after it failed: %+v", res)
+	}
+	if first == second {
+		t.Fatal("after COM_CHANGE_USER to another database the same DELETE reused the approval")
+	}
+	if r := e.cp.Review(t, second); !strings.Contains(r.Statement, "-- database: "+other) || r.ClientIdentity != e.up.user {
+		t.Fatalf("approver sees %+v", r)
+	}
+	res = e.node(addr, "", nodeStmt{ChangeUser: map[string]any{"user": "hoop_nobody", "password": "x"}})
+	if res[0].OK || res[0].Errno != 1045 {
+		t.Fatalf("a refused COM_CHANGE_USER answered %+v, want the upstream's 1045", res[0])
 	}
 }
