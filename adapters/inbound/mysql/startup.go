@@ -104,6 +104,9 @@ func (p *Protocol) startup(conn net.Conn, l *app.Listener, certs *tlsconf.CertLo
 		}
 	}
 	ch, err := parseClientHello(cp)
+	if len(cp) == sslRequestLen && leUint32(cp)&gm.CLIENT_SSL != 0 {
+		err = protoErr("the client asked for TLS, and this listener has no tls certificate")
+	}
 	if err != nil {
 		writePacket(s.cw, cseq+1, errMalformed.with("hoop sidecar: "+err.Error()).encode())
 		s.cw.Flush()
