@@ -191,6 +191,9 @@ func analyze(sql, db string, m Mode, nest int) Result {
 	if err != nil {
 		return unknown(sql, err)
 	}
+	if err := sameSplit(l.toks, stmts); err != nil {
+		return unknown(sql, err)
+	}
 	out := Result{Statements: make([]Statement, 0, len(stmts))}
 	for _, p := range stmts {
 		st, err := classifyStmt(p.node, db, m, nest)
@@ -219,3 +222,37 @@ const maxNesting = 8
 var errNested = fmt.Errorf("%w: PREPARE texts nested more than %d deep", ErrUncheckable, maxNesting)
 
 func isUncheckable(err error) bool { return errors.Is(err, ErrUncheckable) }
+
+// sameSplit checks the parser's statements against the lexer's: every
+// statement the lexer finds (split at semicolons outside strings, quoted
+// names and comments, as the server's lexer splits) must start one of the
+// parser's, unless it lies inside a stored-program body (CREATE PROCEDURE …
+// BEGIN …; …; END). The two lexers implement the same rules; should they
+// ever disagree about where a string ends, the server could run a
+// statement the analysis never saw, so the text is uncheckable instead.
+func sameSplit(toks []token, stmts []parsed) error {
+	i := 0
+	for k := 0; k < len(toks); k++ {
+		if toks[k].kind == tokSemicolon || (k > 0 && toks[k-1].kind != tokSemicolon) {
+			continue
+		}
+		start := toks[k].start
+		for i+1 < len(stmts) && stmts[i+1].start <= start {
+			i++
+		}
+		if i < len(stmts) && stmts[i].start == start {
+			continue
+		}
+		if i < len(stmts) && stmts[i].start < start && isCompound(stmts[i].node) {
+			continue
+		}
+		return fmt.Errorf("%w: the parser and the lexer split the text into statements differently at byte %d", ErrUncheckable, start)
+	}
+	return nil
+}
+
+// isCompound reports statements whose body may hold semicolons.
+func isCompound(n ast.StmtNode) bool {
+	_, ok := n.(*ast.ProcedureInfo)
+	return ok
+}

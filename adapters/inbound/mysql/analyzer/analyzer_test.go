@@ -417,3 +417,22 @@ func TestNestedPrepare(t *testing.T) {
 		t.Errorf("%d levels: %v", maxNesting+2, r.Err)
 	}
 }
+
+// The parser's statements start where the server's lexer splits the text;
+// a disagreement is uncheckable (the parser's statements here are faked to
+// miss the second one).
+func TestSameSplit(t *testing.T) {
+	sql := "SELECT 1; DROP TABLE t"
+	l := lex(sql, Mode{})
+	stmts, err := parseText(l.code, Mode{})
+	if err != nil || len(stmts) != 2 {
+		t.Fatalf("%v %d", err, len(stmts))
+	}
+	if err := sameSplit(l.toks, stmts); err != nil {
+		t.Errorf("agreeing split: %v", err)
+	}
+	if err := sameSplit(l.toks, stmts[:1]); !errors.Is(err, ErrUncheckable) {
+		t.Errorf("a statement the parser missed: %v", err)
+	}
+	one(t, "CREATE PROCEDURE p() BEGIN SELECT 1; DELETE FROM t; END")
+}
