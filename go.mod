@@ -19,6 +19,12 @@ require (
 )
 
 require (
+	github.com/goccy/go-json v0.10.6 // indirect
+	github.com/klauspost/compress v1.20.1 // indirect
+	github.com/shopspring/decimal v1.4.0 // indirect
+)
+
+require (
 	filippo.io/edwards25519 v1.2.0 // indirect
 	github.com/coreos/go-semver v0.3.1 // indirect
 	github.com/go-mysql-org/go-mysql v1.16.0

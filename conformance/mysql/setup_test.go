@@ -51,7 +51,7 @@ type listenerOpts struct {
 	spend    string // sent (default) or accepted
 	tls      string // extra listener lines (tls:, upstream_tls:)
 	upstream string // default: the suite's upstream
-	mcp      bool   // give the Sidecar an mcp block
+	mcp      string // an mcp block's listen address (none when empty)
 	cpURL    string // default: the env's Control Plane
 }
 
@@ -70,8 +70,8 @@ func (e *env) config(listen string, o listenerOpts) string {
 		o.cpURL = e.cp.URL
 	}
 	mcp := ""
-	if o.mcp {
-		mcp = "mcp: {listen: " + harness.FreeAddr(e.t) + "}\n"
+	if o.mcp != "" {
+		mcp = "mcp: {listen: " + o.mcp + "}\n"
 	}
 	return fmt.Sprintf(`sidecar: test
 control_plane: {url: %s, token_env: HOOP_SIDECAR_TOKEN, timeout: 2s}

@@ -85,5 +85,3 @@ func (s *session) processKill(p []byte, seq byte) error {
 	id := binary.LittleEndian.Uint32(p[1:])
 	return s.query(fmt.Appendf([]byte{gm.COM_QUERY}, "KILL CONNECTION %d", id), seq)
 }
-
-

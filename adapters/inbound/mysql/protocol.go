@@ -85,9 +85,12 @@ func (p *Protocol) handle(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoa
 	s, err := p.startup(conn, l, certs, log)
 	if err != nil {
 		var pe *protocolError
+		var done answered
 		if errors.As(err, &pe) {
 			log.Warn("mysql client broke the protocol during login; connection closed", "error", err)
-			writePacket(conn, 0, errMalformed.with("hoop sidecar: "+pe.msg).encode())
+			if !errors.As(err, &done) {
+				writePacket(conn, 0, errMalformed.with("hoop sidecar: "+pe.msg).encode())
+			}
 		} else if !isClosed(err) {
 			log.Info("mysql connection ended during login", "error", err)
 		}

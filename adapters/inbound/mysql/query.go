@@ -32,7 +32,7 @@ func (s *session) query(p []byte, seq byte) error {
 		return s.deny(out, seq)
 	}
 	for _, x := range res.Statements {
-		if x.Kill != nil && x.Kill.QueryOnly {
+		if x.Kill != nil { // a held statement has nothing running upstream: end its wait here
 			s.p.threads.interrupt(s.upstreamAddr, x.Kill.ID)
 		}
 	}

@@ -35,9 +35,17 @@ type answer struct {
 	params int
 }
 
-// accepted reports whether the upstream accepted the command: its answer
-// did not begin with ERR (spend_approval_on: accepted).
-func (a answer) accepted() bool { return a.first != 0xff }
+// accepted reports whether the upstream accepted the command
+// (spend_approval_on: accepted): its answer did not begin with ERR (a
+// later ERR of a multi-statement text leaves the statements before it run);
+// for LOAD DATA LOCAL, whose answer begins with the file request, the
+// answer after the transfer decides.
+func (a answer) accepted() bool {
+	if a.first == 0xfb {
+		return !a.failed
+	}
+	return a.first != 0xff
+}
 
 // keepHead is how much of a packet the relay holds to read it: small packets
 // whole, the first bytes of larger ones (a row's bytes are streamed).

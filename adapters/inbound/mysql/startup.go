@@ -104,8 +104,13 @@ func (p *Protocol) startup(conn net.Conn, l *app.Listener, certs *tlsconf.CertLo
 		}
 	}
 	ch, err := parseClientHello(cp)
+	if len(cp) == sslRequestLen && leUint32(cp)&gm.CLIENT_SSL != 0 {
+		err = protoErr("the client asked for TLS, and this listener has no tls certificate")
+	}
 	if err != nil {
-		return nil, err
+		writePacket(s.cw, cseq+1, errMalformed.with("hoop sidecar: "+err.Error()).encode())
+		s.cw.Flush()
+		return nil, answered{err}
 	}
 	s.caps = ch.caps & offer &^ gm.CLIENT_SSL
 	s.user, s.database = ch.user, ch.database
@@ -169,3 +174,8 @@ func (s *session) setClient(c net.Conn, r *bufio.Reader) {
 func (s *session) setUpstream(c net.Conn) {
 	s.up, s.ur, s.uw = c, bufio.NewReaderSize(c, 32<<10), bufio.NewWriterSize(c, 32<<10)
 }
+
+// answered is a login error the client already got its ERR for.
+type answered struct{ error }
+
+func (a answered) Unwrap() error { return a.error }

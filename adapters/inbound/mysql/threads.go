@@ -11,8 +11,9 @@ import (
 // gives each client its upstream connection's own thread id (startup.go),
 // so `KILL QUERY <id>` sent through any listener reaches the right
 // upstream query unchanged, and CONNECTION_ID() agrees with the process
-// list. A KILL QUERY of a connection whose statement waits for approval in
-// this process ends that wait too (nothing is running upstream for it).
+// list. A KILL [QUERY | CONNECTION] of a connection whose statement waits
+// for approval in this process ends that wait too (nothing is running
+// upstream for it; KILL CONNECTION then ends the connection upstream).
 type threads struct {
 	mu sync.Mutex
 	m  map[string]*session
