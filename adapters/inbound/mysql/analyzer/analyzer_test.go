@@ -265,6 +265,10 @@ func TestMultiStatements(t *testing.T) {
 		}
 	}
 	has(t, "second", "actions", r.Statements[1].Analysis.Actions, "DROP_TABLE")
+	r = Analyze("  /* c */ SELECT 1 ;; SELECT 2;", "app")
+	if r.Err != nil || len(r.Statements) != 2 || r.Statements[1].Text != "SELECT 2" {
+		t.Errorf("empty statements between: %v %+v", r.Err, r.Statements)
+	}
 	r = Analyze("USE a; SELECT * FROM t", "app")
 	if r.Statements[0].UseDB != "a" {
 		t.Errorf("USE in a multi-statement text: %+v", r.Statements[0])
