@@ -348,6 +348,10 @@ func TestFailClosed(t *testing.T) {
 		"XA RECOVER", "START SLAVE", "STOP REPLICA", "UNINSTALL PLUGIN p", "SET PERSIST_ONLY max_connections = 10",
 		"ALTER EVENT e DISABLE", "ALTER FUNCTION f COMMENT 'x'", "/*M!999999\\- enable the sandbox mode */",
 		"garbage",
+		// The parser reads these as fewer statements than the server
+		// (it drops a lone @@, skips a lone byte 0x85 as a space): the
+		// split check refuses them.
+		"@@; DROP TABLE t", "\x85; DROP TABLE t",
 	} {
 		r := Analyze(sql, "app")
 		if r.Err == nil || len(r.Statements) != 1 || !slices.Contains(r.Statements[0].Analysis.Actions, Unknown) || r.Statements[0].Text != sql {
