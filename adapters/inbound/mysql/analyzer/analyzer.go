@@ -96,7 +96,12 @@ func Analyze(sql, currentDB string) Result {
 
 // AnalyzeMode is Analyze for a session whose sql_mode is known to include
 // the given modes.
-func AnalyzeMode(sql, currentDB string, m Mode) Result {
+func AnalyzeMode(sql, currentDB string, m Mode) (r Result) {
+	defer func() {
+		if p := recover(); p != nil { // classifying a tree the parser built oddly
+			r = unknown(sql, fmt.Errorf("the analyzer failed on this text: %v", p))
+		}
+	}()
 	return withBudget(sql, func() Result { return analyze(sql, currentDB, m, 0) })
 }
 
@@ -126,9 +131,19 @@ type parsed struct {
 
 // parseText runs the parser on code (a text whose comments lexical.go has
 // blanked out) in mode m.
-func parseText(code string, m Mode) ([]parsed, error) {
+//
+// A panic in the parser (its test_driver panics on some decimal literals
+// over 81 digits) is returned as an error, and that parser is not reused:
+// one client's text must never end the process.
+func parseText(code string, m Mode) (out []parsed, err error) {
 	p := parsers.Get().(*parser.Parser)
-	defer parsers.Put(p)
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("the parser failed on this text: %v", r)
+			return
+		}
+		parsers.Put(p)
+	}()
 	var mode mysql.SQLMode
 	if m.NoBackslashEscapes {
 		mode |= mysql.ModeNoBackslashEscapes
@@ -142,7 +157,7 @@ func parseText(code string, m Mode) ([]parsed, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]parsed, 0, len(stmts))
+	out = make([]parsed, 0, len(stmts))
 	for _, s := range stmts {
 		raw, rawEnd := span(code, s.OriginalText())
 		start, end := trimmed(code, raw, rawEnd)
