@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Queries/s of mysqlslap directly against MySQL/MariaDB and through a Sidecar
+# Queries/s of mysqlslap directly against MySQL/MariaDB, through a bare TCP
+# relay (bench/tcprelay: what any extra hop costs here) and through a Sidecar
 # mysql listener, in one run with interleaved rounds, printed as a table with
-# the ratio and the time the Sidecar adds per query. A comparison, not a test.
+# the ratios, the time the Sidecar adds per query and the CPU each hop
+# spends per query. A comparison, not a test.
 #
 #   bench/mysql.sh                   # upstream 127.0.0.1:3306, user root, no password
 #   MYSQL_CLIENTS=8 MYSQL_QUERIES=50000 MYSQL_ROUNDS=5 bench/mysql.sh
@@ -9,8 +11,8 @@
 # Environment: MYSQL_HOST (127.0.0.1), MYSQL_PORT (3306), MYSQL_USER (root),
 # MYSQL_PASSWORD (empty), MYSQL_CLIENTS (4 connections), MYSQL_QUERIES (20000
 # per run, over all connections), MYSQL_ROUNDS (3; each round runs every
-# workload directly, then through the Sidecar), SIDECAR_BIN (built from this
-# checkout when unset).
+# workload directly, through the relay, then through the Sidecar),
+# SIDECAR_BIN (built from this checkout when unset).
 #
 # Workloads: "point" sends one primary-key SELECT text over and over (the
 # analyzer's cache answers by text); "varied" cycles through 1,000 SELECTs
@@ -40,7 +42,9 @@ sidecar_pid=""
 auth=(-u "$user")
 [ -n "$password" ] && auth+=("-p$password")
 sql() { "$cli" --protocol=TCP -h "$host" -P "$port" "${auth[@]}" "$@"; }
+relay_pid=""
 cleanup() {
+  [ -n "$relay_pid" ] && kill "$relay_pid" 2>/dev/null && wait "$relay_pid" 2>/dev/null || true
   [ -n "$sidecar_pid" ] && kill "$sidecar_pid" 2>/dev/null && wait "$sidecar_pid" 2>/dev/null || true
   sql -e "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true
   rm -rf "$work"
@@ -53,6 +57,12 @@ if [ -z "$bin" ]; then
   go build -o "$work/sidecar" ./cmd/sidecar
   bin="$work/sidecar"
 fi
+go build -o "$work/tcprelay" ./bench/tcprelay
+"$work/tcprelay" -listen 127.0.0.1:0 -upstream "$host:$port" >"$work/relay.addr" 2>"$work/relay.log" &
+relay_pid=$!
+for _ in $(seq 1 100); do [ -s "$work/relay.addr" ] && break; sleep 0.1; done
+relay_port=$(head -n1 "$work/relay.addr" | sed 's/.*://')
+[ -n "$relay_port" ] || { echo "mysql.sh: the relay did not start:" >&2; cat "$work/relay.log" >&2; exit 1; }
 
 listen_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null ||
   echo $((20000 + RANDOM % 20000)))
@@ -104,51 +114,47 @@ secs() { # port workload: seconds one mysqlslap run takes for $queries queries
 ticks() { # pid: CPU time the process has used, in clock ticks (user + system)
   awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0
 }
-mysqld_pid=$(pgrep -x mariadbd || pgrep -x mysqld || true)
-mysqld_pid=${mysqld_pid%%$'\n'*}
-hz=$(getconf CLK_TCK)
 
 printf '\nmysqlslap, %s connections, %s queries per run, %s interleaved rounds, same run (load average: %s)\n' \
   "$clients" "$queries" "$rounds" "$(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-8s %-6s %12s %12s %8s %12s\n' workload round "direct q/s" "sidecar q/s" "ratio" "added/query"
+printf '%-8s %-5s %11s %11s %11s %7s %7s %12s\n' workload round "direct q/s" "relay q/s" "sidecar q/s" "relay" "sidecar" "added/query"
 : >"$work/runs"
-sidecar_ticks=0 mysqld_direct=0 mysqld_through=0
+relay_ticks=0 sidecar_ticks=0
 for r in $(seq 1 "$rounds"); do
   for w in point varied; do
-    m0=$( [ -n "$mysqld_pid" ] && ticks "$mysqld_pid" || echo 0)
     d=$(secs "$port" "$w")
-    m1=$( [ -n "$mysqld_pid" ] && ticks "$mysqld_pid" || echo 0)
-    t0=$(ticks "$sidecar_pid")
+    t0=$(ticks "$relay_pid")
+    x=$(secs "$relay_port" "$w")
+    t1=$(ticks "$relay_pid")
+    s0=$(ticks "$sidecar_pid")
     s=$(secs "$listen_port" "$w")
-    t1=$(ticks "$sidecar_pid")
-    m2=$( [ -n "$mysqld_pid" ] && ticks "$mysqld_pid" || echo 0)
-    if [ -z "$d" ] || [ -z "$s" ]; then
+    s1=$(ticks "$sidecar_pid")
+    if [ -z "$d" ] || [ -z "$x" ] || [ -z "$s" ]; then
       echo "mysql.sh: a run failed:" >&2
       cat "$work/slap.err" "$work/sidecar.log" >&2
       exit 1
     fi
-    sidecar_ticks=$((sidecar_ticks + t1 - t0))
-    mysqld_direct=$((mysqld_direct + m1 - m0))
-    mysqld_through=$((mysqld_through + m2 - m1))
-    echo "$w $d $s" >>"$work/runs"
-    awk -v w="$w" -v r="$r" -v d="$d" -v s="$s" -v n="$queries" -v c="$clients" \
-      'BEGIN { printf "%-8s %-6s %12.0f %12.0f %7.0f%% %10.0fµs\n", w, r, n / d, n / s, 100 * d / s, c * 1e6 * (s - d) / n }'
+    relay_ticks=$((relay_ticks + t1 - t0))
+    sidecar_ticks=$((sidecar_ticks + s1 - s0))
+    echo "$w $d $x $s" >>"$work/runs"
+    awk -v w="$w" -v r="$r" -v d="$d" -v x="$x" -v s="$s" -v n="$queries" -v c="$clients" \
+      'BEGIN { printf "%-8s %-5s %11.0f %11.0f %11.0f %6.0f%% %6.0f%% %10.0fµs\n", w, r, n / d, n / x, n / s, 100 * d / x, 100 * d / s, c * 1e6 * (s - d) / n }'
   done
 done
-# Totals: queries over summed time; the median round's ratio resists the
+# Totals: queries over summed time; the median round's ratios resist the
 # other load on a shared machine.
 for w in point varied; do
-  awk -v w="$w" -v n="$queries" -v c="$clients" '$1 == w { d += $2; s += $3; k++; r[k] = $2 / $3 }
+  awk -v w="$w" -v n="$queries" -v c="$clients" '
+    function median(a, k) { asort(a); return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
+    $1 == w { d += $2; x += $3; s += $4; k++; rx[k] = $2 / $3; rs[k] = $2 / $4 }
     END {
-      asort(r); med = (k % 2) ? r[(k + 1) / 2] : (r[k / 2] + r[k / 2 + 1]) / 2
-      printf "%-8s %-6s %12.0f %12.0f %7.0f%% %10.0fµs   (median round: %.0f%%)\n", w, "all", k * n / d, k * n / s, 100 * d / s, c * 1e6 * (s - d) / (k * n), 100 * med
+      printf "%-8s %-5s %11.0f %11.0f %11.0f %6.0f%% %6.0f%% %10.0fµs\n", w, "all", k * n / d, k * n / x, k * n / s, 100 * d / x, 100 * d / s, c * 1e6 * (s - d) / (k * n)
+      printf "%-8s %-5s %11s %11s %11s %6.0f%% %6.0f%%\n", w, "med.", "", "", "", 100 * median(rx, k), 100 * median(rs, k)
     }' "$work/runs"
 done
 total=$((rounds * 2 * queries))
-awk -v t="$sidecar_ticks" -v md="$mysqld_direct" -v mt="$mysqld_through" -v hz="$hz" -v n="$total" -v have="$mysqld_pid" 'BEGIN {
-  printf "\nCPU per query: sidecar %.1fµs", 1e6 * t / hz / n
-  if (have != "") printf "; upstream server %.1fµs direct, %.1fµs through the sidecar (its CPU includes any other clients of that server)", 1e6 * md / hz / n, 1e6 * mt / hz / n
-  printf "\n"
+awk -v r="$relay_ticks" -v s="$sidecar_ticks" -v hz="$(getconf CLK_TCK)" -v n="$total" 'BEGIN {
+  printf "\nCPU per query: bare relay %.1fµs, Sidecar %.1fµs (the Sidecar'"'"'s own cost beyond a bare hop: %.1fµs)\n", 1e6 * r / hz / n, 1e6 * s / hz / n, 1e6 * (s - r) / hz / n
 }'
-echo "(ratio: Sidecar q/s as a share of direct; added/query: extra latency per query on one connection;"
-echo " CPU per query is independent of the machine's other load: on a CPU-bound host it is what the Sidecar costs)"
+echo "(relay, sidecar: q/s as a share of direct; added/query: the Sidecar's extra latency per query on one"
+echo " connection; med.: the median round. CPU per query does not depend on the machine's other load.)"

@@ -96,7 +96,12 @@ func Analyze(sql, currentDB string) Result {
 
 // AnalyzeMode is Analyze for a session whose sql_mode is known to include
 // the given modes.
-func AnalyzeMode(sql, currentDB string, m Mode) Result {
+func AnalyzeMode(sql, currentDB string, m Mode) (r Result) {
+	defer func() {
+		if p := recover(); p != nil { // classifying a tree the parser built oddly
+			r = unknown(sql, fmt.Errorf("the analyzer failed on this text: %v", p))
+		}
+	}()
 	return withBudget(sql, func() Result { return analyze(sql, currentDB, m, 0) })
 }
 
@@ -126,9 +131,19 @@ type parsed struct {
 
 // parseText runs the parser on code (a text whose comments lexical.go has
 // blanked out) in mode m.
-func parseText(code string, m Mode) ([]parsed, error) {
+//
+// A panic in the parser (its test_driver panics on some decimal literals
+// over 81 digits) is returned as an error, and that parser is not reused:
+// one client's text must never end the process.
+func parseText(code string, m Mode) (out []parsed, err error) {
 	p := parsers.Get().(*parser.Parser)
-	defer parsers.Put(p)
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("the parser failed on this text: %v", r)
+			return
+		}
+		parsers.Put(p)
+	}()
 	var mode mysql.SQLMode
 	if m.NoBackslashEscapes {
 		mode |= mysql.ModeNoBackslashEscapes
@@ -142,7 +157,7 @@ func parseText(code string, m Mode) ([]parsed, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]parsed, 0, len(stmts))
+	out = make([]parsed, 0, len(stmts))
 	for _, s := range stmts {
 		raw, rawEnd := span(code, s.OriginalText())
 		start, end := trimmed(code, raw, rawEnd)
@@ -163,7 +178,7 @@ func span(code, text string) (int, int) {
 
 // trimmed narrows s[start:end] by the spaces and semicolons around it.
 func trimmed(s string, start, end int) (int, int) {
-	for start < end && isSpace(s[start]) {
+	for start < end && (isSpace(s[start]) || s[start] == ';') {
 		start++
 	}
 	for end > start && (isSpace(s[end-1]) || s[end-1] == ';') {
@@ -189,6 +204,9 @@ func analyze(sql, db string, m Mode, nest int) Result {
 	}
 	stmts, err := parseText(l.code, m)
 	if err != nil {
+		return unknown(sql, err)
+	}
+	if err := sameSplit(l.toks, stmts); err != nil {
 		return unknown(sql, err)
 	}
 	out := Result{Statements: make([]Statement, 0, len(stmts))}
@@ -219,3 +237,40 @@ const maxNesting = 8
 var errNested = fmt.Errorf("%w: PREPARE texts nested more than %d deep", ErrUncheckable, maxNesting)
 
 func isUncheckable(err error) bool { return errors.Is(err, ErrUncheckable) }
+
+// sameSplit checks the parser's statements against the lexer's: every
+// statement the lexer finds (split at semicolons outside strings, quoted
+// names and comments, as the server's lexer splits) must start one of the
+// parser's, unless it lies inside a stored-program body (CREATE PROCEDURE …
+// BEGIN …; …; END). The two lexers implement the same rules; should they
+// ever disagree about where a string ends, the server could run a
+// statement the analysis never saw, so the text is uncheckable instead.
+func sameSplit(toks []token, stmts []parsed) error {
+	i := 0
+	for k := 0; k < len(toks); k++ {
+		if toks[k].kind == tokSemicolon || (k > 0 && toks[k-1].kind != tokSemicolon) {
+			continue
+		}
+		start := toks[k].start
+		for i+1 < len(stmts) && stmts[i+1].start <= start {
+			i++
+		}
+		if i < len(stmts) && stmts[i].start == start {
+			continue
+		}
+		if i < len(stmts) && stmts[i].start < start && isCompound(stmts[i].node) {
+			continue
+		}
+		return fmt.Errorf("%w at byte %d", errSplit, start)
+	}
+	return nil
+}
+
+// errSplit is sameSplit's error; the fuzz target checks it never happens.
+var errSplit = fmt.Errorf("%w: the parser and the lexer split the text into statements differently", ErrUncheckable)
+
+// isCompound reports statements whose body may hold semicolons.
+func isCompound(n ast.StmtNode) bool {
+	_, ok := n.(*ast.ProcedureInfo)
+	return ok
+}

@@ -265,6 +265,10 @@ func TestMultiStatements(t *testing.T) {
 		}
 	}
 	has(t, "second", "actions", r.Statements[1].Analysis.Actions, "DROP_TABLE")
+	r = Analyze("  /* c */ SELECT 1 ;; SELECT 2;", "app")
+	if r.Err != nil || len(r.Statements) != 2 || r.Statements[1].Text != "SELECT 2" {
+		t.Errorf("empty statements between: %v %+v", r.Err, r.Statements)
+	}
 	r = Analyze("USE a; SELECT * FROM t", "app")
 	if r.Statements[0].UseDB != "a" {
 		t.Errorf("USE in a multi-statement text: %+v", r.Statements[0])
@@ -344,11 +348,22 @@ func TestFailClosed(t *testing.T) {
 		"XA RECOVER", "START SLAVE", "STOP REPLICA", "UNINSTALL PLUGIN p", "SET PERSIST_ONLY max_connections = 10",
 		"ALTER EVENT e DISABLE", "ALTER FUNCTION f COMMENT 'x'", "/*M!999999\\- enable the sandbox mode */",
 		"garbage",
+		// The parser reads these as fewer statements than the server
+		// (it drops a lone @@, skips a lone byte 0x85 as a space): the
+		// split check refuses them.
+		"@@; DROP TABLE t", "\x85; DROP TABLE t",
 	} {
 		r := Analyze(sql, "app")
 		if r.Err == nil || len(r.Statements) != 1 || !slices.Contains(r.Statements[0].Analysis.Actions, Unknown) || r.Statements[0].Text != sql {
 			t.Errorf("%q: want one UNKNOWN statement and an error, got %v %+v", sql, r.Err, r.Statements)
 		}
+	}
+	// The parser's value driver panics on some long decimal literals: the
+	// text is refused like any other the parser cannot read, the process
+	// lives on.
+	long := "DELETE FROM t WHERE id = 0000000000000000000000000000000000000000000000000000000000000020000000000000000000"
+	if r := Analyze(long, "app"); r.Err == nil || !slices.Contains(r.Statements[0].Analysis.Actions, "DELETE") {
+		t.Errorf("long decimal: %v %+v", r.Err, r.Statements)
 	}
 	// A refused text is also named by its first keywords, so that a rule on
 	// XA, HANDLER or DROP_TRIGGER holds it for a person.
@@ -416,4 +431,23 @@ func TestNestedPrepare(t *testing.T) {
 	if r := Analyze(nest(maxNesting+2), "app"); !errors.Is(r.Err, ErrUncheckable) {
 		t.Errorf("%d levels: %v", maxNesting+2, r.Err)
 	}
+}
+
+// The parser's statements start where the server's lexer splits the text;
+// a disagreement is uncheckable (the parser's statements here are faked to
+// miss the second one).
+func TestSameSplit(t *testing.T) {
+	sql := "SELECT 1; DROP TABLE t"
+	l := lex(sql, Mode{})
+	stmts, err := parseText(l.code, Mode{})
+	if err != nil || len(stmts) != 2 {
+		t.Fatalf("%v %d", err, len(stmts))
+	}
+	if err := sameSplit(l.toks, stmts); err != nil {
+		t.Errorf("agreeing split: %v", err)
+	}
+	if err := sameSplit(l.toks, stmts[:1]); !errors.Is(err, ErrUncheckable) {
+		t.Errorf("a statement the parser missed: %v", err)
+	}
+	one(t, "CREATE PROCEDURE p() BEGIN SELECT 1; DELETE FROM t; END")
 }

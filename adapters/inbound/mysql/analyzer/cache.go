@@ -60,7 +60,9 @@ func (c *Cache) AnalyzeMode(sql, currentDB string, m Mode) Result {
 		if r, ok := c.get(skey); ok {
 			st := r.Statements[0]
 			st.Text = trimStatement(sql)
-			return Result{Statements: []Statement{st}}
+			r = Result{Statements: []Statement{st}}
+			c.put(key, r) // the same text again is an exact hit, without a lexical pass
+			return r
 		}
 	}
 	r := AnalyzeMode(sql, currentDB, m)

@@ -11,7 +11,10 @@
 //   - lexical.go: a MySQL tokenizer (strings, quoted identifiers, comments,
 //     executable comments) that expands /*! … */ and /*M! … */ into the SQL
 //     the server runs, and tells whether sql_mode could split a text differently.
+//   - modes.go: the other sql_mode readings of a text with a backslash in a
+//     string (NO_BACKSLASH_ESCAPES, ANSI_QUOTES).
 //   - classify.go: what each parse-tree node adds to a statement's analysis.
+//   - guess.go: the kinds a refused text's first keywords name (XA, HANDLER…).
 //   - vocabulary.go: Actions and IsAction, what `sidecar validate` accepts.
 //   - limits.go: bounds on what one text may cost (ErrUncheckable).
 //   - cache.go, shape.go: Cache, memoising results by text and by shape.

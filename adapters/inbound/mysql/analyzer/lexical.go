@@ -61,7 +61,7 @@ var errUnterminated = errors.New("unterminated")
 // (utf8mb4, latin1…): in GBK, SJIS or BIG5 a backslash may be the second
 // byte of a character, which this lexer does not know.
 func lex(sql string, m Mode) lexed {
-	l := lexed{errAt: -1}
+	l := lexed{errAt: -1, toks: make([]token, 0, min(len(sql)/4+4, 4096))}
 	n := len(sql)
 	var code []byte // copy-on-write of sql, made on the first blanking
 	blank := func(from, to int) {

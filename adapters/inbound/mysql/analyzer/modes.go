@@ -22,6 +22,10 @@ import (
 // they start in mode m; a string read shorter may end one earlier (before
 // a comment) or, read longer, take in the next.
 func otherModes(sql, db string, m Mode, nest int, stmts []parsed, out []Statement) error {
+	at := make(map[int]int, len(stmts)) // statement index by start
+	for i, p := range stmts {
+		at[p.start] = i
+	}
 	for _, alt := range []Mode{
 		{NoBackslashEscapes: !m.NoBackslashEscapes, ANSIQuotes: m.ANSIQuotes},
 		{NoBackslashEscapes: m.NoBackslashEscapes, ANSIQuotes: !m.ANSIQuotes},
@@ -32,8 +36,8 @@ func otherModes(sql, db string, m Mode, nest int, stmts []parsed, out []Statemen
 			return err
 		}
 		for _, o := range other {
-			i := slices.IndexFunc(stmts, func(p parsed) bool { return p.start == o.start })
-			if i < 0 || !sameSession(out[i], o.st) {
+			i, ok := at[o.start]
+			if !ok || !sameSession(out[i], o.st) {
 				return fmt.Errorf("%w: it reads as other statements under sql_mode %s", ErrUncheckable, alt)
 			}
 			merge(&out[i], o.st.Analysis)
