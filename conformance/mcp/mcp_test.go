@@ -171,10 +171,13 @@ func TestBinaryOnAnyAddressAnswersTheSpecsAgentURLs(t *testing.T) {
 		t.Fatalf("approval_status with Host %s: %v", k8sHost, m)
 	}
 	for name, set := range map[string]func(*http.Request){
-		"evil origin":  func(r *http.Request) { r.Host = k8sHost; r.Header.Set("Origin", "http://evil.example") },
-		"rebound page": func(r *http.Request) { r.Host = "evil.example:8765"; r.Header.Set("Origin", "http://evil.example:8765") },
-		"null origin":  func(r *http.Request) { r.Header.Set("Origin", "null") },
-		"cross-site":   func(r *http.Request) { r.Host = k8sHost; r.Header.Set("Sec-Fetch-Site", "cross-site") },
+		"evil origin": func(r *http.Request) { r.Host = k8sHost; r.Header.Set("Origin", "http://evil.example") },
+		"rebound page": func(r *http.Request) {
+			r.Host = "evil.example:8765"
+			r.Header.Set("Origin", "http://evil.example:8765")
+		},
+		"null origin": func(r *http.Request) { r.Header.Set("Origin", "null") },
+		"cross-site":  func(r *http.Request) { r.Host = k8sHost; r.Header.Set("Sec-Fetch-Site", "cross-site") },
 	} {
 		if code, body := postToolsList(t, s.url(), set); code != http.StatusForbidden {
 			t.Errorf("%s: %d %q, want 403", name, code, body)
