@@ -264,27 +264,15 @@ func TestChecksumAnnotationRollsPodsOnConfigChange(t *testing.T) {
 // The rendered config is accepted by the real `sidecar validate`, for every values set; a config
 // mistake in the values is caught by it (the check can fail).
 func TestRenderedConfigPassesSidecarValidate(t *testing.T) {
-	bin := harness.Binary(t, "sidecar")
-	validate := func(t *testing.T, config string) (string, error) {
-		path := filepath.Join(t.TempDir(), "config.yaml")
-		if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		out, err := exec.Command(bin, "validate", "--config", path).CombinedOutput()
-		return string(out), err
-	}
 	for name, vs := range valuesSets {
 		t.Run(name, func(t *testing.T) {
-			cfg := render(t, "payments", "agents", values(t, vs.file, vs.over...)).configYAML(t)
-			if out, err := validate(t, cfg); err != nil || !strings.Contains(out, ": valid") {
-				t.Fatalf("sidecar validate refused the rendered config: %v\n%s\n%s", err, out, cfg)
-			}
+			validateConfig(t, render(t, "payments", "agents", values(t, vs.file, vs.over...)).configYAML(t))
 		})
 	}
 	t.Run("a typo in the values", func(t *testing.T) {
 		cfg := render(t, "payments", "agents", values(t, "", withToken,
 			`config: {listeners: [{name: p, protocol: postgres, listen: 0.0.0.0:15432, upstrem: db:5432}]}`)).configYAML(t)
-		out, err := validate(t, cfg)
+		out, err := sidecarValidate(t, cfg)
 		if err == nil || !strings.Contains(out, "listeners[0].upstrem: unknown key") {
 			t.Fatalf("sidecar validate: %v\n%s; want it to name listeners[0].upstrem", err, out)
 		}
@@ -353,6 +341,25 @@ func TestRenderedPodAnswersItsProbesAndTheMCPLane(t *testing.T) {
 	code, body := toolsList(t, fmt.Sprintf("http://127.0.0.1:%d/mcp", target), host)
 	if code != 200 || !strings.Contains(body, `"approval_wait"`) {
 		t.Errorf("tools/list through the mcp lane with Host %s: %d %q, want 200 with the tools", host, code, body)
+	}
+}
+
+// sidecarValidate runs the real `sidecar validate` (built from ./cmd/sidecar) on config.
+func sidecarValidate(t *testing.T, config string) (string, error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(harness.Binary(t, "sidecar"), "validate", "--config", path).CombinedOutput()
+	return string(out), err
+}
+
+// validateConfig fails the test unless `sidecar validate` accepts config.
+func validateConfig(t *testing.T, config string) {
+	t.Helper()
+	if out, err := sidecarValidate(t, config); err != nil || !strings.Contains(out, ": valid") {
+		t.Fatalf("sidecar validate refused the rendered config: %v\n%s\n%s", err, out, config)
 	}
 }
 
