@@ -61,6 +61,15 @@ func TestEveryManifestDecodesStrictly(t *testing.T) {
 	}
 }
 
+// specValues is the spec's own values.yaml ("On Kubernetes"), as written there.
+const specValues = `
+laneServices:
+  mcp:
+    enabled: true           # ClusterIP by default; keep it
+    ports:
+      - {name: mcp, port: 8765}
+`
+
 // The spec's names: Service <fullname>-mcp, where <fullname> is <release>-hoopsidecar, or the
 // release name alone when it already contains hoopsidecar; the agent's URL in the notes.
 func TestServiceNamesFollowTheSpec(t *testing.T) {
@@ -74,7 +83,7 @@ func TestServiceNamesFollowTheSpec(t *testing.T) {
 		{"payments", `fullnameOverride: edge`, "edge"},
 	} {
 		t.Run(c.release+" "+c.over, func(t *testing.T) {
-			r := render(t, c.release, "agents", values(t, "", withToken, c.over))
+			r := render(t, c.release, "agents", values(t, "", withToken, c.over, specValues))
 			svc := r.service(t, c.fullname+"-mcp")
 			if len(r.Services) != 1 {
 				t.Errorf("%d Services with the default values, want only %s-mcp", len(r.Services), c.fullname)
@@ -230,6 +239,12 @@ func TestNetworkPolicyAdmitsOnlyTheAgentsPods(t *testing.T) {
 	}
 	if m := np.Ingress[1]; len(m.Ports) != 1 || m.Ports[0].Port.IntValue() != 9090 || m.From[0].NamespaceSelector == nil {
 		t.Errorf("metrics rule %+v, want monitoring to port 9090 only", m)
+	}
+
+	// No lane: nothing admitted (an empty ports list would admit every port).
+	r = render(t, "payments", "agents", values(t, "ci/values-test.yaml", `laneServices: {mcp: {enabled: false}, payments: {enabled: false}}`))
+	if in := r.NetworkPolicies[0].Spec.Ingress; in == nil || len(in) != 0 {
+		t.Errorf("ingress %+v without lanes, want [] (nothing admitted)", in)
 	}
 
 	if _, err := renderErr(t, "payments", "agents", values(t, "", withToken, `networkPolicy: {enabled: true}`)); err == nil ||
