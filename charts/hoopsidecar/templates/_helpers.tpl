@@ -91,3 +91,15 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 {{- toJson $out }}
 {{- end }}
+
+{{/*
+A lane's Service name, <fullname>-<lane> (dict "root" $ "lane" name). Longer than 63 characters
+it is refused rather than cut, so the agent's URL keeps the spec's form.
+*/}}
+{{- define "hoopsidecar.laneServiceName" -}}
+{{- $name := printf "%s-%s" (include "hoopsidecar.fullname" .root) .lane }}
+{{- if gt (len $name) 63 }}
+{{- fail (printf "Service name %s is longer than 63 characters: use a shorter release name, fullnameOverride or lane name" $name) }}
+{{- end }}
+{{- $name }}
+{{- end }}
