@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/lint"
 	"helm.sh/helm/v3/pkg/lint/support"
 )
@@ -48,4 +49,14 @@ func messages(l support.Linter) string {
 		b.WriteString(m.Error() + "; ")
 	}
 	return b.String()
+}
+
+// `helm template` without --kube-version renders for Helm's default Kubernetes version: a
+// kubeVersion constraint in Chart.yaml must admit it, or the documented commands fail.
+func TestHelmTemplateDefaultKubeVersion(t *testing.T) {
+	ch := loadChart(t)
+	kv := chartutil.DefaultCapabilities.KubeVersion.String()
+	if c := ch.Metadata.KubeVersion; c != "" && !chartutil.IsCompatibleRange(c, kv) {
+		t.Errorf("Chart.yaml kubeVersion %s refuses Helm's default %s: `helm template` fails without --kube-version", c, kv)
+	}
 }
