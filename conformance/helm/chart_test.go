@@ -320,6 +320,7 @@ func TestChartRefusesValuesThatCannotWork(t *testing.T) {
 		"config.admin.listen is required":                               {withToken, `config: {admin: null}`},
 		"laneServices.Pay_DB: a lane name is a DNS label":               {withToken, `laneServices: {Pay_DB: {enabled: true, ports: [{name: pg, port: 5432}]}}`},
 		"is longer than 63 characters":                                  {withToken, `fullnameOverride: ` + strings.Repeat("x", 60)},
+		"the name metrics is used for two container ports":              {withToken, `laneServices: {pg: {enabled: true, ports: [{name: metrics, port: 9100}]}}`},
 		"laneServices.pg.ports: at least one":                           {withToken, `laneServices: {pg: {enabled: true}}`},
 	} {
 		_, err := renderErr(t, "payments", "agents", values(t, "", over...))
