@@ -5,12 +5,14 @@ go 1.26.8
 require (
 	github.com/cenkalti/backoff/v5 v5.0.3
 	github.com/goccy/go-yaml v1.19.2
+	github.com/golang-sql/civil v0.0.0-20220223132316-b832511892a9
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/klauspost/compress v1.20.3
 	github.com/microsoft/go-mssqldb v1.11.2
 	github.com/pact-foundation/pact-go/v2 v2.4.2
 	github.com/prometheus/client_golang v1.25.0
+	github.com/shopspring/decimal v1.4.0
 	github.com/spf13/cobra v1.10.2
 	go.mongodb.org/mongo-driver/v2 v2.10.0 // exact: adapters/inbound/mongodb uses its experimental x/mongo/driver/wiremessage and x/bsonx/bsoncore; upgrade only with their tests and fuzzers
 	go.uber.org/fx v1.24.0
@@ -27,9 +29,7 @@ require (
 
 require (
 	github.com/goccy/go-json v0.10.6 // indirect
-	github.com/golang-sql/civil v0.0.0-20220223132316-b832511892a9 // indirect
 	github.com/golang-sql/sqlexp v0.1.0 // indirect
-	github.com/shopspring/decimal v1.4.0 // indirect
 )
 
 require (

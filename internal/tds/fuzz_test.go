@@ -119,6 +119,7 @@ func FuzzSQLBatch(f *testing.F) {
 func FuzzRPC(f *testing.F) {
 	f.Add(capture(f, "rpc"))
 	f.Add(capture(f, "rpc_byname"))
+	f.Add(capture(f, "rpc_types"))
 	for _, m := range rpcSamples() {
 		f.Add(m.Encode())
 	}

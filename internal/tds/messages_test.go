@@ -165,6 +165,10 @@ func TestRPCCapture(t *testing.T) {
 	if !ok || text != "SELECT @p1 + @p2" || len(vals) != 2 || vals[0].Name != "@p1" {
 		t.Fatalf("statement %q %d", text, len(vals))
 	}
+	types, err := DecodeRPC(capture(t, "rpc_types"))
+	if err != nil || len(types.Calls[0].Params) < 10 || !bytes.Equal(types.Encode(), capture(t, "rpc_types")) {
+		t.Fatalf("go-mssqldb's typed parameters: %v", err)
+	}
 	byName, err := DecodeRPC(capture(t, "rpc_byname"))
 	if err != nil || byName.Calls[0].ProcName != "BOOM" {
 		t.Fatalf("by name: %+v %v", byName, err)

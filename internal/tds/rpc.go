@@ -43,6 +43,9 @@ type Param struct {
 	Status byte
 	Type   TypeInfo
 	Value  []byte
+	// UnknownLen: a PLP value sent with PLP_UNKNOWN_LEN (kept so Encode
+	// reproduces it; chunk boundaries are not kept, Encode sends one chunk).
+	UnknownLen bool
 }
 
 // Canonical returns the bytes a fingerprint hashes for this parameter: the
@@ -108,9 +111,11 @@ func DecodeRPC(b []byte) (*RPC, error) {
 			if p.Type, err = decodeTypeInfo(r); err != nil {
 				return nil, err
 			}
+			r.plpUnknown = false
 			if p.Value, err = readValue(r, p.Type); err != nil {
 				return nil, err
 			}
+			p.UnknownLen = r.plpUnknown && p.Value != nil
 			c.Params = append(c.Params, p)
 		}
 		m.Calls = append(m.Calls, c)
@@ -146,7 +151,7 @@ func (m *RPC) Encode() []byte {
 			out = appendBVarchar(out, p.Name)
 			out = append(out, p.Status)
 			out = p.Type.Append(out)
-			out = AppendValue(out, p.Type, p.Value)
+			out = appendValue(out, p.Type, p.Value, p.UnknownLen)
 		}
 	}
 	return out

@@ -214,11 +214,19 @@ func readValue(r *reader, ti TypeInfo) ([]byte, error) {
 	return r.bytes(n, "value"), r.err
 }
 
-// readPLP reads a PLP value: ULONGLONG total length (all ones = NULL), then
-// chunks of ULONG length ending with a zero chunk.
+// PLP total lengths with a meaning, MS-TDS 2.2.5.2.3.
+const (
+	plpNull    uint64 = 0xFFFFFFFFFFFFFFFF
+	plpUnknown uint64 = 0xFFFFFFFFFFFFFFFE
+)
+
+// readPLP reads a PLP value: ULONGLONG total length (all ones = NULL,
+// plpUnknown = not announced), then chunks of ULONG length ending with a
+// zero chunk. r.plpUnknown records whether the length was unannounced.
 func readPLP(r *reader) ([]byte, error) {
 	total := r.u64("PLP length")
-	if r.err != nil || total == 0xFFFFFFFFFFFFFFFF {
+	r.plpUnknown = total == plpUnknown
+	if r.err != nil || total == plpNull {
 		return nil, r.err
 	}
 	out := []byte{}
@@ -239,8 +247,14 @@ func readPLP(r *reader) ([]byte, error) {
 }
 
 // AppendValue writes v as a TYPE_VARBYTE of type ti (nil = NULL). PLP values
-// go as one chunk.
+// go as one chunk with their total length announced.
 func AppendValue(dst []byte, ti TypeInfo, v []byte) []byte {
+	return appendValue(dst, ti, v, false)
+}
+
+// appendValue is AppendValue; unknownLen sends a PLP value with
+// PLP_UNKNOWN_LEN as go-mssqldb does for (max) parameters.
+func appendValue(dst []byte, ti TypeInfo, v []byte, unknownLen bool) []byte {
 	le := binary.LittleEndian
 	if _, ok := fixedSize(ti.Type); ok {
 		return append(dst, v...)
@@ -268,9 +282,13 @@ func AppendValue(dst []byte, ti TypeInfo, v []byte) []byte {
 	}
 	if ti.IsPLP() {
 		if v == nil {
-			return le.AppendUint64(dst, 0xFFFFFFFFFFFFFFFF)
+			return le.AppendUint64(dst, plpNull)
 		}
-		dst = le.AppendUint64(dst, uint64(len(v)))
+		if unknownLen {
+			dst = le.AppendUint64(dst, plpUnknown)
+		} else {
+			dst = le.AppendUint64(dst, uint64(len(v)))
+		}
 		if len(v) > 0 {
 			dst = le.AppendUint32(dst, uint32(len(v)))
 			dst = append(dst, v...)

@@ -45,6 +45,8 @@ type reader struct {
 	b   []byte
 	off int
 	err error
+	// plpUnknown: the last PLP value read had PLP_UNKNOWN_LEN.
+	plpUnknown bool
 }
 
 func (r *reader) fail(what string) {
