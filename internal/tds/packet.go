@@ -1,6 +1,7 @@
 package tds
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -105,6 +106,7 @@ type MessageReader struct {
 // packet type changing mid-message).
 func (mr *MessageReader) ReadMessage() (Message, error) {
 	var m Message
+	var buf bytes.Buffer
 	limit := mr.PacketSize
 	if limit <= 0 || limit > 65535 {
 		limit = 65535
@@ -126,14 +128,12 @@ func (mr *MessageReader) ReadMessage() (Message, error) {
 			return Message{}, fmt.Errorf("tds: packet type changed from %d to %d inside a message", m.Type, h.Type)
 		}
 		n := int(h.Length) - HeaderLen
-		if mr.MaxMessage > 0 && len(m.Data)+n > mr.MaxMessage {
+		if mr.MaxMessage > 0 && buf.Len()+n > mr.MaxMessage {
 			return Message{}, ErrTooLarge
 		}
-		// Grow by what the header announces (≤ one packet), never more, so
-		// memory follows the bytes actually received.
-		start := len(m.Data)
-		m.Data = append(m.Data, make([]byte, n)...)
-		if _, err := io.ReadFull(mr.R, m.Data[start:]); err != nil {
+		// Copy rather than allocate what the header announces: memory
+		// follows the bytes actually received.
+		if _, err := io.CopyN(&buf, mr.R, int64(n)); err != nil {
 			if errors.Is(err, io.EOF) {
 				err = io.ErrUnexpectedEOF
 			}
@@ -143,6 +143,7 @@ func (mr *MessageReader) ReadMessage() (Message, error) {
 			m.Ignore = true
 		}
 		if h.Status&StatusEOM != 0 {
+			m.Data = buf.Bytes()
 			return m, nil
 		}
 	}
