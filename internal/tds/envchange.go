@@ -1,5 +1,7 @@
 package tds
 
+import "encoding/binary"
+
 // ENVCHANGE types, MS-TDS 2.2.7.9.
 const (
 	EnvDatabase        byte = 1
@@ -93,4 +95,22 @@ func (e *EnvChange) Append(dst []byte) []byte {
 		body = append(body, e.OldValue...)
 	}
 	return appendUSToken(dst, TokenEnvChange, body)
+}
+
+// Descriptor returns the 8-byte transaction descriptor of a begin, commit,
+// rollback, enlist or defect ENVCHANGE: the new one for EnvBeginTran (and
+// enlist/defect), the ended one for commit/rollback. Requests carry the
+// current descriptor in ALL_HEADERS (TxHeaders), 0 outside a transaction.
+func (e *EnvChange) Descriptor() (uint64, bool) {
+	v := e.NewValue
+	if e.Type == EnvCommitTran || e.Type == EnvRollbackTran || e.Type == EnvTranEnded {
+		v = e.OldValue
+	}
+	switch e.Type {
+	case EnvBeginTran, EnvCommitTran, EnvRollbackTran, EnvEnlistDTC, EnvDefectTran, EnvTranEnded:
+		if len(v) == 8 {
+			return binary.LittleEndian.Uint64(v), true
+		}
+	}
+	return 0, false
 }

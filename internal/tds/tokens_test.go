@@ -67,8 +67,12 @@ func TestTokensDecode(t *testing.T) {
 		t.Fatalf("DONE %+v", done)
 	}
 	tran, _ := DecodeEnvChange(rs[4].Body)
-	if tran.Type != EnvBeginTran || len(tran.NewValue) != 8 || tran.NewValue[0] != 0x88 {
+	if d, ok := tran.Descriptor(); tran.Type != EnvBeginTran || !ok || d != 0x1122334455667788 {
 		t.Fatalf("begin tran %+v", tran)
+	}
+	commit, _ := DecodeEnvChange((&EnvChange{Type: EnvCommitTran, OldValue: le64(7)}).Append(nil)[3:])
+	if d, ok := commit.Descriptor(); !ok || d != 7 {
+		t.Fatalf("commit %+v", commit)
 	}
 	cm, _, err := DecodeColMetadata(rs[0].Body)
 	if err != nil || len(cm.Columns) != 5 || cm.Columns[1].Name != "name" || !cm.Columns[2].Type.IsPLP() {
