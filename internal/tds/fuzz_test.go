@@ -23,7 +23,7 @@ func capture(tb testing.TB, name string) []byte {
 // message larger than the input, and every message re-split into packets
 // reassembles to the same payload.
 func FuzzPacketReader(f *testing.F) {
-	for _, name := range []string{"prelogin", "login7", "sqlbatch", "rpc"} {
+	for _, name := range []string{"prelogin", "login7", "sqlbatch", "rpc", "login7_freetds"} {
 		data := capture(f, name)
 		f.Add(AppendPackets(nil, PacketSQLBatch, 0, 0, data, 512))
 		f.Add(AppendPackets(nil, PacketRPC, StatusResetConnection, 0, data, 64))
@@ -51,6 +51,7 @@ func FuzzPacketReader(f *testing.F) {
 // FuzzPrelogin: decoding never panics and Encode∘Decode is a fixed point.
 func FuzzPrelogin(f *testing.F) {
 	f.Add(capture(f, "prelogin"))
+	f.Add(capture(f, "prelogin_freetds"))
 	f.Add([]byte{0xFF})
 	f.Fuzz(func(t *testing.T, in []byte) {
 		p, err := DecodePrelogin(in)
@@ -75,6 +76,7 @@ func FuzzPrelogin(f *testing.F) {
 // after one pass (invalid UTF-16 becomes U+FFFD on the first).
 func FuzzLogin7(f *testing.F) {
 	f.Add(capture(f, "login7"))
+	f.Add(capture(f, "login7_freetds"))
 	withFeat := &Login7{TDSVersion: Version74, PacketSize: 4096, UserName: "u", Password: "p", Features: []Feature{{ID: FeatureFedAuth, Data: []byte{1, 2}}}}
 	f.Add(withFeat.Encode())
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -96,6 +98,7 @@ func FuzzLogin7(f *testing.F) {
 // FuzzSQLBatch: decoding never panics and Encode∘Decode is a fixed point.
 func FuzzSQLBatch(f *testing.F) {
 	f.Add(capture(f, "sqlbatch"))
+	f.Add(capture(f, "sqlbatch_freetds"))
 	f.Add((&SQLBatch{Headers: TxHeaders(0x0102030405060708, 1), Text: "SELECT 1; DELETE FROM t"}).Encode())
 	f.Fuzz(func(t *testing.T, in []byte) {
 		b, err := DecodeSQLBatch(in)
