@@ -34,6 +34,10 @@
 //     uses (short input is ErrShort, never a panic).
 //   - errors.go: the package's errors.
 //
+// testdata/capture holds messages recorded from go-mssqldb and FreeTDS tsql
+// (regenerate: go test ./internal/tds/tdstest -update); the fuzz targets
+// (fuzz_test.go) and the unit tests use them as real-client input.
+//
 // Assumptions: TDS 7.2 or later (ALL_HEADERS present, 8-byte DONE row
 // counts, LOGIN7 with cbSSPILong); no column encryption, no MARS (SMP).
 package tds

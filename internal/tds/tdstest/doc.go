@@ -10,5 +10,13 @@
 // every answer.
 //
 // Files: server.go (listener, per-connection loop, login), reply.go (token
-// helpers to build answers).
+// helpers to build answers). Tests with real clients: mssqldb_test.go
+// (go-mssqldb v1.11.2, encrypt=disable: batches, errors, sp_executesql),
+// types_test.go (every parameter type go-mssqldb maps), attention_test.go
+// (context cancel → Attention; packet size 512), freetds_test.go (FreeTDS
+// tsql). `go test ./internal/tds/tdstest -update` rewrites the captured
+// client messages in ../testdata/capture, the fuzz seeds of package tds.
+//
+// Limits: no TLS (a client that asks for encryption is refused by closing,
+// never downgraded), no MARS, TDS 7.2+ clients only.
 package tdstest
