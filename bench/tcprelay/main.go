@@ -1,10 +1,9 @@
-// Command tcprelay is the reference hop of bench/mysql.sh: a bare TCP relay
-// (two io.Copy per connection, nothing parsed) in front of an upstream, so
-// the benchmark can show what any extra process on the path costs on this
-// machine next to what the Sidecar costs. It prints the address it listens
-// on as its first line of output.
+// Command tcprelay is the Go ceiling of bench/http.sh, bench/pgbench.sh and
+// bench/mysql.sh:
+// a bare TCP relay, one goroutine per direction copying with io.Copy, no
+// parsing. It prints the address it listens on as its first line of output.
 //
-//	go run ./bench/tcprelay -listen 127.0.0.1:0 -upstream 127.0.0.1:3306
+//	go run ./bench/tcprelay -listen 127.0.0.1:0 -upstream 127.0.0.1:8080
 package main
 
 import (
@@ -17,14 +16,14 @@ import (
 
 func main() {
 	listen := flag.String("listen", "127.0.0.1:0", "address to listen on (host:port)")
-	upstream := flag.String("upstream", "127.0.0.1:3306", "address to relay to (host:port)")
+	upstream := flag.String("upstream", "", "address to relay to (host:port)")
 	flag.Parse()
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tcprelay:", err)
 		os.Exit(1)
 	}
-	fmt.Println(ln.Addr())
+	fmt.Println(ln.Addr().String())
 	for {
 		c, err := ln.Accept()
 		if err != nil {
@@ -35,8 +34,7 @@ func main() {
 	}
 }
 
-// relay copies both ways between c and a new connection to upstream until
-// either side closes.
+// relay joins c to a new connection to upstream until either side closes.
 func relay(c net.Conn, upstream string) {
 	defer c.Close()
 	u, err := net.Dial("tcp", upstream)
@@ -44,9 +42,13 @@ func relay(c net.Conn, upstream string) {
 		return
 	}
 	defer u.Close()
+	done := make(chan struct{})
 	go func() {
-		io.Copy(u, c)
-		u.Close()
+		_, _ = io.Copy(u, c)
+		_ = u.(*net.TCPConn).CloseWrite()
+		close(done)
 	}()
-	io.Copy(c, u)
+	_, _ = io.Copy(c, u)
+	_ = c.(*net.TCPConn).CloseWrite()
+	<-done
 }
