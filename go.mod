@@ -23,6 +23,11 @@ require (
 )
 
 require (
+	github.com/goccy/go-json v0.10.6 // indirect
+	github.com/klauspost/compress v1.20.1 // indirect
+)
+
+require (
 	dario.cat/mergo v1.0.1 // indirect
 	filippo.io/edwards25519 v1.2.0 // indirect
 	github.com/BurntSushi/toml v1.6.0 // indirect
