@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 const heldText = "statement held for human approval: waiting for approval; resend the identical statement once it is approved (approval "
@@ -204,5 +206,36 @@ func TestDenialInsideTransactionRollsItBack(t *testing.T) {
 	var one int
 	if err := c.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
 		t.Fatalf("the connection is not usable after the failed transaction: %v", err)
+	}
+}
+
+// A bound value sent with COM_STMT_SEND_LONG_DATA (go-sql-driver does so
+// for a value larger than its max packet share) is part of the statement:
+// another long value is another approval, and the approved one runs once.
+func TestLongDataIsPartOfTheStatement(t *testing.T) {
+	e := newEnv(t)
+	addr, _ := e.sidecar(listenerOpts{})
+	e.direct("CREATE TABLE t (name text)")
+	a, b := strings.Repeat("a", 3000), strings.Repeat("b", 3000)
+	e.direct("INSERT INTO t VALUES ('" + a + "'), ('" + b + "')")
+	c := e.conn(addr, "", func(m *mysql.Config) { m.MaxAllowedPacket = 2048 })
+	ctx := context.Background()
+	_, err := c.ExecContext(ctx, "DELETE FROM t WHERE name = ?", a)
+	first := heldID(t, err)
+	if r := e.cp.Review(t, first); !strings.Contains(r.Statement, "-- parameters: '"+a+"'") {
+		t.Fatalf("the approver does not see the long value: %.200q", r.Statement)
+	}
+	_, err = c.ExecContext(ctx, "DELETE FROM t WHERE name = ?", b)
+	if heldID(t, err) == first {
+		t.Fatal("two long values got the same approval")
+	}
+	e.cp.Approve(t, first)
+	if res, err := c.ExecContext(ctx, "DELETE FROM t WHERE name = ?", a); err != nil {
+		t.Fatalf("approved DELETE with a long value: %v", err)
+	} else if n, _ := res.RowsAffected(); n != 1 {
+		t.Fatalf("it deleted %d rows", n)
+	}
+	if e.count("SELECT count(*) FROM t") != 1 {
+		t.Fatal("the wrong rows went")
 	}
 }

@@ -18,5 +18,5 @@ func (p *Protocol) CheckAction(action string) error {
 		return nil
 	}
 	return fmt.Errorf("%q is not an action of mysql listeners: the statement kinds are listed in "+
-		"docs/mysql-listener.md, \"The analyzer\" (e.g. DELETE, DROP, DROP_TABLE, UPDATE, LOAD_DATA, UNKNOWN)", action)
+		"docs/mysql-listener.md, \"Analyzer\" (e.g. DELETE, DROP, DROP_TABLE, UPDATE, LOAD_DATA, UNKNOWN)", action)
 }

@@ -37,6 +37,14 @@
 //   - actions.go: the actions rules can name (the analyzer's vocabulary),
 //     checked by `sidecar validate` (app.ActionChecker).
 //
+// Libraries: github.com/go-mysql-org/go-mysql v1.16.0's mysql package
+// (protocol constants, RSA password encryption). Its server and client
+// packages authenticate with passwords they hold; this listener holds none:
+// clients log in as themselves, which needs the upstream's nonce in the
+// handshake the client sees, so the listener speaks the handshake itself
+// and relays the auth exchange (the server package serves as the test
+// suites' caching_sha2_password stand-in upstream).
+//
 // The MySQL grammar is in the analyzer subpackage; everything protocol-blind
 // (rules, approvals, fingerprints, texts) is in app/ and domain/.
 // docs/mysql-listener.md documents the behaviour for operators.
