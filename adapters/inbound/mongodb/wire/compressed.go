@@ -1,0 +1,234 @@
+package wire
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/klauspost/compress/snappy"
+	"github.com/klauspost/compress/zstd"
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/wiremessage"
+)
+
+// CompressorID is an OP_COMPRESSED's compressorId (the driver's
+// wiremessage.CompressorID).
+type CompressorID = wiremessage.CompressorID
+
+// The compressorIds of the wire protocol ("OP_COMPRESSED").
+const (
+	CompressorNoop   = wiremessage.CompressorNoOp // 0: the message as is
+	CompressorSnappy = wiremessage.CompressorSnappy
+	CompressorZlib   = wiremessage.CompressorZLib
+	CompressorZstd   = wiremessage.CompressorZstd
+)
+
+// maxZstdWindow bounds the window a zstd frame may ask the decoder to keep,
+// so a tiny frame cannot make the listener reserve gigabytes. Drivers
+// compress with at most an 8 MiB window; servers with their default level.
+const maxZstdWindow = 64 << 20
+
+// Compressed is an OP_COMPRESSED (opCode 2012): another message's body
+// compressed, with the opCode and the uncompressed size of that message
+// (header excluded).
+//
+// DecodeCompressed's Payload aliases the message it was given.
+type Compressed struct {
+	Header           Header
+	OriginalOpCode   OpCode
+	UncompressedSize int32 // bytes of the original message after its header
+	CompressorID     CompressorID
+	Payload          []byte // compressedMessage
+}
+
+// DecodeCompressed decodes msg, a whole OP_COMPRESSED with its header:
+// originalOpcode, uncompressedSize, compressorId and the compressed bytes.
+// It does not decompress (Decompress does). Errors are *MalformedError.
+func DecodeCompressed(msg []byte) (*Compressed, error) {
+	h, rest, err := body(msg, OpCompressed)
+	if err != nil {
+		return nil, err
+	}
+	if len(rest) < 9 {
+		return nil, malformed(OpCompressed, "shorter than its 9 fixed bytes")
+	}
+	return &Compressed{
+		Header:           h,
+		OriginalOpCode:   OpCode(int32(binary.LittleEndian.Uint32(rest))),
+		UncompressedSize: int32(binary.LittleEndian.Uint32(rest[4:])),
+		CompressorID:     CompressorID(rest[8]),
+		Payload:          rest[9:],
+	}, nil
+}
+
+// Append appends c as it goes on the wire to dst (header Length computed,
+// opCode OP_COMPRESSED) and returns the result.
+func (c *Compressed) Append(dst []byte) []byte {
+	start := len(dst)
+	dst = AppendHeader(dst, Header{RequestID: c.Header.RequestID, ResponseTo: c.Header.ResponseTo, OpCode: OpCompressed})
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(c.OriginalOpCode))
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(c.UncompressedSize))
+	dst = append(dst, byte(c.CompressorID))
+	dst = append(dst, c.Payload...)
+	setLength(dst, start)
+	return dst
+}
+
+// Decompress returns the original message c stands for, header included:
+// Length 16+UncompressedSize, c's requestID and responseTo, opCode
+// OriginalOpCode, then the decompressed bytes, so DecodeMsg or DecodeQuery
+// can read it. The listener inspects this and forwards c's own bytes when
+// it rewrites nothing.
+//
+// maxMessageSize bounds the original message like ReadMessage's (zero or
+// less: DefaultMaxMessageSize); a larger uncompressedSize is a *SizeError
+// and nothing is decompressed. The output must be exactly uncompressedSize
+// bytes (a longer stream is refused once one byte over). An OP_COMPRESSED
+// inside an OP_COMPRESSED, an unknown compressorId
+// (ErrUnsupportedCompressor) or a corrupt stream is a *MalformedError.
+func (c *Compressed) Decompress(maxMessageSize int) ([]byte, error) {
+	if maxMessageSize <= 0 {
+		maxMessageSize = DefaultMaxMessageSize
+	}
+	size := int64(c.UncompressedSize)
+	if size < 0 || size+HeaderLen > int64(maxMessageSize) {
+		return nil, &SizeError{Length: size + HeaderLen, Max: maxMessageSize}
+	}
+	if c.OriginalOpCode == OpCompressed {
+		return nil, malformed(OpCompressed, "originalOpcode is OP_COMPRESSED")
+	}
+	out := make([]byte, HeaderLen+size)
+	AppendHeader(out[:0], Header{Length: int32(HeaderLen + size), RequestID: c.Header.RequestID, ResponseTo: c.Header.ResponseTo, OpCode: c.OriginalOpCode})
+	if err := decompressInto(out[HeaderLen:], c.CompressorID, c.Payload); err != nil {
+		if errors.Is(err, ErrUnsupportedCompressor) {
+			return nil, &MalformedError{OpCode: OpCompressed, Reason: fmt.Sprintf("%v %d", ErrUnsupportedCompressor, c.CompressorID)}
+		}
+		return nil, malformed(OpCompressed, "%v: %v", c.CompressorID, err)
+	}
+	return out, nil
+}
+
+// Decompress returns msg itself unless it is an OP_COMPRESSED; then the
+// original message it stands for (Compressed.Decompress, same errors).
+func Decompress(msg []byte, maxMessageSize int) ([]byte, error) {
+	h, err := ParseHeader(msg)
+	if err != nil || h.OpCode != OpCompressed {
+		return msg, err
+	}
+	c, err := DecodeCompressed(msg)
+	if err != nil {
+		return nil, err
+	}
+	return c.Decompress(maxMessageSize)
+}
+
+var errSizeMismatch = errors.New("decompressed size is not uncompressedSize")
+
+// decompressInto fills out exactly from payload.
+func decompressInto(out []byte, id CompressorID, payload []byte) error {
+	switch id {
+	case CompressorNoop:
+		if len(payload) != len(out) {
+			return errSizeMismatch
+		}
+		copy(out, payload)
+		return nil
+	case CompressorSnappy:
+		n, err := snappy.DecodedLen(payload)
+		if err != nil {
+			return err
+		}
+		if n != len(out) {
+			return errSizeMismatch
+		}
+		_, err = snappy.Decode(out, payload)
+		return err
+	case CompressorZlib:
+		r, err := zlib.NewReader(bytes.NewReader(payload))
+		if err != nil {
+			return err
+		}
+		return readExactly(r, out)
+	case CompressorZstd:
+		d := zstdDecoders.Get().(*zstd.Decoder)
+		defer zstdDecoders.Put(d)
+		if err := d.Reset(bytes.NewReader(payload)); err != nil {
+			return err
+		}
+		return readExactly(d, out)
+	default:
+		return ErrUnsupportedCompressor
+	}
+}
+
+// readExactly fills out from r and checks r has nothing more.
+func readExactly(r io.Reader, out []byte) error {
+	if _, err := io.ReadFull(r, out); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return errSizeMismatch
+		}
+		return err
+	}
+	var one [1]byte
+	switch n, err := r.Read(one[:]); {
+	case n > 0:
+		return errSizeMismatch
+	case err == nil || err == io.EOF:
+		return nil
+	default:
+		return err
+	}
+}
+
+// zstdDecoders are streaming decoders without goroutines (concurrency 1),
+// reused across messages.
+var zstdDecoders = sync.Pool{New: func() any {
+	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxZstdWindow))
+	if err != nil {
+		panic(err) // only for invalid options, fixed above
+	}
+	return d
+}}
+
+// zstdEncoder compresses for Compress; EncodeAll is safe for concurrent use.
+var zstdEncoder = sync.OnceValue(func() *zstd.Encoder {
+	e, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(8<<20))
+	if err != nil {
+		panic(err) // only for invalid options, fixed above
+	}
+	return e
+})
+
+// Compress returns msg (a whole message, header included) as an
+// OP_COMPRESSED with compressor id and msg's requestID and responseTo.
+// Compressors: noop, snappy (block format), zlib (level 6, the drivers'
+// default), zstd (default level, 8 MiB window). Errors: a message shorter
+// than its header, an unknown id (ErrUnsupportedCompressor).
+func Compress(msg []byte, id CompressorID) ([]byte, error) {
+	h, err := ParseHeader(msg)
+	if err != nil {
+		return nil, err
+	}
+	src := msg[HeaderLen:]
+	c := Compressed{Header: h, OriginalOpCode: h.OpCode, UncompressedSize: int32(len(src)), CompressorID: id}
+	switch id {
+	case CompressorNoop:
+		c.Payload = src
+	case CompressorSnappy:
+		c.Payload = snappy.Encode(nil, src)
+	case CompressorZlib:
+		var b bytes.Buffer
+		w, _ := zlib.NewWriterLevel(&b, 6)
+		w.Write(src) // a bytes.Buffer does not fail
+		w.Close()
+		c.Payload = b.Bytes()
+	case CompressorZstd:
+		c.Payload = zstdEncoder().EncodeAll(src, nil)
+	default:
+		return nil, ErrUnsupportedCompressor
+	}
+	return c.Append(make([]byte, 0, HeaderLen+9+len(c.Payload))), nil
+}
