@@ -51,9 +51,9 @@ type session struct {
 
 // pending is what the relay does with the reply to one forwarded request.
 type pending struct {
-	hello   bool        // read maxMessageSizeBytes (and speculative authentication)
+	hello   bool          // read maxMessageSizeBytes (and speculative authentication)
 	auth    *command.Auth // confirm the user on success
-	ticket  *app.Ticket // spend_approval_on: accepted: settle on the reply
+	ticket  *app.Ticket   // spend_approval_on: accepted: settle on the reply
 	swallow chan struct{} // the listener's own request: drop the reply, close when read
 }
 
