@@ -211,3 +211,14 @@ func docs(n int, f func(i int) bson.D) []any {
 	}
 	return out
 }
+
+// clientURI is a Go driver client for a whole connection string.
+func (e *env) clientURI(uri string) *mongo.Client {
+	e.t.Helper()
+	c, err := mongo.Connect(options.Client().ApplyURI(uri).SetRetryWrites(false).SetRetryReads(false))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { _ = c.Disconnect(context.Background()) })
+	return c
+}
