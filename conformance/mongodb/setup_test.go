@@ -53,7 +53,7 @@ func newEnv(t *testing.T) *env {
 type listenerOpts struct {
 	mode     string // return (default) or wait
 	spend    string // sent (default) or accepted
-	mcp      bool   // add an mcp block
+	mcp      string // the mcp block's listen address ("": none)
 	upstream string // default: the suite's upstream
 }
 
@@ -69,8 +69,8 @@ func (e *env) config(listen string, o listenerOpts) string {
 		o.upstream = e.up.Addr
 	}
 	mcp := ""
-	if o.mcp {
-		mcp = fmt.Sprintf("mcp: {listen: %s}\n", harness.FreeAddr(e.t))
+	if o.mcp != "" {
+		mcp = fmt.Sprintf("mcp: {listen: %s}\n", o.mcp)
 	}
 	return fmt.Sprintf(`sidecar: test
 control_plane: {url: %s, token_env: HOOP_SIDECAR_TOKEN, timeout: 2s}
@@ -79,6 +79,8 @@ audit: {file: "-"}
 %sapproval_rules:
   - name: mongo-destructive
     match: {actions: [DROP, DROP_DATABASE, DELETE, AGGREGATE_WRITE, BULK_WRITE, SERVER_JS]}
+  - name: once-inserts
+    match: {actions: [INSERT, UPDATE], targets: ["*.once"]}
 listeners:
   - name: mongo
     protocol: mongodb
@@ -87,7 +89,7 @@ listeners:
     mode: %s
     wait_timeout: 20s
     spend_approval_on: %s
-    approval_rules: [mongo-destructive]
+    approval_rules: [mongo-destructive, once-inserts]
 `, e.cp.URL, mcp, listen, o.upstream, o.mode, o.spend)
 }
 
