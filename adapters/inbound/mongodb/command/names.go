@@ -50,7 +50,8 @@ var commands = func() map[string]spec {
 
 	// CRUD and queries.
 	add(false, targetColl, "find", "aggregate", "count", "distinct", "listIndexes", "listSearchIndexes",
-		"collStats", "validate", "getMore", "killCursors")
+		"collStats", "validate", "killCursors")
+	add(false, targetNone, "getMore") // its value is the cursor id; the collection is "collection"
 	add(true, targetColl, "insert", "update", "delete", "findAndModify", "drop", "create", "collMod",
 		"createIndexes", "dropIndexes", "convertToCapped", "cloneCollectionAsCapped", "compact", "reIndex",
 		"createSearchIndexes", "dropSearchIndex", "updateSearchIndex", "mapReduce", "shardCollection",

@@ -133,7 +133,7 @@ func (r *reading) special(name string, v bsoncore.Value) {
 		}
 	case "hello", "ismaster":
 		c.Hello = true
-		if s, ok := c.Body.Lookup("client", "application", "name").StringValueOK(); ok {
+		if s, ok := path(c.Body, "client", "application", "name").StringValueOK(); ok {
 			c.AppName = s
 		}
 		if arr, ok := c.Body.Lookup("compression").ArrayOK(); ok {
@@ -297,6 +297,23 @@ func (r *reading) stageTarget(stage string, v bsoncore.Value) {
 			r.collection(db, coll)
 		}
 	}
+}
+
+// path looks up a nested field one document at a time (bsoncore's
+// multi-key Lookup panics on a malformed nested document).
+func path(d bsoncore.Document, keys ...string) bsoncore.Value {
+	var v bsoncore.Value
+	for i, k := range keys {
+		v = d.Lookup(k)
+		if i == len(keys)-1 {
+			break
+		}
+		var ok bool
+		if d, ok = v.DocumentOK(); !ok {
+			return bsoncore.Value{}
+		}
+	}
+	return v
 }
 
 // truthy reads a BSON value as MongoDB reads a flag: true, or a non-zero
