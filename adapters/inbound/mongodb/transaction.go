@@ -21,7 +21,7 @@ import (
 
 // abortWait bounds how long the listener waits for the upstream's answer
 // to its abortTransaction before it answers the client anyway.
-const abortWait = 10 * time.Second
+var abortWait = 10 * time.Second
 
 // abortTransaction aborts the transaction cmd belongs to on the upstream.
 func (s *session) abortTransaction(cmd *command.Command) {
