@@ -36,10 +36,10 @@ func TestInsertMany10000(t *testing.T) {
 // through, never held whole.
 func TestLargeFindStreams(t *testing.T) {
 	e := newEnv(t)
-	const docSize, n = 100 << 10, 2000 // 2000 documents of 100 KiB: ~200 MB
+	const docSize, n = 1 << 20, 200 // 200 documents of 1 MiB: ~200 MB, over batches of at most 16 MiB
 	pad := strings.Repeat("y", docSize)
-	for i := 0; i < n; i += 100 {
-		e.seed("big", docs(100, func(j int) bson.D { return bson.D{{Key: "i", Value: i + j}, {Key: "pad", Value: pad}} })...)
+	for i := 0; i < n; i += 10 {
+		e.seed("big", docs(10, func(j int) bson.D { return bson.D{{Key: "i", Value: i + j}, {Key: "pad", Value: pad}} })...)
 	}
 	addr, s := e.sidecar(listenerOpts{})
 	coll := e.client(addr, returnApp, nil).Database(e.db).Collection("big")
@@ -48,7 +48,7 @@ func TestLargeFindStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := rss(t, s.PID())
-	cur, err := coll.Find(ctx, bson.D{}, options.Find().SetBatchSize(200))
+	cur, err := coll.Find(ctx, bson.D{}, options.Find().SetBatchSize(10))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestLargeFindStreams(t *testing.T) {
 	for cur.Next(ctx) {
 		count++
 		bytes += len(cur.Current)
-		if count%100 == 0 {
+		if count%10 == 0 {
 			peak = max(peak, rss(t, s.PID()))
 		}
 	}

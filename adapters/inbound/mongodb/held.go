@@ -27,8 +27,8 @@ const smallMessage = 64 << 10
 // Messages up to smallMessage reuse *buf.
 func (s *session) readClient(buf *[]byte) ([]byte, *app.Reservation, error) {
 	for {
-		head, err := s.cr.Peek(wire.HeaderLen + 4)
-		if err != nil && len(head) < wire.HeaderLen {
+		head, err := s.cr.Peek(wire.HeaderLen)
+		if err != nil {
 			if errors.Is(err, io.EOF) && len(head) > 0 {
 				err = io.ErrUnexpectedEOF
 			}
@@ -49,6 +49,8 @@ func (s *session) readClient(buf *[]byte) ([]byte, *app.Reservation, error) {
 		}
 		res, err := s.l.Held().Reserve(context.Background(), n)
 		if err != nil {
+			// The message is over 64 KiB: its flagBits are there to peek.
+			head, _ = s.cr.Peek(wire.HeaderLen + 4)
 			moreToCome := hdr.OpCode == wire.OpMsg && len(head) >= wire.HeaderLen+4 &&
 				wire.MsgFlag(binary.LittleEndian.Uint32(head[wire.HeaderLen:]))&wire.MoreToCome != 0
 			if _, derr := s.cr.Discard(int(n)); derr != nil {

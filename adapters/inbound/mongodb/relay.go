@@ -13,7 +13,9 @@ import (
 
 // relay copies the upstream's replies to the client until either side ends.
 // A reply is streamed through unread (header, then its body in chunks, so
-// a 16 MiB batch of a large find is never held whole) unless the request it
+// a 16 MiB batch of a large find is never held whole; its length is not
+// bounded by maxMessageSizeBytes, which only bounds what the listener reads
+// whole) unless the request it
 // answers asked for a look (pending): a hello reply gives the
 // upstream's maxMessageSizeBytes, an authentication step's reply confirms
 // the user, a reply to a command run with spend_approval_on: accepted
@@ -32,11 +34,27 @@ func (s *session) relay() {
 			return
 		}
 		hdr, _ := wire.ParseHeader(head[:])
-		if hdr.Length < wire.HeaderLen || int(hdr.Length) > s.max() {
-			s.log.Warn("mongodb upstream sent a message of an impossible length; connection closed", "length", hdr.Length, "max", s.max())
+		if hdr.Length < wire.HeaderLen {
+			s.log.Warn("mongodb upstream sent a message of an impossible length; connection closed", "length", hdr.Length)
 			return
 		}
 		p := s.replied(hdr.ResponseTo)
+		if p != nil && int(hdr.Length) > s.max() {
+			// Read whole only up to maxMessageSizeBytes; a larger answer to
+			// a hello, an authentication step or a settling command is
+			// streamed unread (and its approval given back).
+			if p.ticket != nil {
+				p.ticket.Settle(false)
+			}
+			if p.swallow != nil {
+				close(p.swallow)
+				if _, err := br.Discard(int(hdr.Length) - wire.HeaderLen); err != nil {
+					return
+				}
+				continue
+			}
+			p = nil
+		}
 		if p == nil {
 			if err := s.stream(head[:], br, int64(hdr.Length)-wire.HeaderLen); err != nil {
 				return
