@@ -24,6 +24,7 @@ import (
 // receives and compresses its replies. The Sidecar forwards the client's
 // compressed bytes as they are; the front counts them.
 func TestCompressorsEndToEnd(t *testing.T) {
+	t.Parallel() // slow (seeding, node start-up): overlaps with the others
 	e := newEnv(t)
 	for _, comp := range []string{"zstd", "zlib", "snappy"} {
 		t.Run(comp, func(t *testing.T) {

@@ -35,6 +35,7 @@ func TestInsertMany10000(t *testing.T) {
 // the Sidecar's resident memory grows by less than 50 MiB: replies stream
 // through, never held whole.
 func TestLargeFindStreams(t *testing.T) {
+	t.Parallel() // slow (seeding, node start-up): overlaps with the others
 	e := newEnv(t)
 	const docSize, n = 1 << 20, 200 // 200 documents of 1 MiB: ~200 MB, over batches of at most 16 MiB
 	pad := strings.Repeat("y", docSize)

@@ -13,6 +13,7 @@ import (
 // after approval with the CLI the identical db.t.drop() runs; again, a new
 // approval. db.t.deleteMany({a: 1}) and ({a: 2}) are two approvals.
 func TestMongoshReturnModeLoop(t *testing.T) {
+	t.Parallel() // slow (seeding, node start-up): overlaps with the others
 	e := newEnv(t)
 	addr, _ := e.sidecar(listenerOpts{})
 	e.seed("t", bson.D{{Key: "a", Value: 1}}, bson.D{{Key: "a", Value: 2}})
