@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/hoophq/sidecar/app"
@@ -34,7 +35,7 @@ func (p *Protocol) Name() string { return "mongodb" }
 // a replica set seed list).
 func (p *Protocol) CheckUpstream(upstream string) error {
 	host, port, err := net.SplitHostPort(upstream)
-	if err != nil || host == "" || port == "" {
+	if err != nil || host == "" || port == "" || strings.ContainsAny(upstream, "/,@") {
 		return fmt.Errorf("the upstream of a mongodb listener is host:port (e.g. mongo:27017), not %q", upstream)
 	}
 	return nil

@@ -102,3 +102,16 @@ func TestSessionClosesOnMalformedMessage(t *testing.T) {
 		}
 	}
 }
+
+// The upstream is one host:port, not a URL or a seed list.
+func TestCheckUpstream(t *testing.T) {
+	p := New(nil)
+	if err := p.CheckUpstream("mongo:27017"); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"mongodb://mongo:27017/", "a:1,b:2", "mongo", "user@mongo:27017"} {
+		if p.CheckUpstream(bad) == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

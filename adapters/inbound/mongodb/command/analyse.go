@@ -40,15 +40,33 @@ func analyse(body bsoncore.Document, seqs []wire.Sequence, db string) (*Command,
 	return c, nil
 }
 
-// checkSequences refuses what the server refuses: an identifier used twice,
-// or one that is also a field of the body.
+// checkSequences refuses what the server refuses: a top-level field sent
+// twice (which copy would the server take? current servers refuse the
+// command: the analysis refuses it too rather than guess), a sequence
+// identifier used twice, or one that is also a field of the body.
 func checkSequences(body bsoncore.Document, seqs []wire.Sequence) error {
-	seen := map[string]bool{}
-	for _, s := range seqs {
-		if seen[s.Identifier] {
-			return &Error{Reason: fmt.Sprintf("document sequence %q appears twice", s.Identifier)}
+	var buf [24][]byte
+	keys := buf[:0]
+	var dup []byte
+	each(body, func(key []byte, _ bsoncore.Element) bool {
+		for _, k := range keys {
+			if string(k) == string(key) {
+				dup = key
+				return false
+			}
 		}
-		seen[s.Identifier] = true
+		keys = append(keys, key)
+		return true
+	})
+	if dup != nil {
+		return &Error{Reason: fmt.Sprintf("field %q appears twice in the command", dup)}
+	}
+	for i, s := range seqs {
+		for _, before := range seqs[:i] {
+			if before.Identifier == s.Identifier {
+				return &Error{Reason: fmt.Sprintf("document sequence %q appears twice", s.Identifier)}
+			}
+		}
 		if _, err := body.LookupErr(s.Identifier); err == nil {
 			return &Error{Reason: fmt.Sprintf("document sequence %q repeats a field of the command", s.Identifier)}
 		}
@@ -59,10 +77,9 @@ func checkSequences(body bsoncore.Document, seqs []wire.Sequence) error {
 // readOptions reads the generic fields of any command: $db, the session
 // and transaction fields, maxTimeMS, ordered.
 func (c *Command) readOptions(body bsoncore.Document) {
-	elems, _ := body.Elements()
-	for _, e := range elems {
-		v := e.Value()
-		switch e.Key() {
+	each(body, func(key []byte, e bsoncore.Element) bool {
+		v := valueOf(key, e)
+		switch string(key) {
 		case "$db":
 			if s, ok := v.StringValueOK(); ok {
 				c.Database = s
@@ -92,7 +109,8 @@ func (c *Command) readOptions(body bsoncore.Document) {
 				c.Ordered = b
 			}
 		}
-	}
+		return true
+	})
 }
 
 // integer reads any BSON number holding an integral value.

@@ -28,6 +28,10 @@ func TestAnalysis(t *testing.T) {
 		{name: "update with a pipeline using $function", body: `{"update": "t", "$db": "test"}`,
 			seqs:    []wire.Sequence{sequence(t, "updates", `{"q": {}, "u": [{"$set": {"b": {"$function": {"body": "function(){return 1}", "args": [], "lang": "js"}}}}]}`)},
 			actions: "UPDATE,SERVER_JS", targets: "test.t", functions: "$function", write: true},
+		{name: "update with upsert also inserts", body: `{"update": "t", "updates": [{"q": {"a": 1}, "u": {"$set": {"b": 1}}}, {"q": {"a": 2}, "u": {"b": 2}, "upsert": true}], "$db": "test"}`,
+			actions: "UPDATE,INSERT", targets: "test.t", write: true},
+		{name: "findAndModify upsert", body: `{"findAndModify": "t", "query": {"a": 1}, "update": {"$set": {"b": 1}}, "upsert": true, "$db": "test"}`,
+			actions: "FIND_AND_MODIFY,UPDATE,INSERT", targets: "test.t", write: true},
 		{name: "delete", body: `{"delete": "t", "deletes": [{"q": {"a": 1}, "limit": 0}], "ordered": false, "$db": "test"}`,
 			actions: "DELETE", targets: "test.t", write: true},
 		{name: "findAndModify remove", body: `{"findAndModify": "t", "query": {"a": 1}, "remove": true, "$db": "test"}`,
@@ -223,6 +227,8 @@ func TestFromMsgRefuses(t *testing.T) {
 	}{
 		{"empty body", msg(t, `{}`), "empty command document"},
 		{"sequence repeats a body field", msg(t, `{"insert": "t", "documents": [], "$db": "test"}`, sequence(t, "documents", `{"a": 1}`)), "repeats a field"},
+		{"$db twice", msg(t, `{"drop": "t", "$db": "test", "$db": "prod"}`), "\"$db\" appears twice"},
+		{"a field twice", msg(t, `{"delete": "t", "deletes": [], "deletes": [{"q": {}, "limit": 0}], "$db": "test"}`), "\"deletes\" appears twice"},
 		{"sequence twice", msg(t, `{"insert": "t", "$db": "test"}`, sequence(t, "documents", `{"a": 1}`), sequence(t, "documents", `{"a": 2}`)), "appears twice"},
 	}
 	for _, tt := range tests {

@@ -1,7 +1,8 @@
 package command
 
 import (
-	"sort"
+	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -63,56 +64,63 @@ var helloFields = map[string]bool{
 //     1 sent as int32, int64 or double compares equal; in documents,
 //     filters, updates and pipelines the types are kept as sent.
 func Canonicalize(body bsoncore.Document, seqs []wire.Sequence, db string) []byte {
-	elems, _ := body.Elements()
-	if len(elems) == 0 {
-		return append([]byte(nil), body...)
-	}
-	hello := false
-	switch strings.ToLower(elems[0].Key()) {
-	case "hello", "ismaster":
-		hello = true
-	}
 	type field struct {
-		key   string
+		key   []byte
 		elem  bsoncore.Element
 		seq   *wire.Sequence
 		extra string
 	}
-	rest := make([]field, 0, len(elems)+len(seqs))
-	hasDB := false
-	for _, e := range elems[1:] {
-		k := e.Key()
-		if volatileFields[k] || (hello && helloFields[k]) {
-			continue
+	var (
+		first  bsoncore.Element
+		hello  bool
+		hasDB  bool
+		fields = make([]field, 0, 16)
+	)
+	each(body, func(key []byte, e bsoncore.Element) bool {
+		if first == nil {
+			first = e
+			hello = strings.EqualFold(string(key), "hello") || strings.EqualFold(string(key), "ismaster")
+			return true
 		}
-		if k == "$db" {
+		if volatileFields[string(key)] || (hello && helloFields[string(key)]) {
+			return true
+		}
+		if string(key) == "$db" {
 			hasDB = true
 		}
-		rest = append(rest, field{key: k, elem: e})
+		fields = append(fields, field{key: key, elem: e})
+		return true
+	})
+	if first == nil {
+		return append([]byte(nil), body...)
 	}
 	for i := range seqs {
-		rest = append(rest, field{key: seqs[i].Identifier, seq: &seqs[i]})
+		fields = append(fields, field{key: []byte(seqs[i].Identifier), seq: &seqs[i]})
 	}
 	if !hasDB && db != "" {
-		rest = append(rest, field{key: "$db", extra: db})
+		fields = append(fields, field{key: []byte("$db"), extra: db})
 	}
-	sort.SliceStable(rest, func(i, j int) bool { return rest[i].key < rest[j].key })
+	slices.SortStableFunc(fields, func(a, b field) int { return bytes.Compare(a.key, b.key) })
 
 	out := make([]byte, 0, len(body)+seqLen(seqs)+len(db)+16)
 	idx, out := bsoncore.ReserveLength(out)
-	out = appendNormalized(out, elems[0])
-	for _, f := range rest {
+	out = appendNormalized(out, first)
+	for _, f := range fields {
 		switch {
 		case f.seq != nil:
 			var aidx int32
-			aidx, out = bsoncore.AppendArrayElementStart(out, f.key)
+			aidx, out = bsoncore.AppendArrayElementStart(out, string(f.key))
 			for i, d := range f.seq.Documents {
-				out = bsoncore.AppendDocumentElement(out, strconv.Itoa(i), d)
+				// An array element: type, key "0", "1"…, the document.
+				out = append(out, byte(bsoncore.TypeEmbeddedDocument))
+				out = strconv.AppendInt(out, int64(i), 10)
+				out = append(out, 0)
+				out = append(out, d...)
 			}
 			out, _ = bsoncore.AppendArrayEnd(out, aidx)
 		case f.extra != "":
-			out = bsoncore.AppendStringElement(out, f.key, f.extra)
-		case f.key == "readConcern":
+			out = bsoncore.AppendStringElement(out, string(f.key), f.extra)
+		case string(f.key) == "readConcern":
 			out = appendReadConcern(out, f.elem)
 		default:
 			out = appendNormalized(out, f.elem)
@@ -135,11 +143,14 @@ func seqLen(seqs []wire.Sequence) int {
 
 // appendNormalized appends e, an integral number as int64.
 func appendNormalized(dst []byte, e bsoncore.Element) []byte {
-	v := e.Value()
-	switch v.Type {
+	switch bsoncore.Type(e[0]) {
 	case bsoncore.TypeInt32, bsoncore.TypeDouble:
-		if n, ok := integer(v); ok {
-			return bsoncore.AppendInt64Element(dst, e.Key(), n)
+		key := e[1 : 1+bytes.IndexByte(e[1:], 0)]
+		if n, ok := integer(valueOf(key, e)); ok {
+			dst = append(dst, byte(bsoncore.TypeInt64))
+			dst = append(dst, key...)
+			dst = append(dst, 0)
+			return bsoncore.AppendInt64(dst, n)
 		}
 	}
 	return append(dst, e...)

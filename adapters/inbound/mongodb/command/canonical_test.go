@@ -21,8 +21,8 @@ func TestCanonical(t *testing.T) {
 		render string // when set, Display(0) of a
 	}{
 		{name: "a new session and a later $clusterTime",
-			a: `{"delete": "t", "deletes": [{"q": {"a": 1}, "limit": 0}], "ordered": true, "lsid": {"id": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAA==", "subType": "04"}}}, "$clusterTime": {"clusterTime": {"$timestamp": {"t": 1, "i": 1}}, "signature": {"hash": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAAAAAAA=", "subType": "00"}}, "keyId": 0}}, "$db": "test"}`,
-			b: `{"delete": "t", "deletes": [{"q": {"a": 1}, "limit": 0}], "ordered": true, "lsid": {"id": {"$binary": {"base64": "AQEBAQEBAQEBAQEBAQEBAQ==", "subType": "04"}}}, "$clusterTime": {"clusterTime": {"$timestamp": {"t": 9, "i": 3}}, "signature": {"hash": {"$binary": {"base64": "AQEBAQEBAQEBAQEBAQEBAQEBAQE=", "subType": "00"}}, "keyId": {"$numberLong": "7"}}}, "$db": "test"}`,
+			a:    `{"delete": "t", "deletes": [{"q": {"a": 1}, "limit": 0}], "ordered": true, "lsid": {"id": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAA==", "subType": "04"}}}, "$clusterTime": {"clusterTime": {"$timestamp": {"t": 1, "i": 1}}, "signature": {"hash": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAAAAAAA=", "subType": "00"}}, "keyId": 0}}, "$db": "test"}`,
+			b:    `{"delete": "t", "deletes": [{"q": {"a": 1}, "limit": 0}], "ordered": true, "lsid": {"id": {"$binary": {"base64": "AQEBAQEBAQEBAQEBAQEBAQ==", "subType": "04"}}}, "$clusterTime": {"clusterTime": {"$timestamp": {"t": 9, "i": 3}}, "signature": {"hash": {"$binary": {"base64": "AQEBAQEBAQEBAQEBAQEBAQEBAQE=", "subType": "00"}}, "keyId": {"$numberLong": "7"}}}, "$db": "test"}`,
 			same: true, render: `{"delete":"t","$db":"test","deletes":[{"q":{"a":1},"limit":0}],"ordered":true}`},
 		{name: "another filter value", a: `{"delete": "t", "deletes": [{"q": {"a": 1}, "limit": 0}], "$db": "test"}`,
 			b: `{"delete": "t", "deletes": [{"q": {"a": 2}, "limit": 0}], "$db": "test"}`},
@@ -93,9 +93,23 @@ func TestDisplay(t *testing.T) {
 			limit = DefaultDisplayLimit
 		}
 		cut, rest, ok := strings.Cut(got, "… (")
-		if !ok || len(cut) > limit || !utf8.ValidString(cut) || !strings.HasPrefix(full, cut) || rest != itoa(len(full))+" bytes)" {
+		if !ok || len(cut) > limit || !utf8.ValidString(cut) || !strings.HasPrefix(full, cut) ||
+			rest != "truncated; "+itoa(len(long.Canonical))+" bytes of BSON)" {
 			t.Fatalf("Display(%d) = %q…", limit, got[:min(len(got), 120)])
 		}
+	}
+	// A large insert is rendered from its first documents only: the
+	// rendering starts as the whole one does and says it was cut.
+	docs := make([]string, 20000)
+	for i := range docs {
+		docs[i] = `{"_id": ` + itoa(i) + `, "s": "` + strings.Repeat("x", 50) + `"}`
+	}
+	big := analyseJSON(t, `{"insert": "t", "$db": "test"}`, sequence(t, "documents", docs...))
+	got := big.Display(0)
+	want = `{"insert":"t","$db":"test","documents":[{"_id":0,"s":"xxxxx`
+	if !strings.HasPrefix(got, want) || !strings.HasSuffix(got, "… (truncated; "+itoa(len(big.Canonical))+" bytes of BSON)") ||
+		len(got) > DefaultDisplayLimit+64 {
+		t.Fatalf("a 20,000-document insert rendered as %d bytes: %q…", len(got), got[:min(len(got), 200)])
 	}
 }
 
@@ -117,5 +131,15 @@ func TestVocabulary(t *testing.T) {
 	}
 	if IsAction("DORP") || IsAction("") {
 		t.Error("IsAction accepts a typo")
+	}
+}
+
+func TestUpperSnake(t *testing.T) {
+	for in, want := range map[string]string{"findAndModify": "FIND_AND_MODIFY", "dbStats": "DB_STATS", "reIndex": "RE_INDEX",
+		"setDefaultRWConcern": "SET_DEFAULT_RW_CONCERN", "driverOIDTest": "DRIVER_OID_TEST", "whatsmyuri": "WHATSMYURI",
+		"$eval": "EVAL", "killOp": "KILL_OP"} {
+		if got := upperSnake(in); got != want {
+			t.Errorf("upperSnake(%s) = %s, want %s", in, got, want)
+		}
 	}
 }

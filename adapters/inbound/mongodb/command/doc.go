@@ -25,6 +25,7 @@
 //   - canonical.go: Canonicalize, the fingerprint's bytes, and the list of
 //     what drivers vary on every send that it leaves out.
 //   - display.go: the approver's rendering (relaxed Extended JSON, cut).
+//   - iterate.go: an allocation-free walk over a document's elements.
 //
 // The wire codec is the wire package; docs/mongodb-listener.md, "Wire and
 // analysis", documents the vocabulary and the canonical form for

@@ -200,3 +200,35 @@ func TestDriversAgree(t *testing.T) {
 		t.Errorf("aggregate with $out: actions %s", got)
 	}
 }
+
+// TestMongoshCommands: what mongosh 2.12.0 really sent for more kinds of
+// operations (wire/testdata/drivers/mongosh-more) is analysed as
+// documented.
+func TestMongoshCommands(t *testing.T) {
+	want := map[string]string{ // file → actions | targets | functions
+		"02-findAndModify.bin":    "FIND_AND_MODIFY,DELETE | test.t | ",
+		"03-createIndexes.bin":    "CREATE_INDEXES | test.t | ",
+		"04-find.bin":             "FIND,SERVER_JS | test.t | $where",
+		"05-insert.bin":           "INSERT | test.t | ",
+		"06-delete.bin":           "DELETE | test.t | ",
+		"07-renameCollection.bin": "RENAME_COLLECTION | test.t,test.u | ",
+		"08-aggregate.bin":        "AGGREGATE,AGGREGATE_WRITE | test.t,test.u,rep.m | $merge",
+		"09-dropDatabase.bin":     "DROP_DATABASE | app | ",
+		"10-update.bin":           "UPDATE,INSERT | test.t | ",
+	}
+	names, _ := filepath.Glob(filepath.Join("..", "wire", "testdata", "drivers", "mongosh-more", "*.bin"))
+	if len(names) != len(want) {
+		t.Fatalf("%d captures, want %d", len(names), len(want))
+	}
+	for _, n := range names {
+		raw, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := analyseRaw(t, raw)
+		got := join(c.Analysis.Actions) + " | " + join(c.Analysis.Targets) + " | " + join(c.Analysis.Functions)
+		if w := want[filepath.Base(n)]; got != w {
+			t.Errorf("%s: %s, want %s", filepath.Base(n), got, w)
+		}
+	}
+}

@@ -119,20 +119,22 @@ func lookup(name string) (spec, bool) {
 }
 
 // upperSnake turns a command name into an action: "findAndModify" →
-// "FIND_AND_MODIFY", "dbStats" → "DB_STATS".
+// "FIND_AND_MODIFY", "dbStats" → "DB_STATS", "setDefaultRWConcern" →
+// "SET_DEFAULT_RW_CONCERN" (an acronym stays one word).
 func upperSnake(name string) string {
+	name = strings.TrimPrefix(name, "$")
 	var b strings.Builder
-	for i, r := range name {
-		if r >= 'A' && r <= 'Z' && i > 0 {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if isUpper(c) && i > 0 && (!isUpper(name[i-1]) || (i+1 < len(name) && !isUpper(name[i+1]))) {
 			b.WriteByte('_')
 		}
-		if r == '$' {
-			continue
-		}
-		b.WriteRune(r)
+		b.WriteByte(c)
 	}
 	return strings.ToUpper(b.String())
 }
+
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
 
 // Actions returns every action the analysis can report, upper case,
 // sorted: the vocabulary of a mongodb listener's rules

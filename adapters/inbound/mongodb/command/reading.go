@@ -1,6 +1,7 @@
 package command
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/hoophq/sidecar/adapters/inbound/mongodb/wire"
@@ -13,24 +14,23 @@ type reading struct {
 	c                           *Command
 	name                        string // lower case
 	actions, targets, functions []string
-	seen                        map[string]bool
 	explained                   bool // inside an explain: reads, never writes
 }
 
 func newReading(c *Command) *reading {
-	return &reading{c: c, name: strings.ToLower(c.Name), seen: map[string]bool{}}
+	return &reading{c: c, name: strings.ToLower(c.Name)}
 }
 
-func (r *reading) add(list *[]string, kind, v string) {
-	if v == "" || r.seen[kind+v] {
-		return
+// add appends v to list unless it is empty or there already (the lists
+// are short: a linear search beats a map).
+func add(list *[]string, v string) {
+	if v != "" && !slices.Contains(*list, v) {
+		*list = append(*list, v)
 	}
-	r.seen[kind+v] = true
-	*list = append(*list, v)
 }
 
-func (r *reading) action(a string)   { r.add(&r.actions, "a:", a) }
-func (r *reading) function(f string) { r.add(&r.functions, "f:", f) }
+func (r *reading) action(a string)   { add(&r.actions, a) }
+func (r *reading) function(f string) { add(&r.functions, f) }
 
 // collection adds db.coll (the command's database when db is empty).
 func (r *reading) collection(db, coll string) {
@@ -38,18 +38,18 @@ func (r *reading) collection(db, coll string) {
 		db = r.c.Database
 	}
 	if coll == "" {
-		r.add(&r.targets, "t:", db)
+		add(&r.targets, db)
 		return
 	}
 	if db == "" {
-		r.add(&r.targets, "t:", coll)
+		add(&r.targets, coll)
 		return
 	}
-	r.add(&r.targets, "t:", db+"."+coll)
+	add(&r.targets, db+"."+coll)
 }
 
 // namespace adds a full "db.collection" as sent.
-func (r *reading) namespace(ns string) { r.add(&r.targets, "t:", ns) }
+func (r *reading) namespace(ns string) { add(&r.targets, ns) }
 
 func (r *reading) target(kind targetKind, v bsoncore.Value) {
 	switch kind {
@@ -75,6 +75,18 @@ func (r *reading) special(name string, v bsoncore.Value) {
 		} else {
 			r.action("UPDATE")
 		}
+		if truthy(c.Body.Lookup("upsert")) {
+			r.action("INSERT")
+		}
+	case "update":
+		// An upsert inserts when nothing matches: INSERT as well.
+		updates, _, _ := r.field("updates")
+		for _, u := range updates {
+			if truthy(u.Lookup("upsert")) {
+				r.action("INSERT")
+				break
+			}
+		}
 	case "bulkwrite":
 		ns, _, _ := r.field("nsInfo")
 		for _, d := range ns {
@@ -90,6 +102,9 @@ func (r *reading) special(name string, v bsoncore.Value) {
 					r.action("INSERT")
 				case "update":
 					r.action("UPDATE")
+					if truthy(op.Lookup("upsert")) {
+						r.action("INSERT")
+					}
 				case "delete":
 					r.action("DELETE")
 				}
@@ -210,16 +225,19 @@ func (r *reading) explain(inner bsoncore.Document) {
 // that write or read other collections. An insert's documents are data,
 // not operators, and are not walked.
 func (r *reading) scan() {
-	elems, _ := r.c.Body.Elements()
-	for i, e := range elems {
-		if i == 0 && r.name != "explain" {
-			continue // the command's own value: a name or a number
+	first := true
+	each(r.c.Body, func(key []byte, e bsoncore.Element) bool {
+		if first && r.name != "explain" {
+			first = false
+			return true // the command's own value: a name or a number
 		}
-		if r.name == "insert" && e.Key() == "documents" {
-			continue
+		first = false
+		if r.name == "insert" && string(key) == "documents" {
+			return true
 		}
-		r.walkValue(e.Key(), e.Value(), 1)
-	}
+		r.walkValue(key, valueOf(key, e), 1)
+		return true
+	})
 	for _, s := range r.c.Sequences {
 		if r.name == "insert" && s.Identifier == "documents" {
 			continue
@@ -234,26 +252,26 @@ func (r *reading) walk(d bsoncore.Document, depth int) {
 	if depth > wire.MaxDepth {
 		return
 	}
-	elems, _ := d.Elements()
-	for _, e := range elems {
-		r.walkValue(e.Key(), e.Value(), depth)
-	}
+	each(d, func(key []byte, e bsoncore.Element) bool {
+		r.walkValue(key, valueOf(key, e), depth)
+		return true
+	})
 }
 
-func (r *reading) walkValue(key string, v bsoncore.Value, depth int) {
-	switch key {
+func (r *reading) walkValue(key []byte, v bsoncore.Value, depth int) {
+	switch string(key) {
 	case "$where", "$function", "$accumulator":
-		r.function(key)
+		r.function(string(key))
 		r.action(ActionServerJS)
 	case "$out", "$merge":
-		r.function(key)
+		r.function(string(key))
 		if r.name == "aggregate" && !r.explained {
 			r.action(ActionAggregateWrite)
 			r.c.Write = true
 		}
-		r.stageTarget(key, v)
+		r.stageTarget(string(key), v)
 	case "$lookup", "$graphLookup", "$unionWith":
-		r.stageTarget(key, v)
+		r.stageTarget(string(key), v)
 	}
 	switch v.Type {
 	case bsoncore.TypeEmbeddedDocument, bsoncore.TypeArray:

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/klauspost/compress/snappy"
@@ -100,16 +101,23 @@ func (c *Compressed) Decompress(maxMessageSize int) ([]byte, error) {
 	if c.OriginalOpCode == OpCompressed {
 		return nil, malformed(OpCompressed, "originalOpcode is OP_COMPRESSED")
 	}
-	out := make([]byte, HeaderLen+size)
-	AppendHeader(out[:0], Header{Length: int32(HeaderLen + size), RequestID: c.Header.RequestID, ResponseTo: c.Header.ResponseTo, OpCode: c.OriginalOpCode})
-	if err := decompressInto(out[HeaderLen:], c.CompressorID, c.Payload); err != nil {
+	// Memory follows the bytes actually decompressed, not the size the
+	// message claims: a 30-byte message claiming 48 MB costs little.
+	dst := make([]byte, 0, HeaderLen+min(size, initialCapacity(len(c.Payload))))
+	dst = AppendHeader(dst, Header{Length: int32(HeaderLen + size), RequestID: c.Header.RequestID, ResponseTo: c.Header.ResponseTo, OpCode: c.OriginalOpCode})
+	out, err := decompress(dst, int(size), c.CompressorID, c.Payload)
+	if err != nil {
 		if errors.Is(err, ErrUnsupportedCompressor) {
-			return nil, &MalformedError{OpCode: OpCompressed, Reason: fmt.Sprintf("%v %d", ErrUnsupportedCompressor, c.CompressorID)}
+			return nil, &MalformedError{OpCode: OpCompressed, Reason: fmt.Sprintf("%v %d", ErrUnsupportedCompressor, c.CompressorID), Err: ErrUnsupportedCompressor}
 		}
 		return nil, malformed(OpCompressed, "%v: %v", c.CompressorID, err)
 	}
 	return out, nil
 }
+
+// initialCapacity guesses the decompressed size from the compressed one
+// (BSON commonly compresses 3-10 times); readAppend grows from there.
+func initialCapacity(compressed int) int64 { return int64(max(8*compressed, 4096)) }
 
 // Decompress returns msg itself unless it is an OP_COMPRESSED; then the
 // original message it stands for (Compressed.Decompress, same errors).
@@ -127,59 +135,68 @@ func Decompress(msg []byte, maxMessageSize int) ([]byte, error) {
 
 var errSizeMismatch = errors.New("decompressed size is not uncompressedSize")
 
-// decompressInto fills out exactly from payload.
-func decompressInto(out []byte, id CompressorID, payload []byte) error {
+// decompress appends exactly size decompressed bytes of payload to dst.
+func decompress(dst []byte, size int, id CompressorID, payload []byte) ([]byte, error) {
 	switch id {
 	case CompressorNoop:
-		if len(payload) != len(out) {
-			return errSizeMismatch
+		if len(payload) != size {
+			return nil, errSizeMismatch
 		}
-		copy(out, payload)
-		return nil
+		return append(dst, payload...), nil
 	case CompressorSnappy:
 		n, err := snappy.DecodedLen(payload)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if n != len(out) {
-			return errSizeMismatch
+		if n != size {
+			return nil, errSizeMismatch
 		}
-		_, err = snappy.Decode(out, payload)
-		return err
+		start := len(dst)
+		dst = slices.Grow(dst, size)[:start+size]
+		if _, err := snappy.Decode(dst[start:], payload); err != nil {
+			return nil, err
+		}
+		return dst, nil
 	case CompressorZlib:
 		r, err := zlib.NewReader(bytes.NewReader(payload))
 		if err != nil {
-			return err
+			return nil, err
 		}
-		return readExactly(r, out)
+		return readAppend(dst, r, size)
 	case CompressorZstd:
 		d := zstdDecoders.Get().(*zstd.Decoder)
 		defer zstdDecoders.Put(d)
 		if err := d.Reset(bytes.NewReader(payload)); err != nil {
-			return err
+			return nil, err
 		}
-		return readExactly(d, out)
+		return readAppend(dst, d, size)
 	default:
-		return ErrUnsupportedCompressor
+		return nil, ErrUnsupportedCompressor
 	}
 }
 
-// readExactly fills out from r and checks r has nothing more.
-func readExactly(r io.Reader, out []byte) error {
-	if _, err := io.ReadFull(r, out); err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-			return errSizeMismatch
+// readAppend appends exactly size bytes from r to dst and checks r has
+// nothing more, reading at most one byte past size. dst grows by doubling
+// as bytes arrive.
+func readAppend(dst []byte, r io.Reader, size int) ([]byte, error) {
+	want := len(dst) + size
+	for {
+		if len(dst) == cap(dst) {
+			dst = slices.Grow(dst, min(max(len(dst), 4096), want+1-len(dst)))
 		}
-		return err
-	}
-	var one [1]byte
-	switch n, err := r.Read(one[:]); {
-	case n > 0:
-		return errSizeMismatch
-	case err == nil || err == io.EOF:
-		return nil
-	default:
-		return err
+		n, err := r.Read(dst[len(dst):min(cap(dst), want+1)])
+		dst = dst[:len(dst)+n]
+		switch {
+		case len(dst) > want:
+			return nil, errSizeMismatch
+		case err == io.EOF:
+			if len(dst) != want {
+				return nil, errSizeMismatch
+			}
+			return dst, nil
+		case err != nil:
+			return nil, err
+		}
 	}
 }
 

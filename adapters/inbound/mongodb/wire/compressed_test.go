@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/zlib"
 	"errors"
+	"runtime"
 	"testing"
 
 	"github.com/klauspost/compress/snappy"
@@ -124,7 +125,35 @@ func TestDecompressRefuses(t *testing.T) {
 			wantMalformed(t, err, tt.want)
 		})
 	}
+	if _, err := Decompress(mk(OpMsg, size, 9, plain[HeaderLen:]), 0); !errors.Is(err, ErrUnsupportedCompressor) {
+		t.Fatalf("Decompress with id 9: %v is not ErrUnsupportedCompressor", err)
+	}
 	if _, err := Compress(plain, 7); !errors.Is(err, ErrUnsupportedCompressor) {
 		t.Fatalf("Compress with id 7: %v", err)
+	}
+}
+
+// TestDecompressDoesNotTrustTheClaimedSize: memory follows the bytes that
+// really decompress; a small message claiming 40 MB does not make the
+// listener allocate 40 MB.
+func TestDecompressDoesNotTrustTheClaimedSize(t *testing.T) {
+	var zl bytes.Buffer
+	w := zlib.NewWriter(&zl)
+	w.Write(make([]byte, 1000))
+	w.Close()
+	enc, _ := zstd.NewWriter(nil)
+	for _, c := range []Compressed{
+		{OriginalOpCode: OpMsg, UncompressedSize: 40_000_000, CompressorID: CompressorZlib, Payload: zl.Bytes()},
+		{OriginalOpCode: OpMsg, UncompressedSize: 40_000_000, CompressorID: CompressorZstd, Payload: enc.EncodeAll(make([]byte, 1000), nil)},
+		{OriginalOpCode: OpMsg, UncompressedSize: 40_000_000, CompressorID: CompressorSnappy, Payload: snappy.Encode(nil, make([]byte, 1000))},
+	} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := c.Decompress(0)
+		runtime.ReadMemStats(&after)
+		wantMalformed(t, err, "decompressed size")
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 8<<20 {
+			t.Errorf("%v: allocated %d bytes for 1,000 that decompress", c.CompressorID, grew)
+		}
 	}
 }

@@ -25,9 +25,14 @@
 //     Decompress rebuilds the original message (header included) for
 //     inspection, bounded by the same maximum; Compress for tests and
 //     stand-in upstreams.
+//   - validate.go: ValidateDocument, every BSON document whole (bsoncore's
+//     Validate checks the top level only), at most MaxDepth (200) deep.
 //   - errors.go: SizeError, MalformedError, ErrChecksum,
 //     ErrUnsupportedCompressor. Every decoding error means: close that one
 //     connection with a log line.
+//
+// wiretest/ is test support: Recorder, a capture server real clients talk
+// to; testdata/drivers holds what mongosh and the Node driver sent to it.
 //
 // What a command means (name, targets, actions, canonical bytes) is the
 // command package's job; docs/mongodb-listener.md, "Wire and analysis",

@@ -30,7 +30,13 @@ func (e *SizeError) Error() string {
 type MalformedError struct {
 	OpCode OpCode // zero when the header itself could not be read
 	Reason string
+	// Err is ErrChecksum or ErrUnsupportedCompressor when the reason is
+	// one of them (errors.Is sees it), else nil.
+	Err error
 }
+
+// Unwrap returns Err.
+func (e *MalformedError) Unwrap() error { return e.Err }
 
 func (e *MalformedError) Error() string {
 	if e.OpCode == 0 {
@@ -39,12 +45,12 @@ func (e *MalformedError) Error() string {
 	return fmt.Sprintf("mongodb wire: malformed %v: %s", e.OpCode, e.Reason)
 }
 
-// ErrChecksum is returned (wrapped in a MalformedError's chain via Is) when
-// an OP_MSG with checksumPresent carries a CRC-32C that does not match its
+// ErrChecksum is a MalformedError's Err (errors.Is) when an OP_MSG with checksumPresent carries a CRC-32C that does not match its
 // bytes.
 var ErrChecksum = errors.New("mongodb wire: OP_MSG checksum mismatch")
 
-// ErrUnsupportedCompressor is returned for an OP_COMPRESSED whose
+// ErrUnsupportedCompressor is a MalformedError's Err (errors.Is), and
+// Compress's error, for an OP_COMPRESSED whose
 // compressorId is not noop (0), snappy (1), zlib (2) or zstd (3).
 var ErrUnsupportedCompressor = errors.New("mongodb wire: unsupported compressorId")
 

@@ -2,7 +2,9 @@ package wire
 
 import (
 	"encoding/binary"
+	"errors"
 	"hash/crc32"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/wiremessage"
@@ -90,7 +92,7 @@ func DecodeMsg(msg []byte) (*Msg, error) {
 		}
 		want := binary.LittleEndian.Uint32(msg[len(msg)-4:])
 		if crc32.Checksum(msg[:len(msg)-4], castagnoli) != want {
-			return nil, &MalformedError{OpCode: OpMsg, Reason: ErrChecksum.Error()}
+			return nil, &MalformedError{OpCode: OpMsg, Reason: ErrChecksum.Error(), Err: ErrChecksum}
 		}
 		rest = rest[:len(rest)-4]
 	}
@@ -156,15 +158,35 @@ func readSequence(src []byte) (Sequence, int, error) {
 	}
 	seq := Sequence{Identifier: string(sec[:nul])}
 	docs := sec[nul+1:]
+	seq.Documents = make([]bsoncore.Document, 0, countDocuments(docs))
 	for len(docs) > 0 {
-		doc, err := readDocument(docs, "kind 1 section "+seq.Identifier)
+		doc, err := readDocument(docs, "kind 1 section")
 		if err != nil {
+			var me *MalformedError
+			if errors.As(err, &me) {
+				me.Reason = strings.Replace(me.Reason, "kind 1 section", "kind 1 section "+seq.Identifier, 1)
+			}
 			return Sequence{}, 0, err
 		}
 		seq.Documents = append(seq.Documents, doc)
 		docs = docs[len(doc):]
 	}
 	return seq, int(size), nil
+}
+
+// countDocuments counts the documents in a sequence by their lengths
+// alone, to size the slice; readSequence validates them.
+func countDocuments(b []byte) int {
+	n := 0
+	for len(b) >= 4 {
+		l := int(int32(binary.LittleEndian.Uint32(b)))
+		if l < 5 || l > len(b) {
+			break
+		}
+		n++
+		b = b[l:]
+	}
+	return n
 }
 
 // Append appends m as it goes on the wire to dst and returns the result:

@@ -19,7 +19,7 @@ const MaxDepth = 200
 // (bsonspec.org 1.1), nested documents and arrays included, at most
 // MaxDepth deep: every length within its container, every string and key
 // NUL-terminated, every element type known. bsoncore's Validate checks the
-// top level only; this walks the rest with it.
+// top level only; this walks the nested documents too.
 func ValidateDocument(doc bsoncore.Document) error { return validateDocument(doc, 1) }
 
 var errDepth = fmt.Errorf("documents nested more than %d deep", MaxDepth)
@@ -28,11 +28,16 @@ func validateDocument(doc bsoncore.Document, depth int) error {
 	if depth > MaxDepth {
 		return errDepth
 	}
-	if err := doc.Validate(); err != nil {
-		return err
+	// One pass, in the manner of bsoncore's Document.Validate (which
+	// checks the top level only) without its second scan of each element.
+	if len(doc) < 5 {
+		return bsoncore.ErrInvalidLength
 	}
-	if int(binary.LittleEndian.Uint32(doc)) != len(doc) {
+	if int(int32(binary.LittleEndian.Uint32(doc))) != len(doc) {
 		return errors.New("document length does not match its bytes")
+	}
+	if doc[len(doc)-1] != 0 {
+		return bsoncore.ErrMissingNull
 	}
 	rem := doc[4 : len(doc)-1]
 	for len(rem) > 0 {

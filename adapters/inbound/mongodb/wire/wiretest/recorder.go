@@ -113,7 +113,7 @@ func (r *Recorder) serve(c net.Conn) {
 			if err != nil {
 				return
 			}
-			out = wire.ReplyQuery(h, reqID, answer(q.Query, nil))
+			out = wire.ReplyQuery(h, reqID, answer(q.Query, nil, r.Addr()))
 		case wire.OpMsg:
 			m, err := wire.DecodeMsg(msg)
 			if err != nil {
@@ -122,7 +122,7 @@ func (r *Recorder) serve(c net.Conn) {
 			if m.MoreToCome() {
 				continue
 			}
-			out = wire.ReplyMsg(h, reqID, answer(m.Body, m.Sequences))
+			out = wire.ReplyMsg(h, reqID, answer(m.Body, m.Sequences, r.Addr()))
 		default:
 			return
 		}
@@ -132,8 +132,11 @@ func (r *Recorder) serve(c net.Conn) {
 	}
 }
 
-// answer builds the reply document to a command.
-func answer(body bsoncore.Document, seqs []wire.Sequence) bsoncore.Document {
+// answer builds the reply document to a command. The recorder presents
+// itself as the primary of a one-member replica set "rs0" on MongoDB 8.0
+// (wire version 25), so drivers use transactions, retryable writes and the
+// bulkWrite command with it; authentication always fails.
+func answer(body bsoncore.Document, seqs []wire.Sequence, addr string) bsoncore.Document {
 	first, err := body.IndexErr(0)
 	if err != nil {
 		return errorReply("empty command")
@@ -154,8 +157,14 @@ func answer(body bsoncore.Document, seqs []wire.Sequence) bsoncore.Document {
 			AppendInt32("logicalSessionTimeoutMinutes", 30).
 			AppendInt32("connectionId", 1).
 			AppendInt32("minWireVersion", 0).
-			AppendInt32("maxWireVersion", 21).
-			AppendBoolean("readOnly", false)
+			AppendInt32("maxWireVersion", 25).
+			AppendBoolean("readOnly", false).
+			AppendString("setName", "rs0").
+			AppendArray("hosts", bsoncore.NewArrayBuilder().AppendString(addr).Build()).
+			AppendString("primary", addr).
+			AppendString("me", addr).
+			AppendInt32("setVersion", 1).
+			AppendObjectID("electionId", [12]byte{0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 1})
 		if comp := firstSupported(body); comp != "" {
 			b.AppendArray("compression", bsoncore.NewArrayBuilder().AppendString(comp).Build())
 		}
@@ -183,6 +192,28 @@ func answer(body bsoncore.Document, seqs []wire.Sequence) bsoncore.Document {
 		b.AppendInt32("n", 0).AppendInt32("nModified", 0)
 	case "delete":
 		b.AppendInt32("n", 0)
+	case "bulkwrite":
+		n := int32(0)
+		for _, s := range seqs {
+			if s.Identifier == "ops" {
+				n = int32(len(s.Documents))
+			}
+		}
+		b.AppendDocument("cursor", bsoncore.NewDocumentBuilder().
+			AppendInt64("id", 0).AppendString("ns", "admin.$cmd.bulkWrite").
+			AppendArray("firstBatch", bsoncore.NewArrayBuilder().Build()).Build()).
+			AppendInt32("nErrors", 0).AppendInt32("nInserted", n).AppendInt32("nMatched", 0).
+			AppendInt32("nModified", 0).AppendInt32("nUpserted", 0).AppendInt32("nDeleted", 0)
+	case "saslstart", "saslcontinue", "authenticate":
+		return bsoncore.NewDocumentBuilder().AppendDouble("ok", 0).AppendString("errmsg", "Authentication failed.").
+			AppendInt32("code", 18).AppendString("codeName", "AuthenticationFailed").Build()
+	case "findandmodify":
+		b.AppendNull("value").AppendDocument("lastErrorObject", bsoncore.NewDocumentBuilder().
+			AppendInt32("n", 0).AppendBoolean("updatedExisting", false).Build())
+	case "count":
+		b.AppendInt32("n", 0)
+	case "distinct":
+		b.AppendArray("values", bsoncore.NewArrayBuilder().Build())
 	case "buildinfo":
 		b.AppendString("version", "7.0.0").
 			AppendArray("versionArray", bsoncore.NewArrayBuilder().AppendInt32(7).AppendInt32(0).AppendInt32(0).AppendInt32(0).Build())
@@ -220,4 +251,3 @@ func errorReply(msg string) bsoncore.Document {
 	return bsoncore.NewDocumentBuilder().AppendDouble("ok", 0).AppendString("errmsg", msg).
 		AppendInt32("code", 59).AppendString("codeName", "CommandNotFound").Build()
 }
-
