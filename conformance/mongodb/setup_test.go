@@ -138,7 +138,9 @@ func (e *env) directClient() *mongo.Client {
 }
 
 // coll is collection name of the test database, direct.
-func (e *env) direct(name string) *mongo.Collection { return e.directClient().Database(e.db).Collection(name) }
+func (e *env) direct(name string) *mongo.Collection {
+	return e.directClient().Database(e.db).Collection(name)
+}
 
 func (e *env) count(name string, filter any) int64 {
 	e.t.Helper()
