@@ -6,11 +6,13 @@
 #   bench/mongodb.sh                                  # 4 connections, 10 s each way
 #   MONGO_CONNS=8 MONGO_SECONDS=20 MONGO_ROUNDS=3 bench/mongodb.sh
 #   MONGO_UPSTREAM=127.0.0.1:27017 bench/mongodb.sh   # a real mongod instead
+#   MONGO_STUB=1 bench/mongodb.sh                     # an in-memory stand-in: the listener's own cost
 #
 # Environment: MONGO_CONNS (4), MONGO_SECONDS (10), MONGO_WARMUP (1s),
 # MONGO_ROUNDS (1: each round measures direct, then the Sidecar),
 # MONGO_DOCS (1000), MONGO_UPSTREAM (host:port; unset: FerretDB v1.24.2
-# embedded in bench/mongoupstream, SQLite handler), SIDECAR_BIN (built from
+# embedded in bench/mongoupstream, SQLite handler; MONGO_STUB=1: its in-memory
+# stand-in, which answers at once and so shows what the listener adds), SIDECAR_BIN (built from
 # this checkout when unset). The load generator (bench/mongoload, the Go
 # driver) keeps one find in flight per connection. The Sidecar runs without
 # a Control Plane: finds need no approval (the listener's rule holds DELETE,
@@ -58,12 +60,15 @@ upstream=${MONGO_UPSTREAM:-}
 source="MONGO_UPSTREAM"
 if [ -z "$upstream" ]; then
   go build -o "$work/mongoupstream" ./bench/mongoupstream
-  "$work/mongoupstream" -listen 127.0.0.1:0 >"$work/upstream.addr" 2>"$work/upstream.log" &
+  stub=()
+  [ -n "${MONGO_STUB:-}" ] && stub=(-stub)
+  "$work/mongoupstream" -listen 127.0.0.1:0 "${stub[@]}" >"$work/upstream.addr" 2>"$work/upstream.log" &
   pids+=($!)
   for _ in $(seq 1 300); do [ -s "$work/upstream.addr" ] && break; sleep 0.1; done
   upstream=$(head -n1 "$work/upstream.addr")
   [ -n "$upstream" ] || { echo "mongodb.sh: the upstream did not start:" >&2; cat "$work/upstream.log" >&2; exit 1; }
   source="FerretDB v1.24.2 embedded (bench/mongoupstream, SQLite)"
+  [ -n "${MONGO_STUB:-}" ] && source="the in-memory stand-in (bench/mongoupstream -stub)"
 fi
 "$work/mongoload" -addr "$upstream" -seed -docs "$ndocs"
 

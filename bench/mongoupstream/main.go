@@ -1,9 +1,11 @@
 // Command mongoupstream is the upstream of bench/mongodb.sh when no MongoDB
 // is given: FerretDB v1.24.2 (SQLite handler, data in a temporary folder)
-// embedded in this process, on a loopback port. It prints its host:port on
-// the first line of stdout and serves until killed.
+// embedded in this process, on a loopback port; with -stub, a minimal
+// in-memory stand-in that answers hello, find and insert (stub.go), to
+// measure the listener's own cost. It prints its host:port on the first
+// line of stdout and serves until killed.
 //
-//	go run ./bench/mongoupstream -listen 127.0.0.1:0
+//	go run ./bench/mongoupstream -listen 127.0.0.1:0 [-stub]
 package main
 
 import (
@@ -21,7 +23,17 @@ import (
 
 func main() {
 	listen := flag.String("listen", "127.0.0.1:0", "address to listen on (port 0: a free one)")
+	stub := flag.Bool("stub", false, "serve a minimal in-memory stand-in (stub.go) instead of FerretDB")
 	flag.Parse()
+	if *stub {
+		ln, err := net.Listen("tcp", *listen)
+		if err != nil {
+			fail(err)
+		}
+		fmt.Println(ln.Addr().String())
+		serveStub(ln)
+		return
+	}
 	addr := *listen
 	if host, port, err := net.SplitHostPort(addr); err == nil && port == "0" {
 		ln, err := net.Listen("tcp", addr)
