@@ -26,6 +26,7 @@ func (s *session) relay() {
 	defer s.client.Close()
 	br := bufio.NewReaderSize(s.up, 64<<10)
 	var head [wire.HeaderLen]byte
+	small := make([]byte, 0, smallMessage)
 	for {
 		if _, err := io.ReadFull(br, head[:]); err != nil {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
@@ -54,6 +55,21 @@ func (s *session) relay() {
 				continue
 			}
 			p = nil
+		}
+		if p == nil && int(hdr.Length) <= smallMessage {
+			// A small reply goes out in one write (one syscall).
+			small = append(small[:0], head[:]...)
+			small = small[:hdr.Length]
+			if _, err := io.ReadFull(br, small[wire.HeaderLen:]); err != nil {
+				return
+			}
+			s.wmu.Lock()
+			_, err := s.client.Write(small)
+			s.wmu.Unlock()
+			if err != nil {
+				return
+			}
+			continue
 		}
 		if p == nil {
 			if err := s.stream(head[:], br, int64(hdr.Length)-wire.HeaderLen); err != nil {
