@@ -55,6 +55,7 @@ type listenerOpts struct {
 	spend    string // sent (default) or accepted
 	mcp      string // the mcp block's listen address ("": none)
 	upstream string // default: the suite's upstream
+	extra    string // more keys of the listener (e.g. tls:), one line each, indented
 }
 
 // config is a Sidecar config with one mongodb listener on listen.
@@ -90,7 +91,7 @@ listeners:
     wait_timeout: 20s
     spend_approval_on: %s
     approval_rules: [mongo-destructive, once-inserts]
-`, e.cp.URL, mcp, listen, o.upstream, o.mode, o.spend)
+%s`, e.cp.URL, mcp, listen, o.upstream, o.mode, o.spend, o.extra)
 }
 
 // sidecar starts a Sidecar process and returns its listener's address.
