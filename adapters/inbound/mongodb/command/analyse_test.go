@@ -78,6 +78,8 @@ func TestAnalysis(t *testing.T) {
 		{name: "createUser", body: `{"createUser": "bob", "pwd": "x", "roles": [], "$db": "admin"}`, actions: "CREATE_USER", targets: "admin", write: true},
 		{name: "grantRolesToUser", body: `{"grantRolesToUser": "bob", "roles": ["root"], "$db": "admin"}`, actions: "GRANT_ROLES_TO_USER", targets: "admin", write: true},
 		{name: "usersInfo", body: `{"usersInfo": 1, "$db": "admin"}`, actions: "USERS_INFO", targets: "admin"},
+		{name: "applyOps runs what its entries say", body: `{"applyOps": [{"op": "i", "ns": "app.t", "o": {"_id": 1}}, {"op": "d", "ns": "app.u", "o": {"_id": 1}}, {"op": "c", "ns": "app.$cmd", "o": {"drop": "v"}}, {"op": "c", "ns": "app.$cmd", "o": {"applyOps": [{"op": "c", "ns": "x.$cmd", "o": {"dropDatabase": 1}}]}}], "$db": "admin"}`,
+			actions: "APPLY_OPS,INSERT,DELETE,DROP,DROP_DATABASE", targets: "app.t,app.u,app.v,x", write: true},
 		{name: "killOp", body: `{"killOp": 1, "op": 12, "$db": "admin"}`, actions: "KILL_OP", write: true},
 		{name: "count", body: `{"count": "t", "query": {}, "$db": "test"}`, actions: "COUNT", targets: "test.t"},
 		{name: "distinct", body: `{"distinct": "t", "key": "a", "$db": "test"}`, actions: "DISTINCT", targets: "test.t"},

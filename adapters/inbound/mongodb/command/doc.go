@@ -13,19 +13,23 @@
 //   - names.go: the command table: each documented command name (matched
 //     case-insensitively) to its actions, whether it writes, where its
 //     target is; Actions and IsAction, the rules' vocabulary.
-//   - reading.go: targets ("db.collection"), per-command details
-//     (findAndModify's remove, bulkWrite's ops and nsInfo,
-//     renameCollection's to, mapReduce's out, explain, getMore and
-//     killCursors as continuations, hello's appName), and the walk that
-//     finds server-side JavaScript ($where, $function, $accumulator, BSON
-//     code) and the stages naming collections ($out, $merge, $lookup,
-//     $graphLookup, $unionWith).
+//   - reading.go: the analysis being built: actions, targets
+//     ("db.collection", or "db") and functions in the order found.
+//   - special.go: what only some commands carry: findAndModify's remove
+//     and upsert, update's upserts, bulkWrite's ops and nsInfo, applyOps'
+//     oplog entries, renameCollection's to, mapReduce's out, explain,
+//     getMore and killCursors as continuations, hello's appName,
+//     authentication steps.
+//   - scan.go: the walk that finds server-side JavaScript ($where,
+//     $function, $accumulator, BSON code) and the stages naming
+//     collections ($out, $merge, $lookup, $graphLookup, $unionWith).
 //   - auth.go: saslStart / authenticate / speculativeAuthenticate: the
 //     mechanism and the user name (SCRAM client-first "n=", RFC 5802).
 //   - canonical.go: Canonicalize, the fingerprint's bytes, and the list of
 //     what drivers vary on every send that it leaves out.
 //   - display.go: the approver's rendering (relaxed Extended JSON, cut).
 //   - iterate.go: an allocation-free walk over a document's elements.
+//   - sets.go: sets and lists that stay linear on huge commands.
 //
 // The wire codec is the wire package; docs/mongodb-listener.md, "Wire and
 // analysis", documents the vocabulary and the canonical form for

@@ -232,3 +232,21 @@ func TestMongoshCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestLegacyHandshakeCaptures: the OP_QUERY isMaster mongosh and the Node
+// driver open with is a hello for the listener, with mongosh's appName.
+func TestLegacyHandshakeCaptures(t *testing.T) {
+	for file, app := range map[string]string{"mongosh/01-ismaster.bin": "mongosh 2.12.0", "node/01-ismaster.bin": ""} {
+		raw, err := os.ReadFile(filepath.Join("..", "wire", "testdata", "drivers", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h, _ := wire.ParseHeader(raw); h.OpCode != wire.OpQuery {
+			t.Fatalf("%s is %v", file, h.OpCode)
+		}
+		c := analyseRaw(t, raw)
+		if !c.Hello || c.Database != "admin" || c.AppName != app || join(c.Analysis.Actions) != "HELLO" || c.Write {
+			t.Errorf("%s: %+v", file, c)
+		}
+	}
+}

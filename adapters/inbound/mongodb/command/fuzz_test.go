@@ -57,7 +57,9 @@ func FuzzCommand(f *testing.F) {
 		}
 		// Unvalidated: the body as whatever the bytes after flags and kind are.
 		if len(b) > 5 {
-			_, _ = FromMsg(&wire.Msg{Body: b[5:]})
+			if c, err := FromMsg(&wire.Msg{Body: b[5:]}); err == nil {
+				_ = c.Display(64)
+			}
 		}
 	})
 }
