@@ -39,6 +39,16 @@ func (s *session) relay() {
 			s.log.Warn("mongodb upstream sent a message of an impossible length; connection closed", "length", hdr.Length)
 			return
 		}
+		if s.unasked(hdr.ResponseTo) {
+			// An answer to a moreToCome request: the client expects none and
+			// would take it for the answer to its next request. A server
+			// sends none; FerretDB 1.x does.
+			if _, err := br.Discard(int(hdr.Length) - wire.HeaderLen); err != nil {
+				return
+			}
+			s.log.Debug("mongodb upstream answered a moreToCome request; answer dropped", "responseTo", hdr.ResponseTo)
+			continue
+		}
 		p := s.replied(hdr.ResponseTo)
 		if p != nil && int(hdr.Length) > s.max() {
 			// Read whole only up to maxMessageSizeBytes; a larger answer to
@@ -94,6 +104,20 @@ func (s *session) relay() {
 			return
 		}
 	}
+}
+
+// unasked reports whether responseTo names one of the last moreToCome
+// requests forwarded (whose answer, if any, must not reach the client).
+func (s *session) unasked(responseTo int32) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, id := range s.noReply {
+		if id == responseTo && i < s.noReplyNext {
+			s.noReply[i] = 0
+			return true
+		}
+	}
+	return false
 }
 
 // replied takes the pending entry of the request a reply answers (nil when

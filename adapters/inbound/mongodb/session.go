@@ -43,6 +43,8 @@ type session struct {
 	pendingUser string // the user an authentication in progress claims
 	helloSeen   bool
 	pending     map[int32]*pending // requests whose reply the relay inspects, by requestID
+	noReply     [32]int32          // requestIDs of the last moreToCome requests forwarded (relay drops answers to them)
+	noReplyNext int
 	busy        bool               // a client message is being decided
 	owed        bool               // a forwarded request's reply has not begun
 	draining    bool
@@ -243,6 +245,9 @@ func (s *session) forward(raw []byte, hdr wire.Header, p *pending, moreToCome bo
 	}
 	if !moreToCome {
 		s.owed = true
+	} else {
+		s.noReply[s.noReplyNext%len(s.noReply)] = hdr.RequestID
+		s.noReplyNext++
 	}
 	s.mu.Unlock()
 	_, err := s.up.Write(raw)
