@@ -183,7 +183,7 @@ func join64(ids []int64) string {
 }
 
 func TestAuth(t *testing.T) {
-	b64 := func(s string) string { return base64(s) }
+	b64 := b64String
 	tests := []struct {
 		name, body           string
 		cmd, mech, user, db  string

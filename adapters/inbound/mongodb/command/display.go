@@ -34,9 +34,12 @@ func (c *Command) Display(limit int) string {
 	if budget := limit + limit/4; len(doc) > budget {
 		doc, pruned = prune(doc, budget, 1)
 	}
-	js, err := bson.MarshalExtJSON(bson.Raw(doc), false, false)
-	if err != nil {
-		return "<" + strconv.Itoa(len(c.Canonical)) + " bytes of BSON>"
+	js, ok := appendRelaxed(make([]byte, 0, min(2*len(doc), 2*limit)+16), doc, false, 1)
+	if !ok {
+		var err error
+		if js, err = bson.MarshalExtJSON(bson.Raw(doc), false, false); err != nil {
+			return "<" + strconv.Itoa(len(c.Canonical)) + " bytes of BSON>"
+		}
 	}
 	if len(js) <= limit && !pruned {
 		return string(js)

@@ -28,6 +28,8 @@
 //   - canonical.go: Canonicalize, the fingerprint's bytes, and the list of
 //     what drivers vary on every send that it leaves out.
 //   - display.go: the approver's rendering (relaxed Extended JSON, cut).
+//   - extjson.go: relaxed Extended JSON without reflection, byte for byte
+//     the driver's for the common types (the driver renders the rest).
 //   - iterate.go: an allocation-free walk over a document's elements.
 //   - sets.go: sets and lists that stay linear on huge commands.
 //

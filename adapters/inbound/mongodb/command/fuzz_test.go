@@ -73,6 +73,7 @@ func check(t *testing.T, c *Command) {
 		t.Fatalf("canonical bytes are not valid BSON: %v", err)
 	}
 	_ = c.Display(64)
+	sameAsDriver(t, c.Canonical)
 	if len(c.Analysis.Actions) == 0 {
 		t.Fatal("no action")
 	}

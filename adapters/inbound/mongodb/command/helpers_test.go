@@ -55,6 +55,6 @@ func join(s []string) string { return strings.Join(s, ",") }
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-func base64(s string) string { return b64.StdEncoding.EncodeToString([]byte(s)) }
+func b64String(s string) string { return b64.StdEncoding.EncodeToString([]byte(s)) }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }

@@ -82,6 +82,8 @@ func TestDecodeMsgRefuses(t *testing.T) {
 	nested := doc(t, `{"find": "t", "filter": {"a": "x"}}`)
 	badNested := append([]byte(nil), nested...)
 	badNested[bytes.Index(badNested, []byte("filter"))+7] = 0x7F // the filter's length overruns
+	badBool := doc(t, `{"find": "t", "singleBatch": true}`)
+	badBool[len(badBool)-2] = 2
 	noNul := doc(t, `{"find": "abc"}`)
 	noNul[len(noNul)-2] = 'x' // the string's NUL
 	deep := nest(MaxDepth + 1)
@@ -104,6 +106,7 @@ func TestDecodeMsgRefuses(t *testing.T) {
 		{"trailing byte", frame(1, 0, OpMsg, le32(0), []byte{0}, body, []byte{0}), "runs past"},
 		{"body overruns the message", frame(1, 0, OpMsg, le32(0), []byte{0}, body[:len(body)-1]), "runs past"},
 		{"body's nested document overruns", frame(1, 0, OpMsg, le32(0), []byte{0}, badNested), "invalid BSON"},
+		{"boolean 2", frame(1, 0, OpMsg, le32(0), []byte{0}, badBool), "boolean neither 0 nor 1"},
 		{"string without its NUL", frame(1, 0, OpMsg, le32(0), []byte{0}, noNul), "invalid BSON"},
 		{"nested deeper than MaxDepth", frame(1, 0, OpMsg, le32(0), []byte{0}, deep), "nested more than 200"},
 		{"sequence size past the message", frame(1, 0, OpMsg, le32(0), []byte{0}, body, []byte{1}, le32(99), []byte("d\x00")), "outside"},

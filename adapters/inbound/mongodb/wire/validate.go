@@ -18,7 +18,7 @@ const MaxDepth = 200
 // ValidateDocument checks that doc is one well-formed BSON document
 // (bsonspec.org 1.1), nested documents and arrays included, at most
 // MaxDepth deep: every length within its container, every string and key
-// NUL-terminated, every element type known. bsoncore's Validate checks the
+// NUL-terminated, booleans 0 or 1, every element type known. bsoncore's Validate checks the
 // top level only; this walks the nested documents too.
 func ValidateDocument(doc bsoncore.Document) error { return validateDocument(doc, 1) }
 
@@ -72,6 +72,10 @@ func validateValue(t bsoncore.Type, data []byte, depth int) error {
 			return errors.New("code with scope: code runs past its value")
 		}
 		return validateDocument(data[n:], depth+1)
+	case bsoncore.TypeBoolean:
+		if data[0] > 1 { // ReadElement checked the byte is there
+			return errors.New("boolean neither 0 nor 1")
+		}
 	case bsoncore.TypeBinary:
 		if len(data) >= 5 && data[4] == 0x02 { // the old binary subtype repeats its length inside
 			if len(data) < 9 || int(binary.LittleEndian.Uint32(data[5:]))+4 != int(binary.LittleEndian.Uint32(data)) {
