@@ -28,9 +28,9 @@ func runCmd() *cobra.Command {
 		Use:   "run --config FILE",
 		Short: "Serve the listeners of a config file",
 		Long: `run loads FILE (--config FILE, -config FILE or a positional FILE), refuses to start on any
-mistake (the same ones validate prints, plus the spec's refusals: an mcp block needs listen and a
-Control Plane), binds every listener and the MCP
-server (a bind failure stops the Sidecar), and serves until SIGINT or SIGTERM.
+mistake that validate prints (e.g. an mcp block without listen or without a control_plane), binds
+every listener and the MCP server (a bind failure stops the Sidecar), and serves until SIGINT or
+SIGTERM.
 
 SIGHUP reloads listeners and rules from FILE without dropping live connections. A reload is all or
 nothing: if an address does not bind or a certificate does not load, nothing changes. A reload never
