@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"go.uber.org/dig"
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxevent"
 
@@ -72,9 +73,11 @@ func run(path string) error {
 	fxApp := fx.New(
 		fx.WithLogger(func() fxevent.Logger {
 			// fx's own events (provided, invoked, hooks run, with stack
-			// traces) are wiring detail: debug. Its errors stay errors.
+			// traces) are wiring detail: debug. Its errors too: run returns
+			// each one and main prints it as the last line.
 			l := &fxevent.SlogLogger{Logger: log.With("component", "fx")}
 			l.UseLogLevel(slog.LevelDebug)
+			l.UseErrorLevel(slog.LevelDebug)
 			return l
 		}),
 		fx.Supply(f, log, path),
@@ -83,7 +86,11 @@ func run(path string) error {
 		fx.Populate(&sup),
 	)
 	if err := fxApp.Err(); err != nil {
-		return err
+		// dig wraps a constructor's error in the whole dependency chain
+		// (functions, Go files, lines); the user needs the constructor's
+		// own message, e.g. "control_plane: control plane token:
+		// environment variable HOOP_SIDECAR_TOKEN is not set".
+		return dig.RootCause(err)
 	}
 	startCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
