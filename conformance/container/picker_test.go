@@ -22,7 +22,7 @@ func TestPickUpstreamOrder(t *testing.T) {
 	local.Name = "PostgreSQL (containers off)"
 	t.Setenv(local.URLEnv, "")
 	t.Setenv("HOOP_TEST_CONTAINERS", "off")
-	if u := harness.PickUpstream(t, local); !strings.HasPrefix(u.Source, "this machine's PostgreSQL server") {
+	if u := harness.PickUpstream(t, local); !strings.HasPrefix(u.Source, "this machine's ") || u.URL != local.Local {
 		t.Fatalf("with HOOP_TEST_CONTAINERS=off the picker took %+v", u)
 	}
 }
