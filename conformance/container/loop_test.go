@@ -240,4 +240,3 @@ func curl(t *testing.T, args ...string) (int, http.Header, string) {
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, resp.Header, string(b)
 }
-

@@ -24,8 +24,9 @@ const (
 
 var (
 	mainMu     sync.Mutex
-	inMain     bool                        // TestMain is harness.Main: containers are stopped when it ends
+	inMain     bool                       // TestMain is harness.Main: containers are stopped when it ends
 	containers []testcontainers.Container // started by this process, stopped by Main
+	running    = map[string][2]string{}   // kind name -> {host:port, image}: one container per kind and process
 	reapOnce   sync.Once
 )
 
@@ -64,7 +65,7 @@ func stopContainers() {
 // on 127.0.0.1. They are read once, at testcontainers-go's first use.
 func TestcontainersEnv() {
 	for k, v := range map[string]string{
-		"TESTCONTAINERS_RYUK_DISABLED":  "true",
+		"TESTCONTAINERS_RYUK_DISABLED": "true",
 		"TESTCONTAINERS_HOST_OVERRIDE": "127.0.0.1",
 	} {
 		if _, ok := os.LookupEnv(k); !ok {
@@ -81,8 +82,24 @@ func Docker(ctx context.Context) (*testcontainers.DockerClient, error) {
 }
 
 // containerUpstream starts (once per test process) a container of kind k
-// and returns its server's host:port and image; or why it did not.
+// and returns its server's host:port and image; or why it did not. Callers
+// hold pickMu.
 func containerUpstream(t testing.TB, k UpstreamKind) (hostport, image, why string) {
+	t.Helper()
+	if r, ok := running[k.Name]; ok {
+		if ping(k, k.URL(r[0])) == nil {
+			return r[0], r[1], ""
+		}
+		delete(running, k.Name)
+	}
+	hostport, image, why = startContainer(t, k)
+	if why == "" {
+		running[k.Name] = [2]string{hostport, image}
+	}
+	return hostport, image, why
+}
+
+func startContainer(t testing.TB, k UpstreamKind) (hostport, image, why string) {
 	t.Helper()
 	if v := os.Getenv("HOOP_TEST_CONTAINERS"); v == "off" {
 		return "", "", "containers: HOOP_TEST_CONTAINERS=off"
