@@ -51,6 +51,10 @@ func newAdmin(f *config.File, sup *supervisor.Supervisor, m *metrics.Prometheus,
 		_, _ = w.Write([]byte("ready\n"))
 	})
 	mux.Handle("GET /metrics", m.Handler())
+	if pprofOn() {
+		mountPprof(mux)
+		log.Warn("admin: /debug/pprof/ is served (" + pprofEnv + "=1); profiles show request data, keep the admin address private")
+	}
 	return &admin{srv: &http.Server{Addr: f.Admin.Listen, Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
 }
 

@@ -13,8 +13,8 @@ import (
 // and the image built by scripts/test-images.sh, PickUpstream runs
 // hoop-test/mariadb:10.11 (or HOOP_TEST_MARIADB_IMAGE) through
 // testcontainers-go, and the real mariadb client's SELECT 1 answers 1.
-// The Sidecar has no MySQL listener on this branch; conformance/mysql takes
-// this container through its hook (harness.MariaDBContainerURL).
+// conformance/mysql runs the mysql listener's suite against the same
+// container through its hook (harness.MariaDBContainerURL).
 func TestMariaDBUpstreamContainer(t *testing.T) {
 	image(t) // an engine answers, or the test fails saying why
 	if _, why := script("test-images.sh", "mariadb"); why != "" {
