@@ -12,7 +12,7 @@ import "strings"
 // It only answers when it is sure to split the text as PostgreSQL's scanner
 // does, and otherwise returns ok false (the caller then asks shapeKey):
 // any byte outside printable ASCII and plain whitespace, a backslash,
-// comments, dollar quotes, prefixed strings (E”, B”, X”, N”, U&), two
+// comments, "..", dollar quotes, prefixed strings (E'…', B'…', X'…', N'…', U&'…'), two
 // string constants in a row (which PostgreSQL may join), a number followed
 // directly by a letter, digit, '.' or '$' (a malformed or special literal),
 // UESCAPE, a second statement, or a first token other than SELECT, INSERT,
@@ -30,6 +30,7 @@ func fastShapeSpans(sql string) (key string, consts [][2]int, ok bool) {
 	b.Grow(len(sql) + 16)
 	b.WriteString("\x00shape-go-v1\x00")
 	first, ended, lastString := true, false, false
+	opRun := 0 // operator characters in a row: PostgreSQL refuses more than 63
 	n := len(sql)
 	for i := 0; i < n; {
 		c := sql[i]
@@ -111,6 +112,9 @@ func fastShapeSpans(sql string) (key string, consts [][2]int, ok bool) {
 				}
 				break
 			}
+			if j == i+2 || !plain(sql[i+1:j-1]) {
+				return "", nil, false // "" is not an identifier
+			}
 			b.WriteString(sql[i:j])
 			i = j
 		case c == '$': // a parameter ($1); anything else is a dollar quote
@@ -129,16 +133,26 @@ func fastShapeSpans(sql string) (key string, consts [][2]int, ok bool) {
 			}
 			if i+1 < n {
 				next := sql[i+1]
-				if (c == '-' && next == '-') || (c == '/' && next == '*') || (c == '&' && (next == '\'' || next == '"')) {
-					return "", nil, false // comments, U&'…'
+				if (c == '-' && next == '-') || (c == '/' && next == '*') || (c == '&' && (next == '\'' || next == '"')) || (c == '.' && next == '.') {
+					return "", nil, false // comments, U&'…', the .. token
 				}
 			}
 			if c == ';' {
 				ended = true
 			}
+			if strings.IndexByte("~!@#^&|`?+-*/%<>=", c) >= 0 {
+				if opRun++; opRun > 63 {
+					return "", nil, false
+				}
+			} else {
+				opRun = 0
+			}
 			b.WriteByte(c)
 			i++
+			lastString = false
+			continue
 		}
+		opRun = 0
 		lastString = isString
 	}
 	if first {
