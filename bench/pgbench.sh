@@ -11,8 +11,13 @@
 #                approval, but every statement goes through the analyzer and
 #                the gate), no audit trail
 #   sidecar+audit  the same with audit.file set (every allow is recorded)
+#   sidecar@REV    with PGBENCH_BASE=REV: the Sidecar built from that git
+#                revision (e.g. the commit before a change), same config
 #
-# for each query mode (simple, prepared), then the memory one idle proxied
+# for each query mode (simple, prepared): TPS, average and p99 latency, and
+# the proxy's own CPU time per transaction (user+system of its process
+# during the run, divided by the transactions: the cost that the machine's
+# load does not blur), then the memory one idle proxied
 # connection costs (RSS growth of each proxy with PGBENCH_IDLE connections
 # open, divided by their number). A comparison, not a test: the machine is
 # shared, so only rows of the same run compare; the load average is printed.
@@ -25,7 +30,7 @@
 # (postgres), PGBENCH_CLIENTS (8), PGBENCH_THREADS (2), PGBENCH_SECONDS (10),
 # PGBENCH_ROUNDS (2), PGBENCH_SCALE (1), PGBENCH_MODES ("simple prepared"),
 # PGBENCH_PATHS ("direct pgbouncer relay sidecar sidecar+audit"),
-# PGBENCH_IDLE (80; fewer when the server has fewer free connection slots;
+# PGBENCH_BASE (a git revision: adds the sidecar@REV row), PGBENCH_IDLE (80; fewer when the server has fewer free connection slots;
 # 0 skips the memory part), PGBENCH_PPROF (a directory: a 10 s CPU profile and
 # an allocation profile of the Sidecar are taken there during its first
 # round), SIDECAR_BIN (built from this checkout when unset). pgbouncer is
@@ -66,6 +71,13 @@ trap cleanup EXIT
 echo "building the sidecar, the relay and the idle-connection holder…" >&2
 go build -o "$work/tcprelay" ./bench/tcprelay
 go build -o "$work/pgidle" ./bench/pgidle
+base=${PGBENCH_BASE:-}
+if [ -n "$base" ]; then
+  mkdir -p "$work/base"
+  git archive "$base" | tar -x -C "$work/base"
+  (cd "$work/base" && go build -o "$work/sidecar-base" ./cmd/sidecar)
+  paths="$paths sidecar@$base"
+fi
 bin=${SIDECAR_BIN:-}
 if [ -z "$bin" ]; then
   go build -o "$work/sidecar" ./cmd/sidecar
@@ -86,8 +98,8 @@ wait_pg() { # port: waits up to 10 s until a login through it works
 declare -A port_of pid_of
 
 # The Sidecars: one without and one with an audit trail.
-start_sidecar() { # name audit(yes|no)
-  local p admin
+start_sidecar() { # name audit(yes|no) [binary]
+  local p admin b=${3:-$bin}
   p=$(free_port) admin=$(free_port)
   {
     echo "sidecar: bench"
@@ -107,7 +119,7 @@ listeners:
     approval_rules: [db-destructive]
 YAML
   } >"$work/$1.yaml"
-  "$bin" run -config "$work/$1.yaml" >"$work/$1.log" 2>&1 &
+  "$b" run -config "$work/$1.yaml" >"$work/$1.log" 2>&1 &
   pids+=($!)
   pid_of[$1]=$!
   port_of[$1]=$p
@@ -116,6 +128,7 @@ YAML
 }
 start_sidecar sidecar no
 [[ " $paths " == *" sidecar+audit "* ]] && start_sidecar sidecar+audit yes
+[ -n "$base" ] && start_sidecar "sidecar@$base" no "$work/sidecar-base"
 
 "$work/tcprelay" -listen 127.0.0.1:0 -upstream "$host:$port" >"$work/relay.addr" 2>"$work/relay.log" &
 pids+=($!)
@@ -159,19 +172,27 @@ echo "preparing $db (pgbench -i -s $scale)…" >&2
 psql -X -q -h "$host" -p "$port" -U "$user" -d postgres -c "CREATE DATABASE $db" >/dev/null
 pgbench -i -q -s "$scale" -h "$host" -p "$port" -U "$user" "$db" >/dev/null 2>&1
 
-# run path mode tag: one pgbench run; prints "tps avg_ms p99_ms".
+hz=$(getconf CLK_TCK)
+cpu_ticks() { # pid: user+system clock ticks of the process so far
+  awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0
+}
+# run path mode tag: one pgbench run; prints "tps avg_ms p99_ms cpu_us_per_txn".
 run() {
-  local h=127.0.0.1 out
+  local h=127.0.0.1 out pid=${pid_of[$1]:-} c0=0 c1=0
   [ "$1" = direct ] && h=$host
+  [ -n "$pid" ] && c0=$(cpu_ticks "$pid")
   out=$(pgbench -S -n -M "$2" -c "$clients" -j "$threads" -T "$seconds" -l --log-prefix="$work/lat-$3" \
     -h "$h" -p "${port_of[$1]}" -U "$user" "$db" 2>&1) || { echo "pgbench.sh: pgbench through $1 failed:" >&2; echo "$out" >&2; return 1; }
-  local tps avg p99
+  [ -n "$pid" ] && c1=$(cpu_ticks "$pid")
+  local tps avg p99 txns cpu=-
   tps=$(awk '/^tps = / {printf "%.0f", $3; exit}' <<<"$out")
+  txns=$(awk '/^number of transactions actually processed: / {print $6; exit}' <<<"$out")
+  [ -n "$pid" ] && cpu=$(awk -v a="$c0" -v b="$c1" -v hz="$hz" -v n="$txns" 'BEGIN { printf "%.1f", (b - a) / hz * 1e6 / n }')
   avg=$(awk '/^latency average = / {print $4; exit}' <<<"$out")
   # Per-transaction log: the third field is the latency in µs.
   p99=$(cat "$work/lat-$3".* | awk '{print $3}' | sort -n | awk '{v[NR]=$1} END {i=int(NR*0.99); if (i<1) i=1; printf "%.3f", v[i]/1000}')
   rm -f "$work/lat-$3".*
-  echo "$tps $avg $p99"
+  echo "$tps $avg $p99 $cpu"
 }
 
 profile() { # takes the Sidecar's profiles while its round runs
@@ -184,7 +205,7 @@ profile() { # takes the Sidecar's profiles while its round runs
 
 declare -A results
 printf '\npgbench -S -c %s -j %s -T %s, scale %s; %s round(s), paths interleaved\n' "$clients" "$threads" "$seconds" "$scale" "$rounds"
-printf '%-5s %-9s %-14s %9s %9s %9s   %s\n' round mode path TPS "avg ms" "p99 ms" "load avg"
+printf '%-5s %-9s %-20s %9s %9s %9s %10s   %s\n' round mode path TPS "avg ms" "p99 ms" "cpu µs/tx" "load avg"
 read -r -a path_list <<<"$paths"
 for r in $(seq 1 "$rounds"); do
   for mode in $modes; do
@@ -200,28 +221,29 @@ for r in $(seq 1 "$rounds"); do
       res=$(run "$p" "$mode" "$r-$mode-$i")
       [ -n "$prof_pid" ] && wait "$prof_pid"
       results[$p,$mode]="${results[$p,$mode]:-} $res"
-      read -r tps avg p99 <<<"$res"
-      printf '%-5s %-9s %-14s %9s %9s %9s   %s\n' "$r" "$mode" "$p" "$tps" "$avg" "$p99" "$(cut -d' ' -f1-3 /proc/loadavg)"
+      read -r tps avg p99 cpu <<<"$res"
+      printf '%-5s %-9s %-20s %9s %9s %9s %10s   %s\n' "$r" "$mode" "$p" "$tps" "$avg" "$p99" "$cpu" "$(cut -d' ' -f1-3 /proc/loadavg)"
     done
   done
 done
 
 # Summary: the median over rounds of each path's TPS and p99, and the ratios.
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
-col() { # path mode field(1 tps, 2 avg, 3 p99)
-  tr ' ' '\n' <<<"${results[$1,$2]:-}" | grep -v '^$' | awk -v f="$3" 'NR % 3 == (f % 3)' | tr '\n' ' ' | median
+median() { tr ' ' '\n' | { grep -v '^$' || true; } | sort -g | awk '{v[NR]=$1} END {if (NR) print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+col() { # path mode field(1 tps, 2 avg, 3 p99, 4 cpu µs per transaction)
+  tr ' ' '\n' <<<"${results[$1,$2]:-}" | grep -v '^$' | awk -v f="$3" 'NR % 4 == (f % 4)' | { grep -v '^-$' || true; } | tr '\n' ' ' | median
 }
 printf '\nmedian of %s round(s)\n' "$rounds"
-printf '%-9s %-14s %9s %9s %9s %10s %10s %10s\n' mode path TPS "avg ms" "p99 ms" "/direct" "/pgbouncer" "/relay"
+printf '%-9s %-20s %9s %9s %9s %10s %10s %10s %10s\n' mode path TPS "avg ms" "p99 ms" "cpu µs/tx" "/direct" "/pgbouncer" "/relay"
 for mode in $modes; do
   d=$(col direct "$mode" 1)
   b=$(col pgbouncer "$mode" 1)
   rl=$(col relay "$mode" 1)
   for p in "${path_list[@]}"; do
     t=$(col "$p" "$mode" 1)
-    awk -v m="$mode" -v p="$p" -v t="$t" -v a="$(col "$p" "$mode" 2)" -v q="$(col "$p" "$mode" 3)" -v d="$d" -v b="$b" -v r="$rl" '
+    awk -v m="$mode" -v p="$p" -v t="$t" -v a="$(col "$p" "$mode" 2)" -v q="$(col "$p" "$mode" 3)" -v c="$(col "$p" "$mode" 4)" \
+      -v d="$d" -v b="$b" -v r="$rl" '
       function ratio(x) { return (x > 0) ? sprintf("%.2f×", t / x) : "-" }
-      BEGIN { printf "%-9s %-14s %9.0f %9.3f %9.3f %10s %10s %10s\n", m, p, t, a, q, ratio(d), ratio(b), ratio(r) }'
+      BEGIN { printf "%-9s %-20s %9.0f %9.3f %9.3f %10s %10s %10s %10s\n", m, p, t, a, q, (c == "") ? "-" : c, ratio(d), ratio(b), ratio(r) }'
   done
 done
 
