@@ -37,6 +37,11 @@ type Statement struct {
 	// the adapter can tell a person at the client why it hangs (PostgreSQL:
 	// a NoticeResponse). It runs on the caller's goroutine and must not block.
 	OnWait func(approvalID string)
+	// Evaluation, when set, is the verdict Evaluate already gave for
+	// Analysis with the same settings passed to Check (an adapter that
+	// evaluated first to decide whether to read the payload); the gate uses
+	// it instead of evaluating the rules a second time.
+	Evaluation *domain.Evaluation
 }
 
 // Outcome is the gate's answer.
@@ -90,7 +95,12 @@ var ErrNoControlPlane = errors.New("this Sidecar has no Control Plane")
 // Outcome says so (ClientGone, Canceled) and the audit trail records
 // "client_gone" or "wait_canceled".
 func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Outcome {
-	ev := domain.Evaluate(st.Analysis, s.Policies, s.Approvals)
+	var ev domain.Evaluation
+	if st.Evaluation != nil {
+		ev = *st.Evaluation
+	} else {
+		ev = Evaluate(s, st.Analysis)
+	}
 	audit := ports.AuditEvent{Time: g.Clock.Now().UTC(), Listener: s.Name, Protocol: s.Protocol, Client: st.Client,
 		Identity: st.Identity, Statement: truncate(st.Display, 2048)}
 	switch ev.Verdict {

@@ -54,5 +54,15 @@ func IdentityValues(get Values, keys []string) map[string][]string {
 // unread. Pass the same s to Listener.CheckWith, so that a reload between
 // the two cannot pair one rule set's reading with another's decision.
 func NeedsPayload(s *ListenerSettings, a domain.Analysis) bool {
-	return domain.Evaluate(a, s.Policies, s.Approvals).Verdict == domain.VerdictApproval
+	return Evaluate(s, a).Verdict == domain.VerdictApproval
+}
+
+// Evaluate applies the rules of settings s to analysis a
+// (domain.Evaluate). An adapter that needs the verdict before it asks the
+// gate (to decide whether to read the payload: the verdict is
+// domain.VerdictApproval exactly when NeedsPayload is true) passes it back
+// in Statement.Evaluation with the same s, so the rules run once per
+// statement.
+func Evaluate(s *ListenerSettings, a domain.Analysis) domain.Evaluation {
+	return domain.Evaluate(a, s.Policies, s.Approvals)
 }

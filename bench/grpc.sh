@@ -80,7 +80,7 @@ admin_port=$(free_port)
 {
   echo "sidecar: bench"
   echo "log: {format: text, level: warn}"
-  if [ -n "$pprof_dir" ]; then echo "admin: {listen: 127.0.0.1:$admin_port, pprof: true}"; fi
+  if [ -n "$pprof_dir" ]; then echo "admin: {listen: 127.0.0.1:$admin_port}"; fi
   cat <<YAML
 approval_rules:
   - name: uploads
@@ -94,7 +94,7 @@ listeners:
     approval_rules: [uploads]
 YAML
 } >"$work/config.yaml"
-"$bin" run -config "$work/config.yaml" >"$work/sidecar.log" 2>&1 &
+SIDECAR_PPROF=$([ -n "$pprof_dir" ] && echo 1) "$bin" run -config "$work/config.yaml" >"$work/sidecar.log" 2>&1 &
 pids+=($!)
 wait_port "$listen_port" || { echo "grpc.sh: the sidecar did not start; its log:" >&2; cat "$work/sidecar.log" >&2; exit 1; }
 

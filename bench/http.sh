@@ -1,29 +1,47 @@
 #!/usr/bin/env bash
-# Requests/s and latency percentiles of keep-alive GETs directly against a
-# small HTTP upstream and through a Sidecar http listener, in one run,
-# printed as a table. A comparison, not a test.
+# Requests/s and latency percentiles of keep-alive GETs of a 57-byte JSON
+# body from a small HTTP upstream (bench/httpupstream), in one run with
+# interleaved rounds, along four paths:
 #
-#   bench/http.sh                              # 16 connections, 10 s each way
-#   HTTP_CONNS=32 HTTP_SECONDS=20 HTTP_ROUNDS=3 bench/http.sh
+#   direct       wrk -> upstream
+#   nginx        wrk -> nginx (1 worker, upstream keepalive 256) -> upstream
+#   Go relay     wrk -> bare Go TCP relay (bench/tcprelay) -> upstream: the Go ceiling
+#   Sidecar      wrk -> Sidecar http listener -> upstream
 #
-# Environment: HTTP_CONNS (16), HTTP_SECONDS (10), HTTP_WARMUP (1s),
-# HTTP_ROUNDS (1: each round measures direct, then the Sidecar),
-# HTTP_PATH (/v1/items?limit=10), SIDECAR_BIN (built from this checkout when
-# unset). The upstream (bench/httpupstream) answers every request with 200
-# and a short JSON body; the load generator (bench/httpload) keeps one request
-# in flight per connection. The Sidecar runs without a Control Plane: GETs
-# need no approval (the listener's rule holds DELETE, PUT and PATCH), but
-# every request still goes through the analyzer and the gate. Nothing is
-# installed; everything is removed at the end.
+# and prints the Sidecar's ratios against nginx and the Go relay. A
+# comparison, not a test. nginx-light and wrk come from `make deps`
+# (scripts/deps.d/benchhttp.sh).
+#
+#   bench/http.sh                          # wrk -t2 -c64, 10 s per path, 3 rounds
+#   HTTP_CONNS=2000 bench/http.sh          # 2,000 concurrent connections
+#   HTTP_IDLE=2000 bench/http.sh           # RSS per idle proxied keep-alive connection
+#   SIDECAR_BASE_BIN=/tmp/sidecar-main bench/http.sh   # a fifth row: another build
+#
+# Environment: HTTP_CONNS (64), HTTP_THREADS (2), HTTP_SECONDS (10),
+# HTTP_ROUNDS (3), HTTP_PATH (/v1/items?limit=10), HTTP_IDLE (0: off; N: open
+# N idle keep-alive connections through nginx and the Sidecar and report
+# VmRSS before and after, /proc/<pid>/status), SIDECAR_BIN (built from this
+# checkout when unset), SIDECAR_BASE_BIN (optional second Sidecar row, e.g.
+# a build of main, for before/after in one run). The Sidecar runs without a
+# Control Plane in return mode: GETs need no approval (the rule holds DELETE),
+# but every request still goes through the analyzer and the gate.
+# SIDECAR_PPROF=1 is passed through: with it the Sidecar serves /debug/pprof/
+# on an admin address printed at the start.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-conns=${HTTP_CONNS:-16}
+conns=${HTTP_CONNS:-64}
+threads=${HTTP_THREADS:-2}
 seconds=${HTTP_SECONDS:-10}
-warmup=${HTTP_WARMUP:-1s}
-rounds=${HTTP_ROUNDS:-1}
+rounds=${HTTP_ROUNDS:-3}
 path=${HTTP_PATH:-/v1/items?limit=10}
-command -v go >/dev/null || { echo "http.sh: go is not installed" >&2; exit 1; }
+idle=${HTTP_IDLE:-0}
+for t in go wrk nginx; do
+  command -v "$t" >/dev/null || [ -x "/usr/sbin/$t" ] ||
+    { echo "http.sh: $t is not installed (make deps installs nginx-light and wrk)" >&2; exit 1; }
+done
+nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" || true
 
 work=$(mktemp -d)
 pids=()
@@ -33,14 +51,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "building the load generator, the upstream and the sidecar…" >&2
+echo "building the load generator, the upstream, the relay and the sidecar…" >&2
 go build -o "$work/httpload" ./bench/httpload
 go build -o "$work/httpupstream" ./bench/httpupstream
+go build -o "$work/tcprelay" ./bench/tcprelay
 bin=${SIDECAR_BIN:-}
 if [ -z "$bin" ]; then
   go build -o "$work/sidecar" ./cmd/sidecar
   bin="$work/sidecar"
 fi
+base_bin=${SIDECAR_BASE_BIN:-}
 
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null ||
@@ -53,52 +73,151 @@ wait_port() { # port: waits up to 10 s until something accepts on it
   done
   return 1
 }
+addr_of() { # file: waits for the first line a program prints (its address)
+  for _ in $(seq 1 100); do [ -s "$1" ] && break; sleep 0.1; done
+  head -n1 "$1"
+}
 
 "$work/httpupstream" -listen 127.0.0.1:0 >"$work/upstream.addr" 2>"$work/upstream.log" &
 pids+=($!)
-for _ in $(seq 1 100); do [ -s "$work/upstream.addr" ] && break; sleep 0.1; done
-upstream=$(head -n1 "$work/upstream.addr")
+upstream=$(addr_of "$work/upstream.addr")
 [ -n "$upstream" ] || { echo "http.sh: the upstream did not start:" >&2; cat "$work/upstream.log" >&2; exit 1; }
 
-listen_port=$(free_port)
-cat >"$work/config.yaml" <<YAML
+"$work/tcprelay" -listen 127.0.0.1:0 -upstream "$upstream" >"$work/relay.addr" 2>"$work/relay.log" &
+pids+=($!)
+relay=$(addr_of "$work/relay.addr")
+
+nginx_port=$(free_port)
+mkdir -p "$work/nginx"
+cat >"$work/nginx/nginx.conf" <<NGINX
+worker_processes 1;
+daemon off;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log warn;
+events { worker_connections 8192; }
+http {
+  access_log off;
+  client_body_temp_path $work/nginx/body;
+  proxy_temp_path $work/nginx/proxy;
+  fastcgi_temp_path $work/nginx/fastcgi;
+  uwsgi_temp_path $work/nginx/uwsgi;
+  scgi_temp_path $work/nginx/scgi;
+  keepalive_requests 1000000;
+  upstream api { server $upstream; keepalive 256; }
+  server {
+    listen 127.0.0.1:$nginx_port;
+    location / {
+      proxy_pass http://api;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+    }
+  }
+}
+NGINX
+"$nginx_bin" -p "$work/nginx" -c "$work/nginx/nginx.conf" 2>"$work/nginx/stderr" &
+nginx_pid=$!
+pids+=($nginx_pid)
+wait_port "$nginx_port" || { echo "http.sh: nginx did not start:" >&2; cat "$work/nginx/stderr" "$work/nginx/error.log" >&2; exit 1; }
+
+start_sidecar() { # name binary: starts a Sidecar, prints its port; its pid goes to $work/<name>.pid
+  local port admin
+  port=$(free_port) admin=$(free_port)
+  cat >"$work/$1.yaml" <<YAML
 sidecar: bench
-log: {format: text, level: info}
+log: {format: text, level: warn}
+admin: {listen: 127.0.0.1:$admin}
 approval_rules:
-  - name: http-writes
-    match: {actions: [DELETE, PUT, PATCH]}
+  - name: http-deletes
+    match: {actions: [DELETE]}
 listeners:
   - name: api
     protocol: http
-    listen: 127.0.0.1:$listen_port
+    listen: 127.0.0.1:$port
     upstream: http://$upstream
     mode: return
-    approval_rules: [http-writes]
+    approval_rules: [http-deletes]
 YAML
-"$bin" run -config "$work/config.yaml" >"$work/sidecar.log" 2>&1 &
-pids+=($!)
-wait_port "$listen_port" || { echo "http.sh: the sidecar did not start; its log:" >&2; cat "$work/sidecar.log" >&2; exit 1; }
-
-load() { # base URL; prints the httpload result line
-  "$work/httpload" -url "$1$path" -c "$conns" -d "${seconds}s" -warmup "$warmup"
+  "$2" run -config "$work/$1.yaml" >"$work/$1.log" 2>&1 &
+  echo $! >"$work/$1.pid"
+  wait_port "$port" || { echo "http.sh: the sidecar ($1) did not start; its log:" >&2; cat "$work/$1.log" >&2; exit 1; }
+  [ "${SIDECAR_PPROF:-}" = 1 ] && echo "$1: pprof at http://127.0.0.1:$admin/debug/pprof/" >&2
+  echo "$port"
 }
-field() { # line key
-  tr ' ' '\n' <<<"$1" | awk -F= -v k="$2" '$1 == k { print $2 }'
-}
-
-printf '\nGET %s, %s keep-alive connections, %s s per path, same run\n' "$path" "$conns" "$seconds"
-printf '%-5s %-22s %10s %8s %8s %8s %8s %8s\n' round path "req/s" "p50 µs" "p90 µs" "p99 µs" "max µs" errors
-for r in $(seq 1 "$rounds"); do
-  direct=$(load "http://$upstream")
-  through=$(load "http://127.0.0.1:$listen_port")
-  for row in "direct|$direct" "through the Sidecar|$through"; do
-    name=${row%%|*} line=${row#*|}
-    printf '%-5s %-22s %10s %8s %8s %8s %8s %8s\n' "$r" "$name" "$(field "$line" rps)" "$(field "$line" p50)" \
-      "$(field "$line" p90)" "$(field "$line" p99)" "$(field "$line" max)" "$(field "$line" errors)"
-  done
-  awk -v d="$(field "$direct" rps)" -v s="$(field "$through" rps)" -v dp="$(field "$direct" p50)" -v sp="$(field "$through" p50)" \
-    'BEGIN { printf "%-5s %-22s %9.0f%% %+7d µs added at p50\n", "", "Sidecar / direct", 100 * s / d, sp - dp }'
-done
-if grep -q 'level=ERROR' "$work/sidecar.log"; then
-  echo "sidecar errors:" >&2; grep 'level=ERROR' "$work/sidecar.log" | head -5 >&2
+sidecar_port=$(start_sidecar sidecar "$bin")
+pids+=("$(cat "$work/sidecar.pid")")
+names=("direct" "nginx" "Go relay" "Sidecar")
+urls=("http://$upstream" "http://127.0.0.1:$nginx_port" "http://$relay" "http://127.0.0.1:$sidecar_port")
+rsspids=("" "$nginx_pid" "" "$(cat "$work/sidecar.pid")")
+if [ -n "$base_bin" ]; then
+  base_port=$(start_sidecar base "$base_bin")
+  pids+=("$(cat "$work/base.pid")")
+  names+=("Sidecar (base)")
+  urls+=("http://127.0.0.1:$base_port")
+  rsspids+=("$(cat "$work/base.pid")")
 fi
+
+rss_kib() { # pid: VmRSS of the process and its children (nginx's worker), KiB
+  local sum=0 p
+  for p in "$1" $(pgrep -P "$1" || true); do
+    sum=$((sum + $(awk '/^VmRSS:/ { print $2 }' "/proc/$p/status")))
+  done
+  echo "$sum"
+}
+
+if [ "$idle" -gt 0 ]; then
+  printf '\n%s idle keep-alive connections (one GET each, then idle); VmRSS from /proc/<pid>/status\n' "$idle"
+  printf '%-16s %12s %12s %14s\n' path "before KiB" "after KiB" "KiB per conn"
+  for i in "${!names[@]}"; do
+    pid=${rsspids[$i]}
+    [ -n "$pid" ] || continue
+    # one warm-up request so that lazily built state is not counted per connection
+    "$work/httpload" -url "${urls[$i]}$path" -c 1 -d 1s -warmup 0s >/dev/null
+    before=$(rss_kib "$pid")
+    mkfifo "$work/hold.$i"
+    "$work/httpload" -idle -url "${urls[$i]}$path" -c "$idle" <"$work/hold.$i" >"$work/idle.$i" &
+    holder=$!
+    exec 7>"$work/hold.$i"
+    for _ in $(seq 1 600); do [ -s "$work/idle.$i" ] && break; sleep 0.1; done
+    sleep 1
+    after=$(rss_kib "$pid")
+    exec 7>&-
+    wait "$holder" || true
+    printf '%-16s %12s %12s %14.1f   (%s)\n' "${names[$i]}" "$before" "$after" \
+      "$(awk -v a="$after" -v b="$before" -v n="$idle" 'BEGIN { print (a - b) / n }')" "$(cat "$work/idle.$i")"
+  done
+  exit 0
+fi
+
+# wrk's summary in one line: rps p50 p99 (µs) errors
+load() {
+  wrk -t"$threads" -c"$conns" -d"${seconds}s" --latency "$1$path" 2>&1 | awk '
+    function us(v) { if (v ~ /us$/) return v + 0; if (v ~ /ms$/) return v * 1000; if (v ~ /s$/) return v * 1000000; return v }
+    $1 == "50%" { p50 = us($2) } $1 == "99%" { p99 = us($2) }
+    $1 == "Requests/sec:" { rps = $2 }
+    /Non-2xx/ { err += $NF } /Socket errors/ { gsub(",", ""); err += $4 + $6 + $8 + $10 }
+    END { printf "%.0f %.0f %.0f %d\n", rps, p50, p99, err }'
+}
+
+printf '\nGET %s (57-byte JSON), wrk -t%s -c%s, %s s per path, %s interleaved rounds; load average %s\n' \
+  "$path" "$threads" "$conns" "$seconds" "$rounds" "$(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-5s %-16s %10s %10s %10s %8s\n' round path "req/s" "p50 µs" "p99 µs" errors
+declare -A sum
+for r in $(seq 1 "$rounds"); do
+  for i in "${!names[@]}"; do
+    read -r rps p50 p99 err <<<"$(load "${urls[$i]}")"
+    printf '%-5s %-16s %10s %10s %10s %8s\n' "$r" "${names[$i]}" "$rps" "$p50" "$p99" "$err"
+    sum[$i.rps]=$(( ${sum[$i.rps]:-0} + rps ))
+    sum[$i.p99]=$(( ${sum[$i.p99]:-0} + p99 ))
+  done
+done
+printf '\nmean of %s rounds; load average %s\n' "$rounds" "$(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-16s %10s %10s %10s %10s\n' path "req/s" "p99 µs" "÷ nginx" "÷ relay"
+for i in "${!names[@]}"; do
+  awk -v n="${names[$i]}" -v r="${sum[$i.rps]}" -v p="${sum[$i.p99]}" -v k="$rounds" \
+    -v ng="${sum[1.rps]}" -v re="${sum[2.rps]}" \
+    'BEGIN { printf "%-16s %10.0f %10.0f %9.2f× %9.2f×\n", n, r / k, p / k, r / ng, r / re }'
+done
+for f in "$work"/sidecar.log "$work"/base.log; do
+  [ -f "$f" ] && grep -q 'level=ERROR' "$f" && { echo "sidecar errors ($f):" >&2; grep 'level=ERROR' "$f" | head -5 >&2; }
+done
+exit 0

@@ -33,7 +33,7 @@
 # PGBENCH_BASE (a git revision: adds the sidecar@REV row), PGBENCH_IDLE (80; fewer when the server has fewer free connection slots;
 # 0 skips the memory part), PGBENCH_PPROF (a directory: a 10 s CPU profile and
 # an allocation profile of the Sidecar are taken there during its first
-# round), SIDECAR_BIN (built from this checkout when unset). pgbouncer is
+# round; SIDECAR_PPROF=1 on the admin address), SIDECAR_BIN (built from this checkout when unset). pgbouncer is
 # installed by `make deps` (scripts/deps.d/benchpg.sh); without it its row is
 # skipped. The script creates a scratch database and removes everything at
 # the end.
@@ -105,7 +105,7 @@ start_sidecar() { # name audit(yes|no) [binary]
     echo "sidecar: bench"
     echo "log: {format: text, level: warn}"
     [ "$2" = yes ] && echo "audit: {file: $work/audit-$1.jsonl}"
-    if [ -n "$pprof_dir" ]; then echo "admin: {listen: 127.0.0.1:$admin, pprof: true}"; fi
+    if [ -n "$pprof_dir" ]; then echo "admin: {listen: 127.0.0.1:$admin}"; fi
     cat <<YAML
 approval_rules:
   - name: db-destructive
@@ -119,7 +119,7 @@ listeners:
     approval_rules: [db-destructive]
 YAML
   } >"$work/$1.yaml"
-  "$b" run -config "$work/$1.yaml" >"$work/$1.log" 2>&1 &
+  SIDECAR_PPROF=$([ -n "$pprof_dir" ] && echo 1) "$b" run -config "$work/$1.yaml" >"$work/$1.log" 2>&1 &
   pids+=($!)
   pid_of[$1]=$!
   port_of[$1]=$p

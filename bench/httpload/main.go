@@ -13,6 +13,11 @@
 // counts as an error when the connection fails or the answer is not 200; the
 // connection is then dialled again. The warm-up (-warmup) is sent but not
 // counted.
+//
+// With -idle it opens -c connections instead, sends one GET on each, prints
+// "idle=N errors=N" once every answer is in, and keeps the connections open
+// and idle until its standard input closes (bench/http.sh reads the proxy's
+// memory meanwhile).
 package main
 
 import (
@@ -34,6 +39,7 @@ func main() {
 	conns := flag.Int("c", 16, "connections (each sends one request at a time)")
 	dur := flag.Duration("d", 10*time.Second, "how long to measure")
 	warmup := flag.Duration("warmup", time.Second, "how long to send before measuring")
+	idle := flag.Bool("idle", false, "open -c connections, one GET each, then hold them idle until stdin closes")
 	flag.Parse()
 	u, err := url.Parse(*target)
 	if err != nil || u.Scheme != "http" || u.Host == "" {
@@ -42,6 +48,10 @@ func main() {
 	}
 	req := []byte("GET " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host + "\r\nUser-Agent: httpload\r\n\r\n")
 
+	if *idle {
+		holdIdle(u.Host, req, *conns)
+		return
+	}
 	start := time.Now().Add(*warmup)
 	end := start.Add(*dur)
 	results := make([]result, *conns)
@@ -131,4 +141,28 @@ func exchange(c net.Conn, br *bufio.Reader, req []byte) (ok, keep bool) {
 	_, err = io.Copy(io.Discard, resp.Body)
 	_ = resp.Body.Close()
 	return err == nil && resp.StatusCode == http.StatusOK, err == nil && !resp.Close
+}
+
+// holdIdle opens n connections to addr, sends req once on each, prints how
+// many answered with 200, and holds them until standard input closes.
+func holdIdle(addr string, req []byte, n int) {
+	conns := make([]net.Conn, 0, n)
+	errs := 0
+	for range n {
+		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			errs++
+			continue
+		}
+		if ok, _ := exchange(c, bufio.NewReaderSize(c, 4<<10), req); !ok {
+			errs++
+		}
+		_ = c.SetDeadline(time.Time{})
+		conns = append(conns, c)
+	}
+	fmt.Printf("idle=%d errors=%d\n", len(conns)-errs, errs)
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	for _, c := range conns {
+		_ = c.Close()
+	}
 }

@@ -1,10 +1,8 @@
-// Command tcprelay is the bench scripts' Go ceiling: a bare TCP relay with
-// one goroutine per direction (io.Copy), no parsing, no decisions. What it
-// carries is what a goroutine-per-direction Go proxy can carry on this
-// machine; the Sidecar's rows are compared with it. It prints the address it
-// listens on as its first line of output.
+// Command tcprelay is the Go ceiling of bench/http.sh and bench/pgbench.sh:
+// a bare TCP relay, one goroutine per direction copying with io.Copy, no
+// parsing. It prints the address it listens on as its first line of output.
 //
-//	go run ./bench/tcprelay -listen 127.0.0.1:0 -upstream 127.0.0.1:5432
+//	go run ./bench/tcprelay -listen 127.0.0.1:0 -upstream 127.0.0.1:8080
 package main
 
 import (
@@ -19,10 +17,6 @@ func main() {
 	listen := flag.String("listen", "127.0.0.1:0", "address to listen on (host:port)")
 	upstream := flag.String("upstream", "", "address to relay to (host:port)")
 	flag.Parse()
-	if *upstream == "" {
-		fmt.Fprintln(os.Stderr, "tcprelay: -upstream is required")
-		os.Exit(2)
-	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tcprelay:", err)
@@ -39,18 +33,21 @@ func main() {
 	}
 }
 
-// relay copies both ways between c and a new connection to upstream until
-// either side ends, then closes both.
+// relay joins c to a new connection to upstream until either side closes.
 func relay(c net.Conn, upstream string) {
 	defer c.Close()
 	u, err := net.Dial("tcp", upstream)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "tcprelay:", err)
 		return
 	}
 	defer u.Close()
-	done := make(chan struct{}, 2)
-	go func() { _, _ = io.Copy(u, c); done <- struct{}{} }()
-	go func() { _, _ = io.Copy(c, u); done <- struct{}{} }()
+	done := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(u, c)
+		_ = u.(*net.TCPConn).CloseWrite()
+		close(done)
+	}()
+	_, _ = io.Copy(c, u)
+	_ = c.(*net.TCPConn).CloseWrite()
 	<-done
 }

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/pprof"
 	"time"
 
 	"go.uber.org/fx"
@@ -52,12 +51,9 @@ func newAdmin(f *config.File, sup *supervisor.Supervisor, m *metrics.Prometheus,
 		_, _ = w.Write([]byte("ready\n"))
 	})
 	mux.Handle("GET /metrics", m.Handler())
-	if f.Admin.Pprof {
-		mux.HandleFunc("/debug/pprof/", pprof.Index)
-		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	if pprofOn() {
+		mountPprof(mux)
+		log.Warn("admin: /debug/pprof/ is served (" + pprofEnv + "=1); profiles show request data, keep the admin address private")
 	}
 	return &admin{srv: &http.Server{Addr: f.Admin.Listen, Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
 }

@@ -95,6 +95,11 @@ type trackedConn struct {
 	once sync.Once
 }
 
+// NetConn returns the counted connection itself (as tls.Conn.NetConn does),
+// for a protocol that looks at its socket (the http relay checks whether a
+// client is still connected).
+func (c *trackedConn) NetConn() net.Conn { return c.Conn }
+
 // Close closes the connection and stops counting it.
 func (c *trackedConn) Close() error {
 	err := c.Conn.Close()

@@ -9,6 +9,14 @@
 //     with its per-connection request counter. The listener speaks HTTP/1.1
 //     only (also over TLS), so "the first request on a connection" is well
 //     defined for the status path.
+//   - relay.go, relayforward.go: the relay that serves plain HTTP/1.1
+//     connections without net/http (a request head read and decided, then
+//     bytes moved over an upstream connection pinned to the client's);
+//     head.go reads request heads, response.go response heads and chunk
+//     framing, upstream.go (alive_*.go) the pinned upstream connection,
+//     handoff.go gives a connection to net/http's server at its first
+//     request the relay does not serve. FuzzRequestHead and
+//     FuzzResponseHead hold the readers against net/http's.
 //   - handler.go: per request, the reserved /.well-known/hoop/ prefix first,
 //     then the gate, then the proxy or the denial.
 //   - reserved.go: which request targets belong to the Sidecar, and how each

@@ -61,7 +61,10 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	dropH2CUpgrade(r)
 	an := analyze(r)
 	var body []byte
-	held := app.NeedsPayload(s, an)
+	ev := app.Evaluate(s, an)
+	// Only a request an approval rule covers is fingerprinted, so only its
+	// body is read (app.NeedsPayload) and its canonical bytes built.
+	held := ev.Verdict == domain.VerdictApproval
 	if held {
 		var res *app.Reservation
 		var ok bool
@@ -72,11 +75,12 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	out := h.l.CheckWith(r.Context(), s, app.Statement{
 		IdentityValues: app.IdentityValues(r.Header.Values, s.IdentityKeys),
-		Canonical:      canonical(r, body),
+		Canonical:      canonicalIf(held, r, body),
 		Display:        display(r, body),
 		Analysis:       an,
 		ReturnMode:     app.WantsReturnModeHeader(r.Header.Values),
 		Client:         r.RemoteAddr,
+		Evaluation:     &ev,
 	})
 	if !out.Forward {
 		if r.Context().Err() != nil {
@@ -99,6 +103,15 @@ func (h *handler) upstreamPath(s *app.ListenerSettings) string {
 		return rt.target.EscapedPath()
 	}
 	return ""
+}
+
+// canonicalIf returns canonical(r, body) when need is set, else nil: the
+// gate fingerprints only statements an approval rule covers.
+func canonicalIf(need bool, r *http.Request, body []byte) []byte {
+	if !need {
+		return nil
+	}
+	return canonical(r, body)
 }
 
 var errBodyTooLarge = errors.New("body too large")

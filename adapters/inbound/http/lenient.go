@@ -31,6 +31,9 @@ func normalize(p string) string {
 	}
 	p = strings.ReplaceAll(p, `\`, "/")
 	if strings.IndexByte(p, ';') < 0 { // no segment to cut: Split and Join give p back
+		if p[0] == '/' {
+			return path.Clean(p) // no copy when p is clean already
+		}
 		return path.Clean("/" + p)
 	}
 	segs := strings.Split(p, "/")

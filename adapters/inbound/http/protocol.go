@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/hoophq/sidecar/app"
@@ -42,12 +43,16 @@ func New(log *slog.Logger) *Protocol {
 func (p *Protocol) Name() string { return ProtocolName }
 
 // Serve serves the listener l on ln until ctx is cancelled or ln is closed,
-// then returns nil, and the connections drain (app.Protocol) through
-// net/http's Server.Shutdown: idle keep-alive connections close at once, a
-// request in flight gets its response (with Connection: close) and then its
-// connection closes. When l.DrainDeadline is closed, Server.Close ends the
-// connections left. With l's TLS settings it serves TLS on ln, HTTP/1.1
-// only. Other errors (a certificate that does not load) are returned.
+// then returns nil, and the connections drain (app.Protocol): idle
+// keep-alive connections close at once, a request in flight gets its
+// response (with Connection: close) and then its connection closes. When
+// l.DrainDeadline is closed, the connections left are closed. Other errors
+// (a certificate that does not load) are returned.
+//
+// Without TLS, the relay (relay.go) serves each connection for as long as
+// its requests are plain to forward, and hands it to net/http's server
+// (handoff.go) at the first that is not. With l's TLS settings net/http's
+// server serves TLS on ln, HTTP/1.1 only.
 func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) error {
 	s := l.Settings()
 	log := p.log.With("listener", s.Name, "protocol", ProtocolName)
@@ -55,32 +60,45 @@ func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) 
 		routes: routes{p: p}}
 	srv := &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: time.Minute,
+		ReadHeaderTimeout: relayHeadTimeout,
 		MaxHeaderBytes:    l.Limits().HeaderBytes,
-		IdleTimeout:       5 * time.Minute,
-		ConnContext: func(ctx context.Context, _ net.Conn) context.Context {
-			return context.WithValue(ctx, connKey{}, &connInfo{})
+		IdleTimeout:       relayIdleTimeout,
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			ci := &connInfo{}
+			if hc, ok := c.(*handoffConn); ok {
+				ci.requests.Store(hc.served)
+			}
+			return context.WithValue(ctx, connKey{}, ci)
 		},
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		// An empty map turns HTTP/2 off: the status path's "first request
 		// on a connection" rule is an HTTP/1.1 rule.
 		TLSNextProto: map[string]func(*http.Server, *tls.Conn, http.Handler){},
 	}
+	relays := &relaySet{conns: map[*relayConn]struct{}{}}
+	var once sync.Once
+	drain := func() {
+		once.Do(func() {
+			relays.drain()
+			go p.drain(srv, relays, l, log)
+		})
+	}
+	stop := context.AfterFunc(ctx, func() { _ = ln.Close(); drain() })
+	defer stop()
+	log.Debug("http listener serving", "addr", ln.Addr().String(), "upstream", s.Upstream, "tls", s.TLS.Enabled())
+	var err error
 	if s.TLS.Enabled() {
 		certs := tlsconf.NewCertLoader(l)
 		if _, err := certs.Get(nil); err != nil {
 			return err
 		}
-		ln = tls.NewListener(ln, certs.Config("http/1.1"))
+		err = srv.Serve(tls.NewListener(ln, certs.Config("http/1.1")))
+	} else {
+		hl := newHandoffListener(ln.Addr())
+		go func() { _ = srv.Serve(hl) }()
+		err = acceptRelay(ln, h, relays, hl)
+		_ = ln.Close()
 	}
-	var once sync.Once
-	drain := func() {
-		once.Do(func() { go p.drain(srv, l, log) })
-	}
-	stop := context.AfterFunc(ctx, drain)
-	defer stop()
-	log.Debug("http listener serving", "addr", ln.Addr().String(), "upstream", s.Upstream, "tls", s.TLS.Enabled())
-	err := srv.Serve(ln)
 	drain()
 	if ctx.Err() != nil || errors.Is(err, net.ErrClosed) || errors.Is(err, http.ErrServerClosed) {
 		return nil
@@ -88,9 +106,30 @@ func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) 
 	return err
 }
 
-// drain shuts srv down gracefully, and closes the connections left when
-// l's drain deadline passes.
-func (p *Protocol) drain(srv *http.Server, l *app.Listener, log *slog.Logger) {
+// acceptRelay accepts client connections on ln and relays each until ln
+// is closed. Temporary accept errors (too many open files) are waited out
+// as net/http's server does.
+func acceptRelay(ln net.Listener, h *handler, relays *relaySet, hl *handoffListener) error {
+	var delay time.Duration
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
+				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+				time.Sleep(delay)
+				continue
+			}
+			return err
+		}
+		delay = 0
+		go h.serveRelay(c, relays, hl)
+	}
+}
+
+// drain shuts srv down gracefully and waits for the relayed connections to
+// end, and closes the connections left when l's drain deadline passes.
+func (p *Protocol) drain(srv *http.Server, relays *relaySet, l *app.Listener, log *slog.Logger) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
@@ -100,8 +139,17 @@ func (p *Protocol) drain(srv *http.Server, l *app.Listener, log *slog.Logger) {
 		case <-ctx.Done():
 		}
 	}()
-	if err := srv.Shutdown(ctx); err != nil {
+	err := srv.Shutdown(ctx)
+	for err == nil && relays.len() > 0 {
+		select {
+		case <-ctx.Done():
+			err = ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	if err != nil {
 		_ = srv.Close()
+		relays.closeAll()
 		log.Info("http listener: connections still open at the drain deadline were closed")
 		return
 	}

@@ -1,8 +1,10 @@
 package httplistener_test
 
 import (
+	"bufio"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -94,4 +96,60 @@ func benchRule(b *testing.B, actions, targets []string) domain.ApprovalRule {
 		b.Fatal(err)
 	}
 	return domain.ApprovalRule{Name: "writes", Match: m}
+}
+
+// BenchmarkRelayGET measures allowed GETs on one kept-alive connection
+// written and read on a raw socket (no http.Client in the numbers), through
+// an in-process listener to an in-process upstream: "same" repeats one
+// request head, "varying" changes the path every time (a listener can reuse
+// nothing of the previous request's reading).
+//
+//	go test -run '^$' -bench RelayGET -benchmem ./adapters/inbound/http/
+func BenchmarkRelayGET(b *testing.B) {
+	body := []byte(`{"items":[{"id":1,"name":"one"},{"id":2,"name":"two"}]}` + "\n")
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
+	}))
+	b.Cleanup(up.Close)
+	addr := benchListener(b, app.ListenerSettings{Name: "api", Protocol: "http", Upstream: up.URL, Mode: app.ModeReturn,
+		Approvals: []domain.ApprovalRule{benchRule(b, []string{"DELETE"}, []string{"/v1/**"})}})
+	for _, vary := range []bool{false, true} {
+		name := "same"
+		if vary {
+			name = "varying"
+		}
+		b.Run(name, func(b *testing.B) {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			br := bufio.NewReader(c)
+			reqs := make([][]byte, 64)
+			for i := range reqs {
+				p := "/v1/items?limit=10"
+				if vary {
+					p = fmt.Sprintf("/v1/items/%d?limit=10", i)
+				}
+				reqs[i] = []byte("GET " + p + " HTTP/1.1\r\nHost: api\r\nUser-Agent: bench\r\n\r\n")
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := c.Write(reqs[i%len(reqs)]); err != nil {
+					b.Fatal(err)
+				}
+				resp, err := http.ReadResponse(br, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					b.Fatal(resp.Status)
+				}
+			}
+		})
+	}
 }

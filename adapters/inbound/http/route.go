@@ -18,8 +18,10 @@ type route struct {
 	settings *app.ListenerSettings
 	target   *url.URL // read only: ReverseProxy and logs never modify it
 	tr       *http.Transport
-	urlErr   error // the upstream does not parse
-	trErr    error // the upstream TLS settings do not load
+	// parts is target read for the relay (relay.go), for an http:// target.
+	parts  *urlParts
+	urlErr error // the upstream does not parse
+	trErr  error // the upstream TLS settings do not load
 }
 
 // routes caches the route of a listener's current settings.
@@ -40,6 +42,10 @@ func (rs *routes) get(s *app.ListenerSettings) *route {
 	}
 	r := &route{settings: s}
 	r.target, r.urlErr = upstreamURL(s)
+	if r.urlErr == nil && r.target.Scheme == "http" {
+		r.parts = &urlParts{host: r.target.Host, addr: upstreamAddr(r.target), path: r.target.EscapedPath(),
+			query: r.target.RawQuery}
+	}
 	if r.urlErr == nil {
 		r.tr, r.trErr = rs.p.transport(s.UpstreamTLS, false)
 	}

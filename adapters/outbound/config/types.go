@@ -40,10 +40,6 @@ type Log struct {
 // Admin is the optional admin address with /healthz, /readyz and /metrics.
 type Admin struct {
 	Listen string `yaml:"listen"`
-	// Pprof adds Go's profiler (net/http/pprof) under /debug/pprof/ on the
-	// admin address: for measuring (bench/pgbench.sh PGBENCH_PPROF), off by
-	// default. The admin address should stay on loopback when it is on.
-	Pprof bool `yaml:"pprof"`
 }
 
 // Audit selects where decisions are written as JSON lines: a file path, or "-"
