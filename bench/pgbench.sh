@@ -30,7 +30,9 @@
 # (postgres), PGBENCH_CLIENTS (8), PGBENCH_THREADS (2), PGBENCH_SECONDS (10),
 # PGBENCH_ROUNDS (2), PGBENCH_SCALE (1), PGBENCH_MODES ("simple prepared"),
 # PGBENCH_PATHS ("direct pgbouncer relay sidecar sidecar+audit"),
-# PGBENCH_BASE (a git revision: adds the sidecar@REV row), PGBENCH_IDLE (80; fewer when the server has fewer free connection slots;
+# PGBENCH_BASE (a git revision: adds the sidecar@REV row), PGBENCH_EXTRA
+# (proxies already running, compared as more rows: "name=port=pid ...", port
+# on 127.0.0.1, pid for the CPU time), PGBENCH_IDLE (80; fewer when the server has fewer free connection slots;
 # 0 skips the memory part), PGBENCH_PPROF (a directory: a 10 s CPU profile and
 # an allocation profile of the Sidecar are taken there during its first
 # round; SIDECAR_PPROF=1 on the admin address), SIDECAR_BIN (built from this checkout when unset). pgbouncer is
@@ -167,6 +169,13 @@ else
   paths=${paths/pgbouncer/}
 fi
 port_of[direct]=$port
+# Proxies started by the caller, compared as more rows: name=port=pid each.
+for x in ${PGBENCH_EXTRA:-}; do
+  IFS== read -r name xport xpid <<<"$x"
+  port_of[$name]=$xport
+  pid_of[$name]=$xpid
+  paths="$paths $name"
+done
 
 echo "preparing $db (pgbench -i -s $scale)…" >&2
 psql -X -q -h "$host" -p "$port" -U "$user" -d postgres -c "CREATE DATABASE $db" >/dev/null
