@@ -118,27 +118,99 @@ func TestCallersThatHangUpStopTheReads(t *testing.T) {
 	}
 }
 
-// Cross-origin browser requests and DNS rebinding are refused with 403 by the binary too.
+// Cross-origin browser requests and DNS rebinding are refused with 403 by the
+// binary too, on its loopback mcp.listen.
 func TestBinaryRefusesBrowsersAndRebinding(t *testing.T) {
 	s := startStack(t)
 	for name, set := range map[string]func(*http.Request){
-		"origin":     func(r *http.Request) { r.Header.Set("Origin", "http://evil.example") },
-		"cross-site": func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "cross-site") },
-		"host":       func(r *http.Request) { r.Host = "evil.example:8765" },
+		"origin":          func(r *http.Request) { r.Header.Set("Origin", "http://evil.example") },
+		"cross-site":      func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "cross-site") },
+		"host":            func(r *http.Request) { r.Host = "evil.example:8765" },
+		"host, no port":   func(r *http.Request) { r.Host = "evil.example" },
+		"kubernetes host": func(r *http.Request) { r.Host = k8sHost },
 	} {
-		req, _ := http.NewRequest(http.MethodPost, s.url(), strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		set(req)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusForbidden {
-			t.Errorf("%s: %d, want 403", name, resp.StatusCode)
+		if code, body := postToolsList(t, s.url(), set); code != http.StatusForbidden {
+			t.Errorf("%s: %d %q, want 403", name, code, body)
 		}
 	}
+}
+
+// k8sHost is the Host an agent sends for the spec's Kubernetes URL,
+// http://<fullname>-mcp.<namespace>.svc:8765/mcp, with release payments in
+// namespace agents.
+const k8sHost = "payments-hoopsidecar-mcp.agents.svc:8765"
+
+// On a listen that is not loopback (the spec's "listen: 0.0.0.0:8765" on
+// Kubernetes), the binary answers the spec's agent URLs, whatever name they
+// use, and still refuses browsers by their Origin.
+func TestBinaryOnAnyAddressAnswersTheSpecsAgentURLs(t *testing.T) {
+	cp := harness.StartControlPlane(t, harness.CPOptions{})
+	_, port, _ := net.SplitHostPort(harness.FreeAddr(t))
+	sc := harness.StartSidecar(t, harness.SidecarOptions{Config: sidecarConfig(cp.URL, "0.0.0.0:"+port), Token: sidecarToken})
+	s := &stack{cp: cp, sidecar: sc, mcpAddr: "127.0.0.1:" + port}
+	for _, host := range []string{k8sHost, "payments-sidecar:8765"} {
+		code, body := postToolsList(t, s.url(), func(r *http.Request) { r.Host = host })
+		if code != http.StatusOK || !strings.Contains(body, `"approval_wait"`) {
+			t.Errorf("tools/list with Host %s: %d %q, want 200 with the tools", host, code, body)
+		}
+	}
+	// A whole go-sdk session (initialize, then a tool call) under the
+	// Kubernetes name.
+	id := s.file(t, "fp-any-host")
+	c := sdk.NewClient(&sdk.Implementation{Name: "conformance", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: s.url(), MaxRetries: -1,
+		HTTPClient: &http.Client{Transport: hostRewriter{host: k8sHost}}},
+		&sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatalf("connect with Host %s: %v", k8sHost, err)
+	}
+	defer cs.Close()
+	if m := callJSON(t, cs, "approval_status", map[string]any{"id": id}); m["id"] != id || m["status"] != "PENDING" {
+		t.Fatalf("approval_status with Host %s: %v", k8sHost, m)
+	}
+	for name, set := range map[string]func(*http.Request){
+		"evil origin": func(r *http.Request) { r.Host = k8sHost; r.Header.Set("Origin", "http://evil.example") },
+		"rebound page": func(r *http.Request) {
+			r.Host = "evil.example:8765"
+			r.Header.Set("Origin", "http://evil.example:8765")
+		},
+		"null origin": func(r *http.Request) { r.Header.Set("Origin", "null") },
+		"cross-site":  func(r *http.Request) { r.Host = k8sHost; r.Header.Set("Sec-Fetch-Site", "cross-site") },
+	} {
+		if code, body := postToolsList(t, s.url(), set); code != http.StatusForbidden {
+			t.Errorf("%s: %d %q, want 403", name, code, body)
+		}
+	}
+}
+
+// postToolsList posts a tools/list to url, changed by set, and returns the
+// status code and body.
+func postToolsList(t *testing.T, url string, set func(*http.Request)) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	set(req)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// hostRewriter sends every request with Host set to host, as a client that
+// reached the Sidecar through that DNS name would.
+type hostRewriter struct{ host string }
+
+func (h hostRewriter) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Host = h.host
+	return http.DefaultTransport.RoundTrip(r)
 }
 
 // A bind failure of the MCP server stops the Sidecar.

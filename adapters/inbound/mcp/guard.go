@@ -8,18 +8,27 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync/atomic"
 )
 
 // guard refuses, with 403, every request a web page could make from a
 // visitor's browser (spec: "The server refuses cross-origin browser
 // requests"), and DNS rebinding:
 //
-//   - Host must be allowlisted: loopback names (localhost, 127.0.0.1, ::1),
-//     any IP address (a rebinding attack always sends the attacker's own
-//     name), and the names of mcp.allowed_hosts. Anything else, e.g.
-//     Host: evil.example:8765, is refused.
-//   - Origin, when present, must be the same origin as Host (http://<Host>);
-//     "null" and any other origin are refused. No origin is trusted.
+//   - On a loopback listen (127.0.0.0/8, ::1, localhost), Host must be
+//     allowlisted: loopback names (localhost, 127.0.0.1, ::1), any IP
+//     address (a rebinding attack always sends the attacker's own name), and
+//     the names of mcp.allowed_hosts. Anything else, e.g.
+//     Host: evil.example:8765, is refused. On any other listen (0.0.0.0, a
+//     pod or host address) every Host is the agent's: the spec's own URLs,
+//     http://payments-sidecar:8765/mcp and
+//     http://<fullname>-mcp.<namespace>.svc:8765/mcp, name the Sidecar by
+//     whatever DNS name reaches it (see useListen).
+//   - Origin, when present, must be the same origin as Host (http://<Host>)
+//     and that host must pass the loopback allowlist above, on every listen;
+//     "null" and any other origin are refused. No origin is trusted, so a
+//     rebound page (which always sends Origin on a POST) is refused on
+//     every listen.
 //   - http.CrossOriginProtection refuses Sec-Fetch-Site: cross-site and
 //     same-site, and an Origin that does not match Host.
 //
@@ -30,6 +39,18 @@ type guard struct {
 	exact map[string]bool // lowercase "host:port" allowed on that port only
 	cop   *http.CrossOriginProtection
 	log   *slog.Logger
+	// anyHost is set by useListen when the server is bound to an address
+	// that is not loopback; until then the Host check applies.
+	anyHost atomic.Bool
+}
+
+// useListen tells the guard the address the server is bound to. A loopback
+// address keeps the Host check (DNS rebinding reaches only a server the
+// visitor's own machine serves on loopback); any other address, including
+// the unspecified 0.0.0.0 and ::, answers every Host.
+func (g *guard) useListen(addr net.Addr) {
+	tcp, ok := addr.(*net.TCPAddr)
+	g.anyHost.Store(ok && !tcp.IP.IsLoopback())
 }
 
 // CheckAllowedHosts returns an error naming the first mcp.allowed_hosts entry
@@ -85,8 +106,8 @@ func (g *guard) hostAllowed(hostport string) bool {
 
 // check returns why r is refused, or "" when it may pass.
 func (g *guard) check(r *http.Request) string {
-	if !g.hostAllowed(r.Host) {
-		return fmt.Sprintf("Host %q is not allowed (add it to mcp.allowed_hosts)", r.Host)
+	if !g.anyHost.Load() && !g.hostAllowed(r.Host) {
+		return fmt.Sprintf("Host %q is not allowed on a loopback listen (DNS rebinding; listen on a non-loopback address or add it to mcp.allowed_hosts)", r.Host)
 	}
 	if origin, ok := r.Header["Origin"]; ok {
 		o := strings.Join(origin, ",")

@@ -121,3 +121,87 @@ func initializeRequest(t *testing.T, url string) *http.Request {
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	return req
 }
+
+const toolsListBody = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+
+// toolsList posts tools/list to url with Host set to host (when not empty)
+// and the given headers; it returns the status code and body.
+func toolsList(t *testing.T, url, host string, headers map[string]string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(toolsListBody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	if host != "" {
+		req.Host = host
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// The spec's agent URLs name the Sidecar by a DNS name (payments-sidecar, a
+// Kubernetes Service): on a listen that is not loopback every Host is
+// answered, while the Origin checks still refuse browsers. On a loopback
+// listen an unknown Host is DNS rebinding and is refused.
+func TestHostCheckOnlyOnALoopbackListen(t *testing.T) {
+	const k8sHost = "payments-hoopsidecar-mcp.agents.svc:8765"
+	browser := map[string]map[string]string{
+		"evil origin":             {"Origin": "http://evil.example"},
+		"rebound page":            {"Origin": "http://" + k8sHost, "Sec-Fetch-Site": "same-origin"},
+		"null origin":             {"Origin": "null"},
+		"cross-site fetch":        {"Sec-Fetch-Site": "cross-site"},
+		"loopback origin":         {"Origin": "http://localhost:5173"},
+		"same-site other service": {"Sec-Fetch-Site": "same-site", "Origin": "http://web.agents.svc"},
+	}
+	cases := []struct {
+		listen   string
+		answered []string // Host values a tools/list is answered for
+		refused  []string // Host values refused with 403
+	}{
+		{"0.0.0.0:0", []string{k8sHost, "payments-sidecar:8765", "evil.example", "10.0.0.7:8765", "localhost"}, nil},
+		{"[::]:0", []string{k8sHost, "payments-sidecar:8765"}, nil},
+		{"127.0.0.1:0", []string{"localhost:8765", "127.0.0.1:8765"}, []string{"evil.example", "evil.example:8765", k8sHost, "payments-sidecar:8765"}},
+		{"localhost:0", []string{"localhost:8765"}, []string{"evil.example", k8sHost}},
+	}
+	for _, c := range cases {
+		t.Run(c.listen, func(t *testing.T) {
+			if strings.HasPrefix(c.listen, "[::]") {
+				if ln, err := net.Listen("tcp", "[::]:0"); err != nil {
+					t.Skipf("no IPv6 wildcard on this machine: %v", err)
+				} else {
+					ln.Close()
+				}
+			}
+			e := newEnvOn(t, c.listen, fakecp.New(nil), nil)
+			for _, h := range c.answered {
+				code, body := toolsList(t, e.url, h, nil)
+				if code != http.StatusOK || !strings.Contains(body, `"approval_wait"`) {
+					t.Errorf("Host %s: got %d %q, want 200 with the tools", h, code, body)
+				}
+			}
+			for _, h := range c.refused {
+				code, body := toolsList(t, e.url, h, nil)
+				if code != http.StatusForbidden || !strings.Contains(body, "not allowed on a loopback listen") {
+					t.Errorf("Host %s: got %d %q, want 403 naming the loopback Host check", h, code, body)
+				}
+			}
+			for name, hdr := range browser {
+				code, body := toolsList(t, e.url, k8sHost, hdr)
+				if code != http.StatusForbidden || !strings.HasPrefix(body, "forbidden: ") {
+					t.Errorf("%s: got %d %q, want 403", name, code, body)
+				}
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -41,8 +42,15 @@ func newEnv(t *testing.T) *env {
 
 func newEnvWith(t *testing.T, cp *fakecp.CP, allowed []string) *env {
 	t.Helper()
+	return newEnvOn(t, "127.0.0.1:0", cp, allowed)
+}
+
+// newEnvOn starts an MCP server with mcp.listen set to listen; its url
+// reaches it through 127.0.0.1 on the bound port (also for 0.0.0.0).
+func newEnvOn(t *testing.T, listen string, cp *fakecp.CP, allowed []string) *env {
+	t.Helper()
 	core := app.NewCore(app.CoreOptions{Sidecar: "test", CP: cp, WithMCP: true})
-	srv, err := mcp.New(mcp.Options{Listen: "127.0.0.1:0", AllowedHosts: allowed, Approvals: core.Approvals, Log: quietLog()})
+	srv, err := mcp.New(mcp.Options{Listen: listen, AllowedHosts: allowed, Approvals: core.Approvals, Log: quietLog()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +62,11 @@ func newEnvWith(t *testing.T, cp *fakecp.CP, allowed []string) *env {
 		defer cancel()
 		_ = srv.Shutdown(ctx)
 	})
-	return &env{cp: cp, core: core, srv: srv, url: "http://" + srv.Addr() + mcp.Path}
+	_, port, err := net.SplitHostPort(srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{cp: cp, core: core, srv: srv, url: "http://127.0.0.1:" + port + mcp.Path}
 }
 
 // file files a PENDING approval request on listener "payments" and returns its id.

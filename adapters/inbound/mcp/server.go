@@ -25,8 +25,9 @@ type Options struct {
 	// Required.
 	Listen string
 	// AllowedHosts are extra Host names (config mcp.allowed_hosts) accepted
-	// besides loopback names and IP addresses; "name" accepts any port,
-	// "name:port" only that port. See guard.go.
+	// besides loopback names and IP addresses, on a loopback Listen and in
+	// an Origin; "name" accepts any port, "name:port" only that port. A
+	// Listen that is not loopback answers every Host. See guard.go.
 	AllowedHosts []string
 	// Approvals answers the tools. Required, and it must have a Control Plane.
 	Approvals *app.Approvals
@@ -42,6 +43,7 @@ type Server struct {
 	opts    Options
 	log     *slog.Logger
 	q       *app.Approvals
+	guard   *guard
 	handler http.Handler
 
 	// stopping is cancelled by Shutdown: waits in flight answer timed_out.
@@ -76,7 +78,7 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opts: o, log: o.Log, q: o.Approvals}
+	s := &Server{opts: o, log: o.Log, q: o.Approvals, guard: g}
 	s.stopping, s.stop = context.WithCancel(context.Background())
 
 	ms := sdk.NewServer(&sdk.Implementation{Name: "hoop-sidecar", Title: "hoop Sidecar approvals", Version: o.Version},
@@ -88,8 +90,8 @@ func New(o Options) (*Server, error) {
 	streamable := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return ms }, &sdk.StreamableHTTPOptions{
 		Stateless:    true,
 		JSONResponse: false, // progress notifications need an SSE answer
-		// guard.go does the Host and Origin checks for every address, not
-		// only loopback ones, with the configured allowlist.
+		// guard.go does the Host check (on a loopback listen) and the
+		// Origin checks (on every listen), with the configured allowlist.
 		DisableLocalhostProtection:   true,
 		MaxRequestBodyBytes:          256 << 10,
 		PropagateRequestCancellation: true,
@@ -105,12 +107,15 @@ const serverInstructions = "This server reads the approval requests of one hoop 
 	"identical statement once. When next is stop, stop. Answers never contain the statement and nothing here approves."
 
 // Handler returns the HTTP handler serving /mcp, with the Host and Origin
-// checks applied. Serve it without a WriteTimeout: approval_wait answers
-// stream for up to 300 s.
+// checks applied; until Start binds a non-loopback address, the Host check
+// applies as on a loopback listen. Serve it without a WriteTimeout:
+// approval_wait answers stream for up to 300 s.
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // Start binds Options.Listen now and serves in the background. It returns
-// the bind error (which stops the Sidecar, spec "The MCP server").
+// the bind error (which stops the Sidecar, spec "The MCP server"). The bound
+// address decides the Host check: loopback keeps it, any other address
+// answers every Host (guard.go).
 func (s *Server) Start() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -122,6 +127,7 @@ func (s *Server) Start() error {
 		return fmt.Errorf("mcp: listen %s: %w", s.opts.Listen, err)
 	}
 	s.ln = ln
+	s.guard.useListen(ln.Addr())
 	s.srv = &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: 10 * time.Second,

@@ -1,0 +1,22 @@
+package mysql
+
+import (
+	"fmt"
+
+	"github.com/hoophq/sidecar/adapters/inbound/mysql/analyzer"
+)
+
+// Actions returns every action a mysql listener reports: the analyzer's
+// statement kinds (analyzer.Actions), upper case.
+func Actions() []string { return analyzer.Actions() }
+
+// CheckAction implements app.ActionChecker: a rule's action on a mysql
+// listener must be one of Actions (any case), the statement kinds of
+// docs/mysql-listener.md. Actions are names, not globs.
+func (p *Protocol) CheckAction(action string) error {
+	if analyzer.IsAction(action) {
+		return nil
+	}
+	return fmt.Errorf("%q is not an action of mysql listeners: the statement kinds are listed in "+
+		"docs/mysql-listener.md, \"Analyzer\" (e.g. DELETE, DROP, DROP_TABLE, UPDATE, LOAD_DATA, UNKNOWN)", action)
+}

@@ -1,0 +1,276 @@
+package analyzer
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"unsafe"
+
+	"github.com/pingcap/tidb/pkg/parser"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/mysql"
+	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // value expressions (literals) for the parser
+
+	"github.com/hoophq/sidecar/domain"
+)
+
+// Unknown is the one action of a text the parser could not read. The
+// listener holds such texts whatever its rules say (fail closed): the
+// upstream may still run them (MariaDB's DELETE … RETURNING, XA, HANDLER).
+const Unknown = "UNKNOWN"
+
+// Statement is the analysis of one SQL statement.
+type Statement struct {
+	// Text is the statement's own text within the analysed SQL (comments
+	// and executable comments as sent), without the trailing semicolon.
+	Text string
+	// Analysis is what rules match: Actions (statement kinds, upper case),
+	// Targets (db.table for tables, bare names for databases, users,
+	// procedures) and Functions (called functions, lower case).
+	Analysis domain.Analysis
+	// UseDB is the database a USE statement makes current (empty otherwise).
+	UseDB string
+	// Kill is set on KILL [QUERY | CONNECTION] <number>: the thread id as the
+	// client wrote it. A KILL whose id is an expression leaves Kill nil.
+	Kill *Kill
+	// LoadLocal is set on LOAD DATA LOCAL INFILE / LOAD XML LOCAL INFILE: the
+	// server will ask the client for the file.
+	LoadLocal bool
+	// Prepare is set on PREPARE name FROM '…': the name and the analysis of
+	// the prepared text, which runs on EXECUTE name. PREPARE name FROM @var
+	// sets Prepare with Analysis UNKNOWN.
+	Prepare *Prepared
+	// Execute is the name in EXECUTE name [USING …].
+	Execute string
+	// Deallocate is the name in DEALLOCATE / DROP PREPARE name.
+	Deallocate string
+}
+
+// Kill is a KILL statement's thread id and kind.
+type Kill struct {
+	// ID is the thread (connection) id the client wrote.
+	ID uint64
+	// QueryOnly is KILL QUERY: end the running statement, keep the connection.
+	QueryOnly bool
+}
+
+// Prepared is a PREPARE's name and the analysis of its text.
+type Prepared struct {
+	Name     string
+	Analysis domain.Analysis
+}
+
+// Result is the analysis of one SQL text (one COM_QUERY or COM_STMT_PREPARE).
+type Result struct {
+	// Statements has one entry per statement, in order. Empty for an empty
+	// text (only comments, spaces or semicolons).
+	Statements []Statement
+	// Err is the parser's error; Statements then holds one entry whose only
+	// action is Unknown. It wraps ErrUncheckable when the text is too large
+	// or deep to analyse, or reads as different statements under another
+	// sql_mode (see Mode): the caller must refuse such a text.
+	Err error
+}
+
+// Mode is the part of the session's sql_mode that changes how a text splits
+// into tokens.
+type Mode struct {
+	// NoBackslashEscapes is NO_BACKSLASH_ESCAPES: a backslash in a string is
+	// an ordinary character (the server reports it in its status flags,
+	// SERVER_STATUS_NO_BACKSLASH_ESCAPES).
+	NoBackslashEscapes bool
+	// ANSIQuotes is ANSI_QUOTES: "…" quotes an identifier, not a string.
+	ANSIQuotes bool
+}
+
+// Analyze parses sql as MySQL and MariaDB read it by default and classifies
+// each statement; unqualified tables name currentDB (empty: none current,
+// targets then read as bare table names). It never fails: a text the parser
+// refuses yields one Unknown statement and Err set. Texts whose statements
+// would differ under NO_BACKSLASH_ESCAPES or ANSI_QUOTES are uncheckable;
+// where they only differ inside one statement, both readings' kinds are
+// reported.
+func Analyze(sql, currentDB string) Result {
+	return AnalyzeMode(sql, currentDB, Mode{})
+}
+
+// AnalyzeMode is Analyze for a session whose sql_mode is known to include
+// the given modes.
+func AnalyzeMode(sql, currentDB string, m Mode) (r Result) {
+	defer func() {
+		if p := recover(); p != nil { // classifying a tree the parser built oddly
+			r = unknown(sql, fmt.Errorf("the analyzer failed on this text: %v", p))
+		}
+	}()
+	return withBudget(sql, func() Result { return analyze(sql, currentDB, m, 0) })
+}
+
+// unknown is the result of a text that cannot be analysed: one statement
+// with the whole text, UNKNOWN among its actions, and err. A text the parser
+// refuses also carries the actions its first keywords suggest (guessed).
+func unknown(sql string, err error) Result {
+	actions := []string{Unknown}
+	if !isUncheckable(err) {
+		actions = guessed(sql)
+	}
+	return Result{Statements: []Statement{{Text: sql, Analysis: domain.Analysis{Actions: actions}}}, Err: err}
+}
+
+// parsers reuses TiDB parsers, which are not safe for concurrent use and
+// cost a few KiB each to create.
+var parsers = sync.Pool{New: func() any { return parser.New() }}
+
+// parsed is one statement as the parser read it: its node and its byte
+// range within the analysed text.
+type parsed struct {
+	node ast.StmtNode
+	// start, end: without surrounding spaces, comments and semicolon, to
+	// compare readings; raw, rawEnd: as the parser split the text.
+	start, end, raw, rawEnd int
+}
+
+// parseText runs the parser on code (a text whose comments lexical.go has
+// blanked out) in mode m.
+//
+// A panic in the parser (its test_driver panics on some decimal literals
+// over 81 digits) is returned as an error, and that parser is not reused:
+// one client's text must never end the process.
+func parseText(code string, m Mode) (out []parsed, err error) {
+	p := parsers.Get().(*parser.Parser)
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("the parser failed on this text: %v", r)
+			return
+		}
+		parsers.Put(p)
+	}()
+	var mode mysql.SQLMode
+	if m.NoBackslashEscapes {
+		mode |= mysql.ModeNoBackslashEscapes
+	}
+	if m.ANSIQuotes {
+		mode |= mysql.ModeANSIQuotes
+	}
+	p.SetSQLMode(mode)
+	p.SetMariaDB(true)
+	stmts, _, err := p.ParseSQL(code)
+	if err != nil {
+		return nil, err
+	}
+	out = make([]parsed, 0, len(stmts))
+	for _, s := range stmts {
+		raw, rawEnd := span(code, s.OriginalText())
+		start, end := trimmed(code, raw, rawEnd)
+		out = append(out, parsed{node: s, start: start, end: end, raw: raw, rawEnd: rawEnd})
+	}
+	return out, nil
+}
+
+// span returns the byte range of text, a substring of code the parser
+// handed back.
+func span(code, text string) (int, int) {
+	start := int(uintptr(unsafe.Pointer(unsafe.StringData(text))) - uintptr(unsafe.Pointer(unsafe.StringData(code))))
+	if len(text) == 0 || start < 0 || start+len(text) > len(code) {
+		return 0, len(code)
+	}
+	return start, start + len(text)
+}
+
+// trimmed narrows s[start:end] by the spaces and semicolons around it.
+func trimmed(s string, start, end int) (int, int) {
+	for start < end && (isSpace(s[start]) || s[start] == ';') {
+		start++
+	}
+	for end > start && (isSpace(s[end-1]) || s[end-1] == ';') {
+		end--
+	}
+	return start, end
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
+
+func analyze(sql, db string, m Mode, nest int) Result {
+	if err := checkLimits(sql); err != nil {
+		return unknown(sql, err)
+	}
+	l := lex(sql, m)
+	if l.err != nil {
+		return unknown(sql, l.err)
+	}
+	if err := checkDepth(l.toks, sql); err != nil {
+		return unknown(sql, err)
+	}
+	stmts, err := parseText(l.code, m)
+	if err != nil {
+		return unknown(sql, err)
+	}
+	if err := sameSplit(l.toks, stmts); err != nil {
+		return unknown(sql, err)
+	}
+	out := Result{Statements: make([]Statement, 0, len(stmts))}
+	for _, p := range stmts {
+		st, err := classifyStmt(p.node, db, m, nest)
+		if err != nil {
+			return unknown(sql, err)
+		}
+		st.Text = sql[p.start:p.end]
+		if a, b := trimmed(sql, p.raw, p.rawEnd); a <= p.start && b >= p.end {
+			st.Text = sql[a:b] // as sent: with the comments around it
+		}
+		out.Statements = append(out.Statements, st)
+	}
+	if l.backslashInQuote {
+		if err := otherModes(sql, db, m, nest, stmts, out.Statements); err != nil {
+			return unknown(sql, err)
+		}
+	}
+	return out
+}
+
+// maxNesting bounds how deep PREPARE … FROM '…' texts are analysed inside
+// one another (each level is a shorter string literal; this bounds the work
+// a crafted text can ask for).
+const maxNesting = 8
+
+var errNested = fmt.Errorf("%w: PREPARE texts nested more than %d deep", ErrUncheckable, maxNesting)
+
+func isUncheckable(err error) bool { return errors.Is(err, ErrUncheckable) }
+
+// sameSplit checks the parser's statements against the lexer's: every
+// statement the lexer finds (split at semicolons outside strings, quoted
+// names and comments, as the server's lexer splits) must start one of the
+// parser's, unless it lies inside a stored-program body (CREATE PROCEDURE …
+// BEGIN …; …; END). The two lexers implement the same rules; should they
+// ever disagree about where a string ends, the server could run a
+// statement the analysis never saw, so the text is uncheckable instead.
+func sameSplit(toks []token, stmts []parsed) error {
+	i := 0
+	for k := 0; k < len(toks); k++ {
+		if toks[k].kind == tokSemicolon || (k > 0 && toks[k-1].kind != tokSemicolon) {
+			continue
+		}
+		start := toks[k].start
+		for i+1 < len(stmts) && stmts[i+1].start <= start {
+			i++
+		}
+		if i < len(stmts) && stmts[i].start == start {
+			continue
+		}
+		if i < len(stmts) && stmts[i].start < start && isCompound(stmts[i].node) {
+			continue
+		}
+		return fmt.Errorf("%w at byte %d", errSplit, start)
+	}
+	return nil
+}
+
+// errSplit is sameSplit's error; the fuzz target checks it never happens.
+var errSplit = fmt.Errorf("%w: the parser and the lexer split the text into statements differently", ErrUncheckable)
+
+// isCompound reports statements whose body may hold semicolons.
+func isCompound(n ast.StmtNode) bool {
+	_, ok := n.(*ast.ProcedureInfo)
+	return ok
+}

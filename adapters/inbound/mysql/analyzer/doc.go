@@ -1,0 +1,24 @@
+// Package analyzer classifies MySQL and MariaDB SQL for the gate with a real
+// MySQL grammar (github.com/pingcap/tidb/pkg/parser, design.md): each
+// statement's kinds (domain.Analysis.Actions, e.g. DELETE, DROP, DROP_TABLE,
+// LOAD_DATA), the tables it names as db.table (Targets) and the functions it
+// calls (Functions), plus what the listener's session must act on (USE,
+// KILL, LOAD DATA LOCAL INFILE). The action vocabulary is documented in
+// docs/mysql-listener.md, "Analyzer".
+//
+// Files:
+//   - analyzer.go: Analyze, Result, Statement; parsing and statement texts.
+//   - lexical.go: a MySQL tokenizer (strings, quoted identifiers, comments,
+//     executable comments) that expands /*! … */ and /*M! … */ into the SQL
+//     the server runs, and tells whether sql_mode could split a text differently.
+//   - modes.go: the other sql_mode readings of a text with a backslash in a
+//     string (NO_BACKSLASH_ESCAPES, ANSI_QUOTES).
+//   - classify.go: what each parse-tree node adds to a statement's analysis.
+//   - guess.go: the kinds a refused text's first keywords name (XA, HANDLER…).
+//   - vocabulary.go: Actions and IsAction, what `sidecar validate` accepts.
+//   - limits.go: bounds on what one text may cost (ErrUncheckable).
+//   - cache.go, shape.go: Cache, memoising results by text and by shape.
+//
+// It is pure: no I/O, safe for concurrent use. A text the parser refuses is
+// one UNKNOWN statement with Result.Err set; callers hold it (fail closed).
+package analyzer

@@ -1,0 +1,100 @@
+package analyzer
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var fuzzSeeds = []string{
+	"SELECT 1", "SELECT 1; DROP TABLE t", "SELECT 1 /*!50000 ; DROP TABLE t */", "SELECT 1 /*M!100100 , 2 */",
+	"/*!40101 SET @OLD_CHARACTER_SET_CLIENT=@@CHARACTER_SET_CLIENT */;", "INSERT INTO `t` VALUES (1,'a\\'b'),(2,\"c\\\"\")",
+	"SELECT 'a\\'; DROP TABLE t; -- '", "KILL QUERY 42", "USE `db`", "LOAD DATA LOCAL INFILE 'x' INTO TABLE t",
+	"PREPARE s FROM 'PREPARE t FROM ''DELETE FROM u'''", "DELETE FROM t RETURNING *", "SELECT 1 -- x\n; SELECT 2 # y",
+	"SELECT * FROM a JOIN b USING (id) WHERE x IN (SELECT y FROM c) FOR UPDATE", "GRANT ALL ON *.* TO u",
+	"WITH c AS (SELECT 1) SELECT * FROM c UNION SELECT 2", "SELECT @@global.x, @'y', `a``b`, \"s\"\"t\"", "/*", "/*!", "'",
+	"SELECT ((((1))))", "CREATE PROCEDURE p() BEGIN SELECT 1; END", "SELECT 1--1", "SELECT 1 --\x01x",
+}
+
+// FuzzAnalyze: Analyze never panics; a failure is one UNKNOWN statement
+// with the whole text; every action is in the vocabulary; statement texts
+// are parts of the text; the cache answers as Analyze does.
+func FuzzAnalyze(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s, "app")
+	}
+	c := NewCache(16)
+	f.Fuzz(func(t *testing.T, sql, db string) {
+		r := Analyze(sql, db)
+		if r.Err != nil {
+			if len(r.Statements) != 1 || !slices.Contains(r.Statements[0].Analysis.Actions, Unknown) || r.Statements[0].Text != sql {
+				t.Fatalf("%q: error %v with %+v", sql, r.Err, r.Statements)
+			}
+		}
+		for _, st := range r.Statements {
+			if !strings.Contains(sql, st.Text) {
+				t.Fatalf("%q: statement text %q is not part of it", sql, st.Text)
+			}
+			for _, a := range st.Analysis.Actions {
+				if !IsAction(a) {
+					t.Fatalf("%q: action %q is not in the vocabulary", sql, a)
+				}
+			}
+		}
+		got := c.Analyze(sql, db)
+		if fmt.Sprint(got.Err) != fmt.Sprint(r.Err) || !reflect.DeepEqual(got.Statements, r.Statements) {
+			t.Fatalf("%q: cache %+v %v, analyze %+v %v", sql, got.Statements, got.Err, r.Statements, r.Err)
+		}
+	})
+}
+
+// FuzzExecutableComments: the lexical step only blanks comments and the
+// markers of executable comments (same length, tokens untouched), and what
+// an executable comment holds is analysed as if written inline.
+func FuzzExecutableComments(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s, "; DROP TABLE t")
+	}
+	f.Add("SELECT 1 ", ", SLEEP(1)")
+	f.Add("SELECT * FROM t ", "FOR UPDATE")
+	f.Fuzz(func(t *testing.T, sql, inner string) {
+		for _, m := range []Mode{{}, {NoBackslashEscapes: true}, {ANSIQuotes: true}} {
+			l := lex(sql, m)
+			if len(l.code) != len(sql) {
+				t.Fatalf("%q: code is %d bytes, text %d", sql, len(l.code), len(sql))
+			}
+			for i := 0; i < len(sql); i++ {
+				if l.code[i] != sql[i] && l.code[i] != ' ' {
+					t.Fatalf("%q: byte %d changed to %q", sql, i, l.code[i])
+				}
+			}
+			last := 0
+			for _, tk := range l.toks {
+				if tk.start < last || tk.end <= tk.start || tk.end > len(sql) || l.code[tk.start:tk.end] != sql[tk.start:tk.end] {
+					t.Fatalf("%q: token %+v", sql, tk)
+				}
+				last = tk.end
+			}
+		}
+		if strings.ContainsAny(inner, "*/#-'\"`\\") || strings.ContainsAny(sql, "*/#-'\"`\\") {
+			return
+		}
+		plain := Analyze(sql+" "+inner, "app")
+		for _, marker := range []string{"/*!", "/*!50000 ", "/*M!100100 "} {
+			exec := Analyze(sql+" "+marker+inner+" */", "app")
+			if plain.Err != nil || exec.Err != nil {
+				continue
+			}
+			if len(plain.Statements) != len(exec.Statements) {
+				t.Fatalf("%q + %q: %d statements inline, %d in %s", sql, inner, len(plain.Statements), len(exec.Statements), marker)
+			}
+			for i := range plain.Statements {
+				if !reflect.DeepEqual(plain.Statements[i].Analysis, exec.Statements[i].Analysis) {
+					t.Fatalf("%q + %q: %+v inline, %+v in %s", sql, inner, plain.Statements[i].Analysis, exec.Statements[i].Analysis, marker)
+				}
+			}
+		}
+	})
+}

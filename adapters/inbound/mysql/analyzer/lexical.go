@@ -1,0 +1,283 @@
+package analyzer
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// tokKind is the class of a lexical token.
+type tokKind uint8
+
+const (
+	tokWord      tokKind = iota // keyword, identifier, or a word such as 0x1F, 1e5, 2abc
+	tokNumber                   // a plain decimal number: 12, 1.5, 1.5e-3
+	tokString                   // '…', or "…" without ANSI_QUOTES
+	tokQuoted                   // `…`, or "…" with ANSI_QUOTES
+	tokVar                      // @name, @@name, @'…'
+	tokSemicolon                // ;
+	tokOp                       // any other byte: operators, brackets, commas, dots, ?
+)
+
+// token is one token's kind and byte range in the text.
+type token struct {
+	kind       tokKind
+	start, end int
+}
+
+// lexed is a text read the way the MySQL and MariaDB servers read it.
+type lexed struct {
+	toks []token
+	// code is the text with every comment and the markers of executable
+	// comments (/*!, /*!50700, /*M!100500, the closing */) replaced by spaces:
+	// the SQL the server runs, byte for byte at the same offsets.
+	code string
+	// backslashInQuote: a string or "…" holds a backslash, so the text may
+	// read differently under NO_BACKSLASH_ESCAPES or ANSI_QUOTES.
+	backslashInQuote bool
+	// errAt is where the text stops being readable (an unterminated string,
+	// quoted identifier or comment, a nested executable comment); -1 when
+	// it is readable to its end. toks holds the tokens before it.
+	errAt int
+	err   error
+}
+
+var errUnterminated = errors.New("unterminated")
+
+// lex reads sql in mode m. MySQL's and MariaDB's lexers decide:
+//   - '…' and "…" are strings (with ANSI_QUOTES "…" is an identifier);
+//     a quote doubled inside stands for itself; a backslash escapes the
+//     next byte unless NO_BACKSLASH_ESCAPES; `…` quotes an identifier.
+//   - # and "-- " (two dashes then a space, a control character or the
+//     end) start a comment to the end of the line; /* … */ is a comment,
+//     not nested; /*+ … */ (optimizer hints) is one too for the analysis.
+//   - /*! … */ and MariaDB's /*M! … */ are executable comments: what is
+//     inside is SQL. An optional version of 5 or 6 digits follows the
+//     marker; the server runs the content only when it is at least that
+//     version, and the analyzer always reads it (the stricter choice).
+//     Comments inside are comments; a second /*! inside is an error.
+//
+// The client character set is taken to keep every ASCII byte a character
+// (utf8mb4, latin1…): in GBK, SJIS or BIG5 a backslash may be the second
+// byte of a character, which this lexer does not know.
+func lex(sql string, m Mode) lexed {
+	l := lexed{errAt: -1, toks: make([]token, 0, min(len(sql)/4+4, 4096))}
+	n := len(sql)
+	var code []byte // copy-on-write of sql, made on the first blanking
+	blank := func(from, to int) {
+		if code == nil {
+			code = []byte(sql)
+		}
+		for k := from; k < to && k < n; k++ {
+			if code[k] != '\n' {
+				code[k] = ' '
+			}
+		}
+	}
+	fail := func(at int, err error) {
+		l.errAt, l.err = at, err
+	}
+	inExec, execClose := false, -1
+	i := 0
+scan:
+	for i < n {
+		c := sql[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+			i++
+		case c == '#' || (c == '-' && i+1 < n && sql[i+1] == '-' && (i+2 == n || sql[i+2] <= ' ' || sql[i+2] == 0x7f)):
+			j := i
+			for j < n && sql[j] != '\n' {
+				j++
+			}
+			blank(i, j)
+			i = j
+		case c == '/' && i+1 < n && sql[i+1] == '*':
+			if i+2 < n && (sql[i+2] == '!' || (sql[i+2] == 'M' && i+3 < n && sql[i+3] == '!')) {
+				if inExec {
+					fail(i, fmt.Errorf("an executable comment inside another at byte %d", i))
+					break scan
+				}
+				j := i + 3
+				if sql[i+2] == 'M' {
+					j++
+				}
+				versioned := digits(sql, j) >= 5
+				if versioned {
+					j += min(digits(sql, j), 6)
+				}
+				// A server older than the version, and MySQL for /*M!,
+				// skip the comment to its first */: both readings must
+				// end it there.
+				execClose = -1
+				if versioned || sql[i+2] == 'M' {
+					if execClose = indexFrom(sql, j, "*/"); execClose < 0 {
+						execClose = n
+					}
+				}
+				blank(i, j)
+				inExec = true
+				i = j
+				continue
+			}
+			end := indexFrom(sql, i+2, "*/")
+			if end < 0 {
+				fail(i, fmt.Errorf("%w comment at byte %d", errUnterminated, i))
+				break scan
+			}
+			blank(i, end+2)
+			i = end + 2
+		case c == '*' && inExec && i+1 < n && sql[i+1] == '/':
+			if execClose >= 0 && execClose != i {
+				fail(i, fmt.Errorf("the executable comment at byte %d ends elsewhere when skipped as a comment", i))
+				break scan
+			}
+			blank(i, i+2)
+			inExec = false
+			i += 2
+		case c == '\'' || (c == '"' && !m.ANSIQuotes):
+			j, bs, ok := quoted(sql, i, c, !m.NoBackslashEscapes)
+			l.backslashInQuote = l.backslashInQuote || bs
+			if !ok {
+				fail(i, fmt.Errorf("%w string at byte %d", errUnterminated, i))
+				break scan
+			}
+			l.toks = append(l.toks, token{tokString, i, j})
+			i = j
+		case c == '`' || c == '"':
+			j, bs, ok := quoted(sql, i, c, false)
+			l.backslashInQuote = l.backslashInQuote || (bs && c == '"')
+			if !ok {
+				fail(i, fmt.Errorf("%w quoted identifier at byte %d", errUnterminated, i))
+				break scan
+			}
+			l.toks = append(l.toks, token{tokQuoted, i, j})
+			i = j
+		case c == '@':
+			j := i + 1
+			if j < n && sql[j] == '@' {
+				j++
+			}
+			if j < n && (sql[j] == '\'' || sql[j] == '"' || sql[j] == '`') {
+				k, bs, ok := quoted(sql, j, sql[j], sql[j] != '`' && !m.NoBackslashEscapes)
+				l.backslashInQuote = l.backslashInQuote || (bs && sql[j] != '`')
+				if !ok {
+					fail(i, fmt.Errorf("%w variable name at byte %d", errUnterminated, i))
+					break scan
+				}
+				j = k
+			} else {
+				for j < n && (identByte(sql[j]) || sql[j] == '.') {
+					j++
+				}
+			}
+			l.toks = append(l.toks, token{tokVar, i, j})
+			i = j
+		case c == ';':
+			l.toks = append(l.toks, token{tokSemicolon, i, i + 1})
+			i++
+		case identByte(c):
+			j, kind := word(sql, i)
+			l.toks = append(l.toks, token{kind, i, j})
+			i = j
+		default:
+			l.toks = append(l.toks, token{tokOp, i, i + 1})
+			i++
+		}
+	}
+	if inExec && l.err == nil {
+		fail(n, fmt.Errorf("%w executable comment", errUnterminated))
+	}
+	if code == nil {
+		l.code = sql
+	} else {
+		l.code = string(code)
+	}
+	return l
+}
+
+// quoted returns the end of the quoted token that starts at sql[i] with
+// quote q, whether a backslash occurs in it, and false if it never ends.
+func quoted(sql string, i int, q byte, backslashEscapes bool) (end int, backslash, ok bool) {
+	for j := i + 1; j < len(sql); j++ {
+		switch sql[j] {
+		case '\\':
+			backslash = true
+			if backslashEscapes {
+				j++
+			}
+		case q:
+			if j+1 < len(sql) && sql[j+1] == q {
+				j++
+				continue
+			}
+			return j + 1, backslash, true
+		}
+	}
+	return len(sql), backslash, false
+}
+
+// word returns the end of the identifier, keyword or number at sql[i].
+// Only a plain decimal number (digits, an optional fraction and exponent)
+// not run together with identifier bytes is a tokNumber: in MySQL 1e5x or
+// 2abc are identifiers.
+func word(sql string, i int) (int, tokKind) {
+	n := len(sql)
+	j := i
+	for j < n && isDigit(sql[j]) {
+		j++
+	}
+	if j > i { // a number, unless identifier bytes follow
+		k := j
+		if k+1 < n && sql[k] == '.' && isDigit(sql[k+1]) {
+			k++
+			for k < n && isDigit(sql[k]) {
+				k++
+			}
+		}
+		if k < n && (sql[k] == 'e' || sql[k] == 'E') {
+			e := k + 1
+			if e < n && (sql[e] == '+' || sql[e] == '-') {
+				e++
+			}
+			if e < n && isDigit(sql[e]) {
+				for e < n && isDigit(sql[e]) {
+					e++
+				}
+				k = e
+			}
+		}
+		if k >= n || !identByte(sql[k]) {
+			return k, tokNumber
+		}
+	}
+	for j < n && identByte(sql[j]) {
+		j++
+	}
+	return j, tokWord
+}
+
+func identByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c) || c == '_' || c == '$' || c >= 0x80
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// digits counts the decimal digits at sql[i:].
+func digits(sql string, i int) int {
+	k := 0
+	for i+k < len(sql) && isDigit(sql[i+k]) {
+		k++
+	}
+	return k
+}
+
+func indexFrom(s string, from int, sub string) int {
+	if from > len(s) {
+		return -1
+	}
+	if k := strings.Index(s[from:], sub); k >= 0 {
+		return from + k
+	}
+	return -1
+}

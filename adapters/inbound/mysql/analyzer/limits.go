@@ -1,0 +1,146 @@
+package analyzer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"golang.org/x/sync/semaphore"
+)
+
+// ErrUncheckable is wrapped by Result.Err when the analyzer cannot read a
+// text that MySQL may still run: too large, nested too deep, or splitting
+// into other statements under another sql_mode. Unlike a syntax error
+// (UNKNOWN, which the upstream usually refuses too), such a text must be
+// refused by the listener.
+var ErrUncheckable = errors.New("too complex to check")
+
+// MaxSize is the longest text the analyzer parses, in bytes. Parsing costs
+// about 100 times the text in memory (a 5 MiB multi-row INSERT allocated
+// 560 MiB) and about 0.25 s of CPU per MiB. Larger texts are uncheckable; bulk loads belong in LOAD DATA
+// LOCAL, whose file is not parsed, or in smaller batches.
+const MaxSize = 8 << 20
+
+// MaxDepth bounds how deeply a text may nest, as depthBound counts it. The
+// parse tree is walked recursively on the goroutine's stack: a text of
+// 8 MiB nesting a million levels would take gigabytes of stack, and the Go
+// runtime ends the whole process when a stack passes its limit.
+const MaxDepth = 10000
+
+// budget bounds the bytes of large texts (64 KiB and more) that the parser
+// works on at once, across every connection; a text waits for its turn.
+var budget = semaphore.NewWeighted(MaxSize)
+
+const largeText = 64 << 10
+
+func withBudget[T any](sql string, fn func() T) T {
+	if n := int64(len(sql)); n >= largeText && n <= MaxSize {
+		_ = budget.Acquire(context.Background(), n) // never fails without a deadline
+		defer budget.Release(n)
+	}
+	return fn()
+}
+
+// checkLimits refuses a text over MaxSize before it is read.
+func checkLimits(sql string) error {
+	if len(sql) > MaxSize {
+		return fmt.Errorf("%w: the text is %d bytes, over the %d the Sidecar analyses", ErrUncheckable, len(sql), MaxSize)
+	}
+	return nil
+}
+
+// checkDepth refuses a text nested deeper than MaxDepth.
+func checkDepth(toks []token, sql string) error {
+	if len(toks) < MaxDepth {
+		return nil // every token adds at most one level
+	}
+	if d := depthBound(toks, sql); d > MaxDepth {
+		return fmt.Errorf("%w: it nests about %d levels deep, over the %d the Sidecar analyses", ErrUncheckable, d, MaxDepth)
+	}
+	return nil
+}
+
+// depthBound returns an upper bound, up to a small factor, of the depth of
+// the parse tree of a text, from its tokens. Each operator or keyword may add
+// a level to a left-deep chain (1+1+…, a OR b OR …, NOT NOT …) and counts one
+// at its bracket level; a comma starts a new chain at its level; an open
+// bracket counts one more level; UNION/EXCEPT/INTERSECT and JOIN chains cross
+// commas and count for the whole statement; a semicolon starts the next
+// statement. Literals and names count nothing.
+func depthBound(toks []token, sql string) int {
+	levels := []int{0}
+	sum, global, best := 0, 0, 0
+	reset := func() {
+		sum -= levels[len(levels)-1]
+		levels[len(levels)-1] = 0
+	}
+	for _, t := range toks {
+		switch t.kind {
+		case tokNumber, tokString, tokQuoted, tokVar:
+			continue
+		case tokSemicolon:
+			levels, sum, global = levels[:1], 0, 0
+			levels[0] = 0
+			continue
+		case tokWord:
+			switch w := sql[t.start:t.end]; {
+			case eqFold(w, "UNION") || eqFold(w, "EXCEPT") || eqFold(w, "INTERSECT") || eqFold(w, "JOIN"):
+				global++
+			case isOperatorWord(w):
+				levels[len(levels)-1]++
+				sum++
+			default:
+				continue // a name or an ordinary keyword
+			}
+		case tokOp:
+			switch sql[t.start] {
+			case '(', '[', '{':
+				levels = append(levels, 0)
+			case ')', ']', '}':
+				if len(levels) > 1 {
+					reset()
+					levels = levels[:len(levels)-1]
+				}
+			case ',':
+				reset()
+			case '.':
+			default:
+				levels[len(levels)-1]++
+				sum++
+			}
+		}
+		best = max(best, sum+global+len(levels))
+	}
+	return best
+}
+
+// isOperatorWord reports keywords that chain expressions: AND, OR, XOR,
+// NOT, IS, IN, LIKE, BETWEEN, CASE/WHEN, DIV, MOD, REGEXP, COLLATE, INTERVAL,
+// BINARY.
+func isOperatorWord(w string) bool {
+	if len(w) > 8 {
+		return false
+	}
+	for _, k := range [...]string{"AND", "OR", "XOR", "NOT", "IS", "IN", "LIKE", "BETWEEN", "CASE", "WHEN", "DIV", "MOD", "REGEXP", "RLIKE", "COLLATE", "INTERVAL", "BINARY", "ESCAPE", "SELECT"} {
+		if eqFold(w, k) {
+			return true
+		}
+	}
+	return false
+}
+
+func eqFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		c := a[i]
+		if c >= 'a' && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		if c != b[i] {
+			return false
+		}
+	}
+	return true
+}

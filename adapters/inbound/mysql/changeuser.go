@@ -1,0 +1,87 @@
+package mysql
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	gm "github.com/go-mysql-org/go-mysql/mysql"
+
+	"github.com/hoophq/sidecar/domain"
+)
+
+// changeUser re-identifies the session on COM_CHANGE_USER: the command is
+// relayed to the upstream, which checks the new user's credentials (the
+// client computed its scramble over the upstream's nonce, as at login),
+// and the auth exchange is relayed as at login (auth.go). Once the upstream
+// answers OK, the new user is the identity, its database the current one
+// and its program_name decides return mode; prepared statements are gone,
+// as in the server. A refused COM_CHANGE_USER ends the connection, as the
+// server ends it.
+func (s *session) changeUser(p []byte, seq byte) error {
+	cu, err := parseChangeUser(p[1:], s.caps)
+	if err != nil {
+		return err
+	}
+	if _, err := writePacket(s.uw, seq, p); err != nil {
+		return err
+	}
+	a := &authExchange{s: s, cseq: seq + 1, useq: seq + 1, nonce: s.nonce, plugin: cu.plugin}
+	status, err := a.run()
+	if errors.Is(err, errLoginRefused) {
+		s.log.Info("mysql COM_CHANGE_USER refused by the upstream", "user", cu.user)
+		return errQuit
+	}
+	if err != nil {
+		return err
+	}
+	s.log.Info("mysql session changed user", "from", s.user, "to", cu.user)
+	s.user, s.database, s.status = cu.user, cu.database, status
+	s.returnMode = domain.WantsReturnMode(cu.attributes["program_name"])
+	for _, st := range s.stmts {
+		st.clearLong()
+	}
+	s.stmts, s.sqlPrepared, s.txFailed = map[uint32]*prepared{}, map[string]domain.Analysis{}, false
+	return nil
+}
+
+// parseChangeUser decodes a COM_CHANGE_USER payload after its command byte
+// (MySQL Client/Server Protocol, "COM_CHANGE_USER").
+func parseChangeUser(p []byte, caps uint32) (*clientHello, error) {
+	h := &clientHello{}
+	user, p, _ := cstring(p)
+	h.user = user
+	if len(p) < 1 || len(p)-1 < int(p[0]) {
+		return nil, protoErr("COM_CHANGE_USER: bad auth response length")
+	}
+	h.authResp, p = p[1:1+int(p[0])], p[1+int(p[0]):]
+	h.database, p, _ = cstring(p)
+	if len(p) >= 2 {
+		p = p[2:] // character set
+	}
+	if caps&gm.CLIENT_PLUGIN_AUTH != 0 && len(p) > 0 {
+		h.plugin, p, _ = cstring(p)
+	}
+	if caps&gm.CLIENT_CONNECT_ATTRS != 0 && len(p) > 0 {
+		v, _, ok := lenencString(p)
+		if !ok {
+			return nil, protoErr("COM_CHANGE_USER: bad attributes length")
+		}
+		attrs, err := parseAttributes(v)
+		if err != nil {
+			return nil, err
+		}
+		h.attributes = attrs
+	}
+	return h, nil
+}
+
+// processKill decides the deprecated COM_PROCESS_KILL as the statement it
+// means, KILL CONNECTION <id>, sent as a COM_QUERY.
+func (s *session) processKill(p []byte, seq byte) error {
+	if len(p) < 5 {
+		return protoErr("COM_PROCESS_KILL of %d bytes", len(p))
+	}
+	id := binary.LittleEndian.Uint32(p[1:])
+	return s.query(fmt.Appendf([]byte{gm.COM_QUERY}, "KILL CONNECTION %d", id), seq)
+}

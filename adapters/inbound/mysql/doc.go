@@ -1,0 +1,51 @@
+// Package mysql is the mysql listener: a MySQL/MariaDB wire-protocol proxy
+// that logs each client in as itself on its own upstream connection and
+// asks the gate (app.Listener.CheckWith) about every statement before it is
+// forwarded. After login, packets are relayed raw: results are never
+// decoded, only the headers that say where an answer ends.
+//
+// What lives here, one job per file:
+//
+//   - protocol.go: New, Name, Serve (the accept loop), the RSA key of the
+//     caching_sha2_password conversion.
+//   - drain.go: a stopped listener's sessions: closed once idle, or at the
+//     drain deadline, with ERR 1053 ER_SERVER_SHUTDOWN.
+//   - startup.go, handshake.go, tls.go: the login: the upstream's
+//     HandshakeV10 passed to the client with its nonce and thread id, the
+//     client's SSLRequest and HandshakeResponse41, TLS on either side.
+//   - auth.go: the auth exchange relayed between client and upstream
+//     (mysql_native_password, caching_sha2_password incl. full auth over TLS
+//     or RSA); the Sidecar holds no database password.
+//   - frame.go, lenenc.go: reading and writing packets, length-encoded
+//     values.
+//   - held.go: what a client command may cost in memory: the held-payload
+//     budget (app.HeldBudget) and the ERR 1041 refusal.
+//   - session.go: one client connection: reads a command, decides it, relays
+//     its answer; the command table.
+//   - query.go: COM_QUERY (multi-statement texts are one unit), denials and
+//     the failed-transaction state.
+//   - prepared.go: COM_STMT_PREPARE/EXECUTE/SEND_LONG_DATA/CLOSE/RESET.
+//   - changeuser.go: COM_CHANGE_USER (re-identifies), COM_PROCESS_KILL.
+//   - threads.go: client-visible connection ids (the upstream's own) and
+//     KILL QUERY ending a wait for approval.
+//   - wait.go: asking the gate; the hang-up watch while a statement waits.
+//   - relay.go: the upstream's answers back to the client, packet by packet,
+//     the server status flags, LOAD DATA LOCAL INFILE transfers.
+//   - statement.go: the canonical bytes and the approver's rendering of a
+//     COM_QUERY and of a COM_STMT_EXECUTE (text plus bound values).
+//   - errors.go: ERR packets, their numbers and SQLSTATEs.
+//   - actions.go: the actions rules can name (the analyzer's vocabulary),
+//     checked by `sidecar validate` (app.ActionChecker).
+//
+// Libraries: github.com/go-mysql-org/go-mysql v1.16.0's mysql package
+// (protocol constants, RSA password encryption). Its server and client
+// packages authenticate with passwords they hold; this listener holds none:
+// clients log in as themselves, which needs the upstream's nonce in the
+// handshake the client sees, so the listener speaks the handshake itself
+// and relays the auth exchange (the server package serves as the test
+// suites' caching_sha2_password stand-in upstream).
+//
+// The MySQL grammar is in the analyzer subpackage; everything protocol-blind
+// (rules, approvals, fingerprints, texts) is in app/ and domain/.
+// docs/mysql-listener.md documents the behaviour for operators.
+package mysql

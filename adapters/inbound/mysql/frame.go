@@ -1,0 +1,93 @@
+package mysql
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+)
+
+// maxPayload is the largest payload of one physical packet (MySQL Client/
+// Server Protocol, "MySQL Packets"): a payload of 2^24-1 bytes is continued
+// in the next packet.
+const maxPayload = 1<<24 - 1
+
+// protocolError is a packet that breaks the protocol: the connection ends
+// with an ERR (CodeMalformed) and a log line.
+type protocolError struct{ msg string }
+
+func (e *protocolError) Error() string { return e.msg }
+
+func protoErr(format string, args ...any) error {
+	return &protocolError{msg: fmt.Sprintf(format, args...)}
+}
+
+// header reads one packet header: the payload length (0…2^24-1) and the
+// sequence id.
+func header(r *bufio.Reader) (n int, seq byte, err error) {
+	var h [4]byte
+	if _, err := io.ReadFull(r, h[:]); err != nil {
+		return 0, 0, err
+	}
+	return int(h[0]) | int(h[1])<<8 | int(h[2])<<16, h[3], nil
+}
+
+// readPacket reads one logical packet (physical packets of maxPayload bytes
+// joined with their continuations) of at most limit bytes, returning the
+// payload and the sequence id of its last physical packet. A longer packet
+// is a protocolError.
+func readPacket(r *bufio.Reader, limit int) ([]byte, byte, error) {
+	var out []byte
+	for {
+		n, seq, err := header(r)
+		if err != nil {
+			return nil, 0, err
+		}
+		if len(out)+n > limit {
+			return nil, 0, protoErr("packet longer than %d bytes", limit)
+		}
+		start := len(out)
+		out = append(out, make([]byte, n)...)
+		if _, err := io.ReadFull(r, out[start:]); err != nil {
+			return nil, 0, unexpectedEOF(err)
+		}
+		if n < maxPayload {
+			return out, seq, nil
+		}
+	}
+}
+
+// writePacket writes payload as one logical packet starting at sequence id
+// seq, split into physical packets as the protocol requires, and returns
+// the next sequence id.
+func writePacket(w io.Writer, seq byte, payload []byte) (byte, error) {
+	for {
+		n := min(len(payload), maxPayload)
+		h := [4]byte{byte(n), byte(n >> 8), byte(n >> 16), seq}
+		if _, err := w.Write(h[:]); err != nil {
+			return seq, err
+		}
+		if _, err := w.Write(payload[:n]); err != nil {
+			return seq, err
+		}
+		seq++
+		payload = payload[n:]
+		if n < maxPayload {
+			return seq, nil
+		}
+	}
+}
+
+// unexpectedEOF turns io.EOF inside a packet into io.ErrUnexpectedEOF.
+func unexpectedEOF(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// isClosed reports whether err only says that a connection ended.
+func isClosed(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, io.ErrUnexpectedEOF)
+}

@@ -1,0 +1,137 @@
+package mysql
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"io"
+	"log/slog"
+	"net"
+	"testing"
+	"time"
+
+	gm "github.com/go-mysql-org/go-mysql/mysql"
+
+	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/internal/fakecp"
+	"github.com/hoophq/sidecar/ports"
+)
+
+// fuzzConn is a client or upstream connection for the fuzz targets: reads
+// come from r (EOF after), writes are discarded, deadlines are ignored.
+type fuzzConn struct{ r io.Reader }
+
+func (c fuzzConn) Read(b []byte) (int, error) {
+	if c.r == nil {
+		return 0, io.EOF
+	}
+	return c.r.Read(b)
+}
+func (fuzzConn) Write(b []byte) (int, error)      { return len(b), nil }
+func (fuzzConn) Close() error                     { return nil }
+func (fuzzConn) LocalAddr() net.Addr              { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 3306} }
+func (fuzzConn) RemoteAddr() net.Addr             { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000} }
+func (fuzzConn) SetDeadline(time.Time) error      { return nil }
+func (fuzzConn) SetReadDeadline(time.Time) error  { return nil }
+func (fuzzConn) SetWriteDeadline(time.Time) error { return nil }
+
+// fuzzListener is a return-mode listener on the in-memory Control Plane
+// with an approval rule (DELETE, DROP, UNKNOWN) and a policy rule
+// (TRUNCATE), so fuzzed statements reach every verdict.
+func fuzzListener(tb testing.TB) *app.Listener {
+	tb.Helper()
+	s := app.ListenerSettings{Name: "my", Protocol: "mysql", Mode: app.ModeReturn, SpendOn: ports.SpendOnSent,
+		Approvals: []domain.ApprovalRule{{Name: "destructive", Match: domain.Match{Actions: []string{"DELETE", "DROP", "UNKNOWN"}}}},
+		Policies:  []domain.PolicyRule{{Name: "no-truncate", Match: domain.Match{Actions: []string{"TRUNCATE"}}}}}
+	for _, m := range []*domain.Match{&s.Approvals[0].Match, &s.Policies[0].Match} {
+		if err := m.Compile(); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return app.NewCore(app.CoreOptions{Sidecar: "fuzz", CP: fakecp.New(nil)}).Listener(s)
+}
+
+// packet frames payload as one packet with sequence id seq.
+func packet(seq byte, payload []byte) []byte {
+	var b bytes.Buffer
+	writePacket(&b, seq, payload)
+	return b.Bytes()
+}
+
+func command(cmd byte, body string) []byte { return packet(0, append([]byte{cmd}, body...)) }
+
+// okPacket is an OK with status flags st.
+func okPacket(seq byte, st uint16) []byte {
+	return packet(seq, binary.LittleEndian.AppendUint16([]byte{0, 0, 0}, st))
+}
+
+// FuzzPackets feeds one byte string to every decoder of packets that come
+// from outside: the packet reader, the upstream's HandshakeV10 (and its
+// re-encoding for the client), the client's HandshakeResponse41, a
+// COM_CHANGE_USER, COM_STMT_EXECUTE parameters and OK status flags. Any
+// input must end in a value or an error, never a panic.
+func FuzzPackets(f *testing.F) {
+	f.Add(packet(0, []byte{gm.COM_QUERY, 'S', 'E', 'L'}))
+	f.Add([]byte{0xff, 0xff, 0xff, 0, 1, 2, 3})
+	f.Add(append([]byte{10}, "5.5.5-10.11.6-MariaDB\x00\x01\x00\x00\x00abcdefgh\x00\xfe\xf7\x2d\x02\x00\xff\x81\x15\x00\x00\x00\x00\x00\x00\x1d\x00\x00\x00ijklmnopqrst\x00mysql_native_password\x00"...))
+	f.Add(append(binary.LittleEndian.AppendUint32(nil, requiredCaps|gm.CLIENT_CONNECT_WITH_DB|gm.CLIENT_CONNECT_ATTRS|gm.CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA),
+		append(make([]byte, 28), "root\x00\x14abcdefghijklmnopqrst\x00test\x00mysql_native_password\x00\x1d\x0cprogram_name\x0fhoop-approval=return"...)...))
+	f.Add([]byte("root\x00\x00test\x00\x21\x00mysql_native_password\x00"))
+	f.Add([]byte{0x01, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x01, 0x08, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0})
+	f.Add([]byte{0x00, 0x01, 0x01, 0x02, 0x00, 0x00, 0x00})
+	f.Fuzz(func(_ *testing.T, data []byte) {
+		readPacket(bufio.NewReader(bytes.NewReader(data)), 1<<20)
+		if h, err := parseServerHello(data); err == nil {
+			if _, err := parseServerHello(h.encode(h.caps & relayedCaps)); err != nil {
+				panic("the re-encoded handshake does not parse: " + err.Error())
+			}
+		}
+		if h, err := parseClientHello(data); err == nil {
+			h.encode(h.caps)
+		}
+		parseChangeUser(data, relayedCaps)
+		if len(data) > 0 {
+			n := int(data[0] % 8)
+			decodeParams(data[1:], n, nil, map[int][]byte{1: []byte("long")})
+		}
+		if len(data) > 0 {
+			okStatus(data)
+			okOrEOFStatus(data, false)
+		}
+		lenencString(data)
+	})
+}
+
+// FuzzSession feeds a logged-in session a stream of client commands and a
+// stream of upstream answers: every command goes through readCommand and
+// command (COM_QUERY, the COM_STMT_* family, COM_INIT_DB, COM_CHANGE_USER,
+// COM_PROCESS_KILL, unknown commands), every answer through relay (result
+// sets, EOF/OK terminators, LOAD DATA LOCAL requests, prepare answers). Any
+// input must end the session with an error, never a panic or a hang.
+func FuzzSession(f *testing.F) {
+	l := fuzzListener(f)
+	p := New(nil)
+	log := slog.New(slog.DiscardHandler)
+	stmtOK := packet(1, []byte{0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0})
+	f.Add(command(gm.COM_QUERY, "SELECT 1"), append(packet(1, []byte{1}), append(packet(2, []byte("def")), append(packet(3, []byte{0xfe, 0, 0, 2, 0}), append(packet(4, []byte{1, '1'}), packet(5, []byte{0xfe, 0, 0, 2, 0})...)...)...)...))
+	f.Add(command(gm.COM_QUERY, "DELETE FROM t; SELECT 1"), okPacket(1, 2))
+	f.Add(command(gm.COM_QUERY, "TRUNCATE t"), okPacket(1, 2))
+	f.Add(append(command(gm.COM_QUERY, "BEGIN"), command(gm.COM_QUERY, "DROP TABLE t")...), append(okPacket(1, 3), okPacket(1, 2)...))
+	f.Add(append(command(gm.COM_STMT_PREPARE, "DELETE FROM t WHERE id = ?"), command(gm.COM_STMT_EXECUTE, "\x01\x00\x00\x00\x00\x01\x00\x00\x00\x00\x01\x08\x00\x07\x00\x00\x00\x00\x00\x00\x00")...),
+		append(stmtOK, append(packet(2, []byte("def")), packet(3, []byte{0xfe, 0, 0, 2, 0})...)...))
+	f.Add(append(command(gm.COM_STMT_PREPARE, "SELECT ?"), append(command(gm.COM_STMT_SEND_LONG_DATA, "\x01\x00\x00\x00\x00\x00abc"), command(gm.COM_STMT_EXECUTE, "\x01\x00\x00\x00\x00\x01\x00\x00\x00\x00\x01\xfe\x00")...)...), stmtOK)
+	f.Add(command(gm.COM_QUERY, "LOAD DATA LOCAL INFILE 'x' INTO TABLE t"), append(packet(1, []byte("\xfbx")), okPacket(3, 2)...))
+	f.Add(command(gm.COM_CHANGE_USER, "bob\x00\x00db\x00\x21\x00mysql_native_password\x00"), okPacket(1, 2))
+	f.Add(append(command(gm.COM_INIT_DB, "other"), append(command(gm.COM_PROCESS_KILL, "\x05\x00\x00\x00"), command(0xee, "")...)...), okPacket(1, 2))
+	f.Add(append(command(gm.COM_STMT_CLOSE, "\x01\x00\x00\x00"), append(command(gm.COM_STMT_RESET, "\xff\xff\xff\xff"), command(gm.COM_FIELD_LIST, "t\x00")...)...), append(okPacket(1, 2), packet(1, []byte{0xfe, 0, 0, 2, 0})...))
+	f.Fuzz(func(_ *testing.T, client, up []byte) {
+		s := newSession(p, l, log, fuzzConn{r: bytes.NewReader(client)}, fuzzConn{r: bytes.NewReader(up)})
+		s.caps = relayedCaps &^ gm.CLIENT_DEPRECATE_EOF
+		if len(up) > 0 && up[0]&1 == 1 {
+			s.caps |= gm.CLIENT_DEPRECATE_EOF
+		}
+		s.user, s.database, s.upstreamAddr = "root", "test", "fuzz"
+		s.run()
+	})
+}

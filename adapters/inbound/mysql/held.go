@@ -1,0 +1,103 @@
+package mysql
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/hoophq/sidecar/app"
+)
+
+// smallPacket is the size up to which a client command is read without
+// taking from the held-payload budget (app.HeldBudget).
+const smallPacket = 64 << 10
+
+// maxCommand is the largest command the listener reads: MySQL's own
+// max_allowed_packet ceiling, 1 GiB.
+const maxCommand = 1 << 30
+
+// heldSet is the held-payload budget taken by one command.
+type heldSet []*app.Reservation
+
+// Release gives the budget back.
+func (h heldSet) Release() {
+	for _, r := range h {
+		r.Release()
+	}
+}
+
+// readCommand reads the client's next command packet (with its
+// continuations). A command over smallPacket takes its length from the
+// process-wide held-payload budget before it is read and gives it back
+// once it is forwarded or denied; when the budget refuses, the command is
+// skipped unread and answered with ERR 1041 (p is nil). LOAD DATA LOCAL
+// file contents never come through here: they stream (relay.go).
+func (s *session) readCommand() (p []byte, seq byte, held heldSet, err error) {
+	for first := true; ; first = false {
+		n, sq, err := header(s.cr)
+		if err != nil {
+			if !first {
+				err = unexpectedEOF(err)
+			}
+			held.Release()
+			return nil, 0, nil, err
+		}
+		if first {
+			s.setBusy()
+			seq = sq
+			if n == 0 {
+				return nil, 0, nil, protoErr("empty command packet")
+			}
+		}
+		if len(p)+n > maxCommand {
+			held.Release()
+			return nil, 0, nil, protoErr("command longer than %d bytes", maxCommand)
+		}
+		if n > smallPacket || len(p) > 0 {
+			r, err := s.l.Held().Reserve(context.Background(), int64(n))
+			if err != nil {
+				held.Release()
+				return nil, 0, nil, s.refuseUnread(n, seq, err)
+			}
+			held = append(held, r)
+		}
+		start := len(p)
+		p = append(p, make([]byte, n)...)
+		if _, err := io.ReadFull(s.cr, p[start:]); err != nil {
+			held.Release()
+			return nil, 0, nil, unexpectedEOF(err)
+		}
+		if n < maxPayload {
+			return p, seq, held, nil
+		}
+	}
+}
+
+// refuseUnread skips the rest of a command the budget refused (err) and
+// answers it with ERR 1041 ER_OUT_OF_RESOURCES; the connection stays.
+func (s *session) refuseUnread(n int, seq byte, err error) error {
+	var be *app.BudgetError
+	if !errors.As(err, &be) {
+		return err
+	}
+	for {
+		if _, err := io.CopyN(io.Discard, s.cr, int64(n)); err != nil {
+			return unexpectedEOF(err)
+		}
+		if n < maxPayload {
+			break
+		}
+		var err error
+		if n, _, err = header(s.cr); err != nil {
+			return unexpectedEOF(err)
+		}
+	}
+	s.log.Warn("mysql command refused: the held-payload budget is full", "budget", be.Size)
+	return errRefusedAnswered{s.reply(seq, errNoMemory.with("hoop sidecar: "+be.Error()+"; nothing was run"))}
+}
+
+// errRefusedAnswered is a refused command already answered: the session
+// goes on unless answering failed.
+type errRefusedAnswered struct{ err error }
+
+func (e errRefusedAnswered) Error() string { return "command refused by the held-payload budget" }

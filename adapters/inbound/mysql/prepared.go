@@ -1,0 +1,161 @@
+package mysql
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+
+	gm "github.com/go-mysql-org/go-mysql/mysql"
+
+	"github.com/hoophq/sidecar/app"
+)
+
+// prepared is one prepared statement of a session, as the upstream
+// confirmed it (COM_STMT_PREPARE_OK).
+type prepared struct {
+	text   string
+	db     string // the current database when it was prepared: its names resolve there
+	params int
+	types  []byte         // the parameter types last bound (2 bytes each)
+	long   map[int][]byte // COM_STMT_SEND_LONG_DATA values held until the next COM_STMT_EXECUTE
+	held   []*app.Reservation
+}
+
+// clearLong drops the long data held for the next execution (MySQL clears
+// it after every COM_STMT_EXECUTE and on COM_STMT_RESET).
+func (st *prepared) clearLong() {
+	for _, r := range st.held {
+		r.Release()
+	}
+	st.long, st.held = nil, nil
+}
+
+// prepare forwards a COM_STMT_PREPARE and records the statement the
+// upstream prepared. Preparing runs nothing, so it is not decided; each
+// COM_STMT_EXECUTE is.
+func (s *session) prepare(p []byte, seq byte) error {
+	if err := s.forward(p, seq); err != nil {
+		return err
+	}
+	a, err := s.relay(respPrepare, s.cw)
+	if err == nil && !a.failed {
+		s.stmts[a.stmtID] = &prepared{text: string(p[1:]), db: s.database, params: a.params}
+		s.lastStmt = a.stmtID
+	}
+	return err
+}
+
+// stmtID reads a command's statement id (MariaDB's 0xffffffff: the last
+// one prepared).
+func (s *session) stmtID(p []byte) (uint32, *prepared) {
+	id := binary.LittleEndian.Uint32(p[1:])
+	if id == 0xffffffff {
+		id = s.lastStmt
+	}
+	return id, s.stmts[id]
+}
+
+// execute decides a COM_STMT_EXECUTE: the prepared text with the values it
+// binds (and the long data sent for it) is the statement. When it may run,
+// the held long data goes first, then the command.
+func (s *session) execute(p []byte, seq byte) error {
+	if len(p) < 10 {
+		return protoErr("COM_STMT_EXECUTE of %d bytes", len(p))
+	}
+	id, st := s.stmtID(p)
+	if st == nil { // the upstream answers with its own ERR (unknown statement handler)
+		return s.passOne(p, seq, respResult)
+	}
+	defer st.clearLong()
+	if s.txFailed {
+		_, err := s.afterFailedTx("", seq)
+		return err
+	}
+	params, types, err := decodeParams(p[10:], st.params, st.types, st.long)
+	if err != nil {
+		return err
+	}
+	st.types = types
+	set := s.rules()
+	res := s.analyze(st.text, st.db)
+	stmt := app.Statement{Canonical: canonicalExecute(st.text, params), Display: displayExecute(st.text, params, st.db)}
+	out, refused := s.decideOn(st.db, func() (app.Outcome, *sqlError) { return s.decide(set, res, stmt) })
+	if refused != nil {
+		return s.reply(seq, *refused)
+	}
+	if !out.Forward {
+		return s.deny(out, seq)
+	}
+	for i, v := range st.long {
+		pkt := binary.LittleEndian.AppendUint32([]byte{gm.COM_STMT_SEND_LONG_DATA}, id)
+		pkt = binary.LittleEndian.AppendUint16(pkt, uint16(i))
+		if _, err := writePacket(s.uw, 0, append(pkt, v...)); err != nil {
+			out.Ticket.Settle(false)
+			return err
+		}
+	}
+	if err := s.forward(p, seq); err != nil {
+		out.Ticket.Settle(false)
+		return err
+	}
+	a, err := s.relay(respResult, s.cw)
+	out.Ticket.Settle(err == nil && a.accepted())
+	return err
+}
+
+// decideOn runs decide with db as the database of the fingerprint (a
+// prepared statement's names resolve where it was prepared).
+func (s *session) decideOn(db string, decide func() (app.Outcome, *sqlError)) (app.Outcome, *sqlError) {
+	cur := s.database
+	s.database = db
+	defer func() { s.database = cur }()
+	return decide()
+}
+
+// longData holds a COM_STMT_SEND_LONG_DATA value (no answer is sent) until
+// the statement's next COM_STMT_EXECUTE, which it becomes part of; its
+// bytes count against the held-payload budget.
+func (s *session) longData(p []byte) error {
+	if len(p) < 7 {
+		return protoErr("COM_STMT_SEND_LONG_DATA of %d bytes", len(p))
+	}
+	_, st := s.stmtID(p)
+	param := int(binary.LittleEndian.Uint16(p[5:]))
+	if st == nil || param >= st.params {
+		return s.forward(p, 0) // the upstream reports it at COM_STMT_EXECUTE
+	}
+	r, err := s.l.Held().Reserve(context.Background(), int64(len(p)))
+	if err != nil {
+		return fmt.Errorf("held-payload budget: %w", err)
+	}
+	if st.long == nil {
+		st.long = map[int][]byte{}
+	}
+	st.long[param] = append(st.long[param], p[7:]...)
+	st.held = append(st.held, r)
+	return nil
+}
+
+// closeStmt forwards a COM_STMT_CLOSE (no answer) and forgets the statement.
+func (s *session) closeStmt(p []byte, seq byte) error {
+	if len(p) < 5 {
+		return protoErr("COM_STMT_CLOSE of %d bytes", len(p))
+	}
+	id, st := s.stmtID(p)
+	if st != nil {
+		st.clearLong()
+		delete(s.stmts, id)
+	}
+	return s.forward(p, seq)
+}
+
+// resetStmt drops the held long data and forwards a COM_STMT_RESET.
+func (s *session) resetStmt(p []byte, seq byte) error {
+	if len(p) < 5 {
+		return protoErr("COM_STMT_RESET of %d bytes", len(p))
+	}
+	if _, st := s.stmtID(p); st != nil {
+		st.clearLong()
+	}
+	return s.passOne(p, seq, respOne)
+}

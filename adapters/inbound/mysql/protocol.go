@@ -1,0 +1,122 @@
+package mysql
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"errors"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/hoophq/sidecar/adapters/inbound/mysql/analyzer"
+	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/tlsconf"
+)
+
+// Protocol is the mysql listener protocol (MySQL and MariaDB). One value
+// serves any number of listeners; it is safe for concurrent use.
+type Protocol struct {
+	log     *slog.Logger
+	cache   *analyzer.Cache
+	threads *threads
+
+	keyOnce sync.Once
+	key     *rsa.PrivateKey
+	keyDER  []byte
+	keyErr  error
+}
+
+// New returns the mysql protocol, logging to log (discarded when nil).
+func New(log *slog.Logger) *Protocol {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Protocol{log: log, cache: analyzer.NewCache(4096), threads: newThreads()}
+}
+
+// Name returns "mysql", the protocol's name in the config file.
+func (p *Protocol) Name() string { return "mysql" }
+
+// Serve accepts MySQL clients on ln and passes each through to the
+// listener's upstream until ctx is cancelled or ln is closed. Then its
+// sessions drain (drain.go, app.Protocol): each closes once it is idle, and
+// those left when l.DrainDeadline is closed are closed then, each with ERR
+// 1053 ER_SERVER_SHUTDOWN.
+func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) error {
+	d := newDrainer()
+	stop := context.AfterFunc(ctx, func() { ln.Close() })
+	defer stop()
+	defer d.start()
+	go func() {
+		<-l.DrainDeadline()
+		d.start()
+		d.expire()
+	}()
+	certs := tlsconf.NewCertLoader(l)
+	delay := 5 * time.Millisecond
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			p.log.Warn("mysql listener: accept failed", "listener", l.Settings().Name, "error", err)
+			time.Sleep(delay)
+			delay = min(2*delay, time.Second)
+			continue
+		}
+		delay = 5 * time.Millisecond
+		go p.handle(conn, l, certs, d)
+	}
+}
+
+// handle runs one client connection to its end.
+func (p *Protocol) handle(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, d *drainer) {
+	defer conn.Close()
+	log := p.log.With("listener", l.Settings().Name, "client", conn.RemoteAddr().String())
+	defer func() {
+		if r := recover(); r != nil {
+			log.Error("mysql connection failed; closed", "panic", r)
+		}
+	}()
+	s, err := p.startup(conn, l, certs, log)
+	if err != nil {
+		var pe *protocolError
+		var done answered
+		if errors.As(err, &pe) {
+			log.Warn("mysql client broke the protocol during login; connection closed", "error", err)
+			if !errors.As(err, &done) {
+				writePacket(conn, 0, errMalformed.with("hoop sidecar: "+pe.msg).encode())
+			}
+		} else if !isClosed(err) {
+			log.Info("mysql connection ended during login", "error", err)
+		}
+		return
+	}
+	if s == nil {
+		return // the upstream refused the login; its ERR reached the client
+	}
+	defer s.up.Close()
+	defer s.client.Close()
+	d.add(s)
+	defer d.remove(s)
+	p.threads.add(s)
+	defer p.threads.remove(s)
+	s.run()
+}
+
+// rsaKey returns the listener's RSA key for caching_sha2_password's full
+// authentication of a plain-TCP client in front of a TLS upstream
+// (auth.go), made once per process.
+func (p *Protocol) rsaKey() (*rsa.PrivateKey, []byte, error) {
+	p.keyOnce.Do(func() {
+		p.key, p.keyErr = rsa.GenerateKey(rand.Reader, 2048)
+		if p.keyErr == nil {
+			p.keyDER, p.keyErr = x509.MarshalPKIXPublicKey(&p.key.PublicKey)
+		}
+	})
+	return p.key, p.keyDER, p.keyErr
+}

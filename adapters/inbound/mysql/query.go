@@ -1,0 +1,185 @@
+package mysql
+
+import (
+	"errors"
+	"strings"
+
+	gm "github.com/go-mysql-org/go-mysql/mysql"
+
+	"github.com/hoophq/sidecar/adapters/inbound/mysql/analyzer"
+	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/domain"
+)
+
+// query decides a COM_QUERY: its text is one unit, every statement of a
+// multi-statement text analysed on its own; if any is held or denied,
+// nothing of the text is forwarded.
+func (s *session) query(p []byte, seq byte) error {
+	sql := string(p[1:])
+	if s.txFailed {
+		if done, err := s.afterFailedTx(sql, seq); done {
+			return err
+		}
+	}
+	set := s.rules()
+	res := s.analyze(sql, s.database)
+	st := app.Statement{Canonical: canonicalQuery(sql), Display: displayQuery(sql, s.database)}
+	out, refused := s.decide(set, res, st)
+	if refused != nil {
+		return s.reply(seq, *refused)
+	}
+	if !out.Forward {
+		return s.deny(out, seq)
+	}
+	for _, x := range res.Statements {
+		if x.Kill != nil { // a held statement has nothing running upstream: end its wait here
+			s.p.threads.interrupt(s.upstreamAddr, x.Kill.ID)
+		}
+	}
+	if err := s.forward(p, seq); err != nil {
+		out.Ticket.Settle(false)
+		return err
+	}
+	a, err := s.relay(respResult, s.cw)
+	out.Ticket.Settle(err == nil && a.accepted())
+	if err == nil && !a.failed {
+		s.follow(res)
+	}
+	return err
+}
+
+// analyze reads sql as the upstream will: with the session's
+// NO_BACKSLASH_ESCAPES (from the server status flags) and its current
+// database.
+func (s *session) analyze(sql, db string) analyzer.Result {
+	m := analyzer.Mode{NoBackslashEscapes: s.status&gm.SERVER_STATUS_NO_BACKSLASH_ESCAPED != 0}
+	return s.p.cache.AnalyzeMode(sql, db, m)
+}
+
+// follow records what a text the upstream ran changed in the session:
+// the current database (USE) and its SQL-level prepared statements
+// (PREPARE, DEALLOCATE).
+func (s *session) follow(res analyzer.Result) {
+	for _, x := range res.Statements {
+		switch {
+		case x.UseDB != "":
+			s.database = x.UseDB
+		case x.Prepare != nil:
+			s.sqlPrepared[strings.ToLower(x.Prepare.Name)] = x.Prepare.Analysis
+		case x.Deallocate != "":
+			delete(s.sqlPrepared, strings.ToLower(x.Deallocate))
+		}
+	}
+}
+
+// decide asks the gate about one unit (a COM_QUERY text or a
+// COM_STMT_EXECUTE) whose statements res holds. A text the parser refused
+// (res.Err) that no rule covers is refused unchecked on a listener with
+// rules: fail closed (docs/mysql-listener.md).
+func (s *session) decide(set *app.ListenerSettings, res analyzer.Result, st app.Statement) (app.Outcome, *sqlError) {
+	parts := make([]domain.Analysis, len(res.Statements))
+	for i, x := range res.Statements {
+		parts[i] = x.Analysis
+		if x.Execute != "" { // EXECUTE name runs what PREPARE name made on this session
+			ran, ok := s.sqlPrepared[strings.ToLower(x.Execute)]
+			if !ok {
+				ran = domain.Analysis{Actions: []string{analyzer.Unknown}}
+			}
+			parts[i] = mergeAnalysis(x.Analysis, ran)
+		}
+	}
+	if res.Err != nil && (errors.Is(res.Err, analyzer.ErrUncheckable) || len(app.Covered(set, parts)) == 0) {
+		s.log.Warn("mysql statement refused: it cannot be checked", "error", res.Err)
+		e := errUncheckable.with("hoop sidecar: this statement cannot be checked, so nothing was run: " + res.Err.Error())
+		if !errors.Is(res.Err, analyzer.ErrUncheckable) {
+			e.Msg += "; add UNKNOWN to an approval rule's actions to have such texts held for a person"
+		}
+		return app.Outcome{}, &e
+	}
+	st.Analysis = app.Deciding(set, parts)
+	return s.check(set, st), nil
+}
+
+// deny answers a command the gate did not forward with its ERR. Inside a
+// transaction the denial fails the transaction the way MySQL's own
+// ER_LOCK_DEADLOCK does: the upstream's transaction is rolled back, and
+// until the client ends it (ROLLBACK or COMMIT) every statement is refused
+// with 1213/40001, so a later COMMIT cannot apply part of what was sent.
+func (s *session) deny(out app.Outcome, seq byte) error {
+	if out.ClientGone {
+		return errClientGone
+	}
+	e := errInterrupted.with("Query execution was interrupted (hoop sidecar: the wait for approval was ended by KILL QUERY; the approval request stays)")
+	if !out.Canceled {
+		e = denialError(out.Denial)
+	}
+	if s.inTransaction() {
+		if err := s.rollbackUpstream(); err != nil {
+			return err
+		}
+		s.txFailed = true
+	}
+	return s.reply(seq, e)
+}
+
+// rollbackUpstream rolls back the upstream's open transaction, answering
+// nothing to the client.
+func (s *session) rollbackUpstream() error {
+	if err := s.forward(append([]byte{3}, "ROLLBACK"...), 0); err != nil {
+		return err
+	}
+	_, err := s.relay(respResult, discard())
+	return err
+}
+
+// afterFailedTx answers a statement sent after a denial inside a
+// transaction: ROLLBACK ends the failed state and is then decided and
+// forwarded as usual (done false), COMMIT ends it with 1213 (nothing was
+// committed), anything else is refused with 1213.
+func (s *session) afterFailedTx(sql string, seq byte) (done bool, err error) {
+	word := strings.ToUpper(firstWord(sql))
+	switch word {
+	case "ROLLBACK":
+		s.txFailed = false
+		return false, nil
+	case "COMMIT":
+		s.txFailed = false
+		return true, s.reply(seq, errTxAborted.with("hoop sidecar: the transaction was rolled back when a statement in it was denied; nothing was committed. Resend the whole transaction"))
+	}
+	return true, s.reply(seq, errTxAborted.with("hoop sidecar: a statement of this transaction was denied, so the transaction was rolled back; send ROLLBACK, then resend the whole transaction"))
+}
+
+// firstWord returns the first word of sql after spaces, comments and
+// semicolons.
+func firstWord(sql string) string {
+	for {
+		sql = strings.TrimLeft(sql, " \t\r\n;")
+		switch {
+		case strings.HasPrefix(sql, "/*") && !strings.HasPrefix(sql, "/*!"):
+			i := strings.Index(sql, "*/")
+			if i < 0 {
+				return ""
+			}
+			sql = sql[i+2:]
+		case strings.HasPrefix(sql, "--"), strings.HasPrefix(sql, "#"):
+			i := strings.IndexByte(sql, '\n')
+			if i < 0 {
+				return ""
+			}
+			sql = sql[i+1:]
+		default:
+			end := strings.IndexFunc(sql, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '_') })
+			if end < 0 {
+				return sql
+			}
+			return sql[:end]
+		}
+	}
+}
+
+// mergeAnalysis returns a with b's actions, targets and functions added.
+func mergeAnalysis(a, b domain.Analysis) domain.Analysis {
+	return domain.Analysis{Actions: append(append([]string(nil), a.Actions...), b.Actions...),
+		Targets:   append(append([]string(nil), a.Targets...), b.Targets...),
+		Functions: append(append([]string(nil), a.Functions...), b.Functions...)}
+}

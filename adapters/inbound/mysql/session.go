@@ -1,0 +1,198 @@
+package mysql
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+
+	gm "github.com/go-mysql-org/go-mysql/mysql"
+
+	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/domain"
+)
+
+// session is one client connection and its upstream connection, after
+// login. MySQL is strictly request/answer: one goroutine reads a command,
+// decides it, forwards it and relays the upstream's answer before it reads
+// the next.
+type session struct {
+	p   *Protocol
+	l   *app.Listener
+	log *slog.Logger
+
+	client net.Conn
+	cr     *bufio.Reader
+	cw     *bufio.Writer
+	up     net.Conn
+	ur     *bufio.Reader
+	uw     *bufio.Writer
+	head   []byte // the relay's reusable packet head
+
+	upstreamAddr           string
+	clientTLS, upstreamTLS bool
+	caps                   uint32 // the flags client and upstream agreed on
+	threadID               uint32 // the upstream's connection id, which the client sees too
+	nonce                  []byte // the upstream's handshake nonce (COM_CHANGE_USER scrambles with it)
+
+	user       string
+	database   string // the current database: handshake, COM_INIT_DB, USE
+	returnMode bool
+	status     uint16 // the server status flags of the upstream's last OK/EOF
+	// txFailed: a statement was denied inside a transaction; the upstream's
+	// transaction was rolled back and statements are refused until ROLLBACK
+	// or COMMIT (query.go).
+	txFailed bool
+	stmts    map[uint32]*prepared
+	lastStmt uint32
+	// sqlPrepared: the analysis of each SQL-level PREPARE name (lower case).
+	sqlPrepared map[string]domain.Analysis
+
+	// Shared with the drainer and other sessions' KILL QUERY, under mu.
+	mu         sync.Mutex
+	busy       bool
+	idleInTx   bool // a transaction was open when the session last went idle
+	draining   bool
+	closed     bool
+	waitCancel context.CancelCauseFunc
+}
+
+func newSession(p *Protocol, l *app.Listener, log *slog.Logger, client, up net.Conn) *session {
+	s := &session{p: p, l: l, log: log, stmts: map[uint32]*prepared{}, sqlPrepared: map[string]domain.Analysis{}}
+	s.setClient(client, bufio.NewReaderSize(client, 32<<10))
+	s.setUpstream(up)
+	return s
+}
+
+// deprecateEOF reports whether result sets end with OK instead of EOF.
+func (s *session) deprecateEOF() bool { return s.caps&gm.CLIENT_DEPRECATE_EOF != 0 }
+
+// inTransaction reports whether the upstream said a transaction is open.
+func (s *session) inTransaction() bool { return s.status&gm.SERVER_STATUS_IN_TRANS != 0 }
+
+// run serves commands until either side ends the session. A command that
+// breaks the protocol ends it with an ERR (ER_MALFORMED_PACKET) and a log
+// line.
+func (s *session) run() {
+	err := s.serve()
+	var pe *protocolError
+	switch {
+	case errors.As(err, &pe):
+		s.log.Warn("mysql client broke the protocol; connection closed", "error", err)
+		writePacket(s.cw, 1, errMalformed.with("hoop sidecar: "+pe.msg).encode())
+		s.cw.Flush()
+	case err != nil && !isClosed(err) && !errors.Is(err, errQuit):
+		s.log.Info("mysql connection ended", "error", err)
+	}
+}
+
+// errQuit ends a session after COM_QUIT.
+var errQuit = errors.New("client sent COM_QUIT")
+
+func (s *session) serve() error {
+	for {
+		if !s.idle() {
+			return nil
+		}
+		p, seq, held, err := s.readCommand()
+		var refused errRefusedAnswered
+		if errors.As(err, &refused) {
+			if refused.err != nil {
+				return refused.err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		err = s.command(p, seq)
+		held.Release()
+		if err != nil {
+			return err
+		}
+		if err := s.cw.Flush(); err != nil {
+			return err
+		}
+	}
+}
+
+// command decides and runs one command packet p (sequence id seq).
+func (s *session) command(p []byte, seq byte) error {
+	switch p[0] {
+	case gm.COM_QUIT:
+		s.forward(p, seq)
+		return errQuit
+	case gm.COM_QUERY:
+		return s.query(p, seq)
+	case gm.COM_INIT_DB:
+		if err := s.forward(p, seq); err != nil {
+			return err
+		}
+		a, err := s.relay(respOne, s.cw)
+		if err == nil && !a.failed {
+			s.database = string(p[1:])
+		}
+		return err
+	case gm.COM_PING, gm.COM_STATISTICS, gm.COM_SET_OPTION, gm.COM_DEBUG:
+		return s.passOne(p, seq, respOne)
+	case gm.COM_RESET_CONNECTION:
+		s.stmts, s.sqlPrepared, s.txFailed = map[uint32]*prepared{}, map[string]domain.Analysis{}, false
+		return s.passOne(p, seq, respOne)
+	case gm.COM_FIELD_LIST:
+		return s.passOne(p, seq, respFields)
+	case gm.COM_STMT_FETCH:
+		return s.passOne(p, seq, respRows)
+	case gm.COM_STMT_PREPARE:
+		return s.prepare(p, seq)
+	case gm.COM_STMT_EXECUTE:
+		return s.execute(p, seq)
+	case gm.COM_STMT_SEND_LONG_DATA:
+		return s.longData(p)
+	case gm.COM_STMT_CLOSE:
+		return s.closeStmt(p, seq)
+	case gm.COM_STMT_RESET:
+		return s.resetStmt(p, seq)
+	case gm.COM_CHANGE_USER:
+		return s.changeUser(p, seq)
+	case gm.COM_PROCESS_KILL:
+		return s.processKill(p, seq)
+	}
+	s.log.Info("mysql command refused: the listener does not relay it", "command", p[0])
+	return s.reply(seq, errUnknownCommand.with("hoop sidecar: this command is not relayed by the listener"))
+}
+
+// passOne forwards p and relays its answer of kind k.
+func (s *session) passOne(p []byte, seq byte, k respKind) error {
+	if err := s.forward(p, seq); err != nil {
+		return err
+	}
+	_, err := s.relay(k, s.cw)
+	return err
+}
+
+// forward sends one command packet to the upstream.
+func (s *session) forward(p []byte, seq byte) error {
+	if _, err := writePacket(s.uw, seq, p); err != nil {
+		return err
+	}
+	return s.uw.Flush()
+}
+
+// reply answers the client's command (sequence id seq) with e.
+func (s *session) reply(seq byte, e sqlError) error {
+	if _, err := writePacket(s.cw, seq+1, e.encode()); err != nil {
+		return err
+	}
+	return s.cw.Flush()
+}
+
+// rules returns the listener's settings for one command: its analysis and
+// its decision use the same rule set even when a reload lands in between.
+func (s *session) rules() *app.ListenerSettings { return s.l.Settings() }
+
+// discard returns a writer for answers the client must not see (the
+// listener's own ROLLBACK).
+func discard() *bufio.Writer { return bufio.NewWriterSize(io.Discard, 16) }

@@ -1,0 +1,181 @@
+package mysql
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	gm "github.com/go-mysql-org/go-mysql/mysql"
+
+	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/internal/tlsconf"
+)
+
+// maxLoginPacket bounds every packet before login (handshake response,
+// auth data): 64 KiB, far more than any auth plugin sends.
+const maxLoginPacket = 64 << 10
+
+// loginTimeout bounds the whole login, so a silent client cannot hold an
+// upstream connection.
+const loginTimeout = 30 * time.Second
+
+// errLoginRefused is a login the upstream refused; its ERR reached the client.
+var errLoginRefused = errors.New("the upstream refused the login")
+
+// startup logs a client in, as itself, on a new upstream connection:
+//
+//  1. connect to the upstream and read its HandshakeV10;
+//  2. send the client a HandshakeV10 with the upstream's thread id, nonce
+//     and auth plugin (so the client's scramble is valid for the upstream
+//     and KILL QUERY ids mean the upstream's threads), and the capability
+//     flags the listener relays (CLIENT_SSL when the listener has `tls:`);
+//  3. read the client's SSLRequest (then TLS) and HandshakeResponse41;
+//  4. send the upstream an SSLRequest when `upstream_tls:` is on, then the
+//     client's response with the agreed flags;
+//  5. relay the auth exchange (auth.go) until the upstream's OK or ERR.
+//
+// The Sidecar never holds a database password. It returns nil, nil when the
+// upstream refused the login (its ERR was relayed).
+func (p *Protocol) startup(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, log *slog.Logger) (*session, error) {
+	set := l.Settings()
+	conn.SetDeadline(time.Now().Add(loginTimeout))
+	ctx, cancel := context.WithTimeout(context.Background(), loginTimeout)
+	defer cancel()
+	d := net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	up, err := d.DialContext(ctx, "tcp", set.Upstream)
+	if err != nil {
+		writePacket(conn, 0, errUnavailable.with("hoop sidecar: cannot reach the upstream database").encode())
+		return nil, fmt.Errorf("dial upstream %s: %w", set.Upstream, err)
+	}
+	s := newSession(p, l, log, conn, up)
+	s.upstreamAddr = set.Upstream
+	ok := false
+	defer func() {
+		if !ok {
+			up.Close()
+		}
+	}()
+	up.SetDeadline(time.Now().Add(loginTimeout))
+	hp, _, err := readPacket(s.ur, maxLoginPacket)
+	if err != nil {
+		return nil, fmt.Errorf("upstream handshake: %w", err)
+	}
+	if len(hp) > 0 && hp[0] == 0xff { // e.g. too many connections: the client gets the server's own ERR
+		writePacket(conn, 0, hp)
+		return nil, nil
+	}
+	hello, err := parseServerHello(hp)
+	if err != nil {
+		return nil, err
+	}
+	tlsCfg, err := serverTLS(set.TLS, certs)
+	if err != nil {
+		writePacket(conn, 0, errUnavailable.with("hoop sidecar: the listener's TLS certificate cannot be loaded").encode())
+		return nil, err
+	}
+	offer := hello.caps & relayedCaps
+	if tlsCfg != nil {
+		offer |= gm.CLIENT_SSL
+	}
+	if _, err := writePacket(s.cw, 0, hello.encode(offer)); err != nil {
+		return nil, err
+	}
+	if err := s.cw.Flush(); err != nil {
+		return nil, err
+	}
+	cp, cseq, err := readPacket(s.cr, maxLoginPacket)
+	if err != nil {
+		return nil, err
+	}
+	if len(cp) == sslRequestLen && tlsCfg != nil && leUint32(cp)&gm.CLIENT_SSL != 0 {
+		tc, r, err := upgradeClient(conn, s.cr, tlsCfg)
+		if err != nil {
+			return nil, fmt.Errorf("client TLS handshake: %w", err)
+		}
+		s.setClient(tc, r)
+		s.clientTLS = true
+		if cp, cseq, err = readPacket(s.cr, maxLoginPacket); err != nil {
+			return nil, err
+		}
+	}
+	ch, err := parseClientHello(cp)
+	if len(cp) == sslRequestLen && leUint32(cp)&gm.CLIENT_SSL != 0 {
+		err = protoErr("the client asked for TLS, and this listener has no tls certificate")
+	}
+	if err != nil {
+		writePacket(s.cw, cseq+1, errMalformed.with("hoop sidecar: "+err.Error()).encode())
+		s.cw.Flush()
+		return nil, answered{err}
+	}
+	s.caps = ch.caps & offer &^ gm.CLIENT_SSL
+	s.user, s.database = ch.user, ch.database
+	s.returnMode = domain.WantsReturnMode(ch.attributes["program_name"])
+	s.threadID, s.nonce = hello.threadID, hello.nonce
+	upSeq := byte(1)
+	if set.UpstreamTLS.Enabled {
+		if hello.caps&gm.CLIENT_SSL == 0 {
+			writePacket(s.cw, cseq+1, errUnavailable.with("hoop sidecar: the upstream does not offer TLS and the listener requires it (upstream_tls)").encode())
+			s.cw.Flush()
+			return nil, fmt.Errorf("upstream %s offers no TLS", set.Upstream)
+		}
+		tc, err := upgradeUpstream(ctx, up, s.ur, set.Upstream, set.UpstreamTLS,
+			sslRequest(s.caps, ch.maxPacket, ch.charset), upSeq)
+		if err != nil {
+			writePacket(s.cw, cseq+1, errUnavailable.with("hoop sidecar: TLS to the upstream failed").encode())
+			s.cw.Flush()
+			return nil, err
+		}
+		s.setUpstream(tc)
+		s.upstreamTLS = true
+		upSeq++
+	}
+	upCaps := s.caps
+	if s.upstreamTLS {
+		upCaps |= gm.CLIENT_SSL
+	}
+	if _, err := writePacket(s.uw, upSeq, ch.encode(upCaps)); err != nil {
+		return nil, err
+	}
+	a := &authExchange{s: s, cseq: cseq + 1, useq: upSeq + 1, nonce: hello.nonce, plugin: ch.plugin}
+	if hello.plugin != "" && ch.plugin == "" {
+		a.plugin = hello.plugin
+	}
+	status, err := a.run()
+	if errors.Is(err, errLoginRefused) {
+		log.Info("mysql login refused by the upstream", "user", ch.user)
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.status = status
+	conn.SetDeadline(time.Time{})
+	s.client.SetDeadline(time.Time{})
+	s.up.SetDeadline(time.Time{})
+	ok = true
+	return s, nil
+}
+
+func leUint32(b []byte) uint32 {
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
+
+// setClient replaces the client connection (after TLS).
+func (s *session) setClient(c net.Conn, r *bufio.Reader) {
+	s.client, s.cr, s.cw = c, r, bufio.NewWriterSize(c, 32<<10)
+}
+
+// setUpstream replaces the upstream connection (after TLS).
+func (s *session) setUpstream(c net.Conn) {
+	s.up, s.ur, s.uw = c, bufio.NewReaderSize(c, 32<<10), bufio.NewWriterSize(c, 32<<10)
+}
+
+// answered is a login error the client already got its ERR for.
+type answered struct{ error }
+
+func (a answered) Unwrap() error { return a.error }

@@ -1,0 +1,98 @@
+package mysql
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/domain"
+)
+
+// errClientGone ends a session whose client hung up while a statement of it
+// waited for approval: nothing of it is forwarded.
+var errClientGone = errors.New("the client hung up while its statement waited for approval")
+
+// check asks the gate about st with set, the settings read once for the
+// command. The login user is the identity and the current database is part
+// of the fingerprint: an approval is for one database. While the gate holds
+// the statement (wait mode) the client connection is watched: a hang-up
+// ends the wait (Outcome.ClientGone), and so does a KILL QUERY of this
+// connection sent through the listener (Outcome.Canceled, threads.go).
+func (s *session) check(set *app.ListenerSettings, st app.Statement) app.Outcome {
+	st.Identity, st.Client, st.ReturnMode = s.user, s.client.RemoteAddr().String(), s.returnMode
+	st.IdentityValues = map[string][]string{"database": {s.database}}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	s.mu.Lock()
+	s.waitCancel = cancel
+	s.mu.Unlock()
+	var stopWatch func()
+	st.OnWait = func(id string) {
+		s.log.Info("mysql statement waits for approval", "approval_id", id)
+		stopWatch = s.watchHangup(cancel)
+	}
+	out := s.l.CheckWith(ctx, set, st)
+	if stopWatch != nil {
+		stopWatch()
+	}
+	s.mu.Lock()
+	s.waitCancel = nil
+	s.mu.Unlock()
+	if out.Denial != nil && out.Denial.Kind == domain.DeniedShutdown {
+		s.mu.Lock()
+		s.draining = true // the session ends after this answer
+		s.mu.Unlock()
+	}
+	return out
+}
+
+// interrupt ends the wait of a held statement, if any, with cause.
+func (s *session) interrupt(cause error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.waitCancel != nil {
+		s.waitCancel(cause)
+	}
+}
+
+// hangupPoll is the deadline that stops a hang-up watch.
+var hangupPoll = time.Unix(1, 0)
+
+// watchHangup watches the client connection while the gate holds a
+// statement: the session's reader is idle then, so a goroutine peeks at it.
+// Bytes the client sends meanwhile stay buffered for the session; an end of
+// the connection cancels the wait with app.ErrClientGone. stop ends the
+// watch and returns once the reader is the session's again.
+func (s *session) watchHangup(cancel context.CancelCauseFunc) (stop func()) {
+	done := make(chan struct{})
+	var stopping atomic.Bool
+	go func() {
+		defer close(done)
+		for !stopping.Load() {
+			n := s.cr.Buffered()
+			if n >= s.cr.Size() {
+				return
+			}
+			_, err := s.cr.Peek(n + 1)
+			switch {
+			case err == nil:
+			case stopping.Load(), errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, bufio.ErrBufferFull):
+				return
+			default:
+				s.log.Info("mysql client hung up while its statement waited for approval", "error", err)
+				cancel(app.ErrClientGone)
+				return
+			}
+		}
+	}()
+	return func() {
+		stopping.Store(true)
+		s.client.SetReadDeadline(hangupPoll)
+		<-done
+		s.client.SetReadDeadline(time.Time{})
+	}
+}
