@@ -23,8 +23,16 @@ type Statement struct {
 	// Canonical is the protocol's canonical bytes of the statement, with its
 	// parameters (what the fingerprint covers).
 	Canonical []byte
-	// Display is a readable rendering for the approver.
+	// Display is a readable rendering for the approver. It is used when
+	// Render is nil.
 	Display string
+	// Render, when set, produces Display on demand: the gate calls it at
+	// most once per Check, and only when the text is needed (a statement
+	// filed with the Control Plane, a denial or approval recorded in the
+	// audit trail, an allow recorded by an audit sink that keeps allows).
+	// A plain allow with no audit of allows never renders. It runs on the
+	// caller's goroutine, before Check returns; it must not block.
+	Render func() string
 	// Analysis is what the protocol's analyzer read from the statement.
 	Analysis domain.Analysis
 	// ReturnMode is true when the client asked for return mode on this
@@ -102,13 +110,18 @@ func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Out
 		ev = Evaluate(s, st.Analysis)
 	}
 	audit := ports.AuditEvent{Time: g.Clock.Now().UTC(), Listener: s.Name, Protocol: s.Protocol, Client: st.Client,
-		Identity: st.Identity, Statement: truncate(st.Display, 2048)}
-	switch ev.Verdict {
-	case domain.VerdictAllow:
+		Identity: st.Identity}
+	if ev.Verdict == domain.VerdictAllow {
 		audit.Decision = "allow"
+		if g.recordsAllows() {
+			audit.Statement = truncate(st.text(), 2048)
+		}
 		g.record(audit)
 		return Outcome{Forward: true}
-	case domain.VerdictPolicy:
+	}
+	shown := st.text() // rendered once: the audit lines and the filed approval share it
+	audit.Statement = truncate(shown, 2048)
+	if ev.Verdict == domain.VerdictPolicy {
 		audit.Decision, audit.Rule = "deny_policy", ev.Policy.Name
 		g.record(audit)
 		return Outcome{Denial: &domain.Denial{Kind: domain.DeniedByPolicy, Rule: ev.Policy.Name,
@@ -122,7 +135,7 @@ func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Out
 		return g.unavailable(audit, rule.Name, ErrNoControlPlane)
 	}
 	filed, err := g.CP.File(ctx, ports.FileRequest{Fingerprint: fp, ListenerName: s.Name, ApprovalRule: rule.Name,
-		Statement: st.Display, Protocol: s.Protocol, ClientIdentity: st.Identity, TimeLimit: rule.TimeLimit})
+		Statement: shown, Protocol: s.Protocol, ClientIdentity: st.Identity, TimeLimit: rule.TimeLimit})
 	if ctx.Err() != nil {
 		return g.ended(ctx, audit, rule.Name, filed.Approval)
 	}
@@ -278,6 +291,28 @@ func agentCause(err error) string {
 		return "no answer in time"
 	}
 	return ports.ErrUnavailable.Error()
+}
+
+// text is the statement's rendering for the approver: Render's result when
+// set, else Display.
+func (st *Statement) text() string {
+	if st.Render != nil {
+		return st.Render()
+	}
+	return st.Display
+}
+
+// recordsAllows reports whether the audit sink keeps plain allows (and so
+// their statement text): false without a sink or when the sink says it
+// skips them (ports.AllowSkipper).
+func (g *Gate) recordsAllows() bool {
+	if g.Audit == nil {
+		return false
+	}
+	if sk, ok := g.Audit.(ports.AllowSkipper); ok {
+		return !sk.SkipsAllows()
+	}
+	return true
 }
 
 func (g *Gate) record(e ports.AuditEvent) {

@@ -31,6 +31,15 @@ type AuditSink interface {
 	Record(e AuditEvent)
 }
 
+// AllowSkipper is implemented by an AuditSink that may keep no plain
+// allows (audit.skip_allows, or no audit trail at all). When SkipsAllows
+// returns true the gate does not render an allowed statement's text for the
+// sink (the event it records then has an empty Statement). A sink that does
+// not implement it is assumed to keep allows.
+type AllowSkipper interface {
+	SkipsAllows() bool
+}
+
 // Clock is the time source (a fake in tests).
 type Clock interface {
 	Now() time.Time

@@ -83,7 +83,7 @@ func (r *request) statement(ctx context.Context, s *app.ListenerSettings) app.St
 	return app.Statement{
 		IdentityValues: app.IdentityValues(r.md.Get, s.IdentityKeys),
 		Canonical:      r.canonical(),
-		Display:        r.display(),
+		Render:         r.display,
 		Analysis:       analysis(r.method),
 		ReturnMode:     app.WantsReturnModeHeader(r.md.Get),
 		Client:         clientAddr(ctx),

@@ -76,7 +76,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	out := h.l.CheckWith(r.Context(), s, app.Statement{
 		IdentityValues: app.IdentityValues(r.Header.Values, s.IdentityKeys),
 		Canonical:      canonicalIf(held, r, body),
-		Display:        display(r, body),
+		Render:         func() string { return display(r, body) },
 		Analysis:       an,
 		ReturnMode:     app.WantsReturnModeHeader(r.Header.Values),
 		Client:         r.RemoteAddr,

@@ -224,7 +224,7 @@ func (rc *relayConn) decide(h string, s *app.ListenerSettings) *decided {
 	}
 	d.st = app.Statement{
 		IdentityValues: app.IdentityValues(d.r.Header.Values, s.IdentityKeys),
-		Display:        display(d.r, nil),
+		Render:         func() string { return display(d.r, nil) },
 		Analysis:       d.an,
 		ReturnMode:     app.WantsReturnModeHeader(d.r.Header.Values),
 		Client:         rc.remote,

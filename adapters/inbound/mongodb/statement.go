@@ -13,5 +13,5 @@ import (
 // command.DefaultDisplayLimit) and the analysis (actions, db.collection
 // targets). check (wait.go) adds the identity, the client and return mode.
 func statement(cmd *command.Command) app.Statement {
-	return app.Statement{Canonical: cmd.Canonical, Display: cmd.Display(0), Analysis: cmd.Analysis}
+	return app.Statement{Canonical: cmd.Canonical, Render: func() string { return cmd.Display(0) }, Analysis: cmd.Analysis}
 }

@@ -78,7 +78,7 @@ func (s *session) execute(p []byte, seq byte) error {
 	st.types = types
 	set := s.rules()
 	res := s.analyze(st.text, st.db)
-	stmt := app.Statement{Canonical: canonicalExecute(st.text, params), Display: displayExecute(st.text, params, st.db)}
+	stmt := app.Statement{Canonical: canonicalExecute(st.text, params), Render: func() string { return displayExecute(st.text, params, st.db) }}
 	out, refused := s.decideOn(st.db, func() (app.Outcome, *sqlError) { return s.decide(set, res, stmt) })
 	if refused != nil {
 		return s.reply(seq, *refused)

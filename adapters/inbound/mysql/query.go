@@ -23,7 +23,8 @@ func (s *session) query(p []byte, seq byte) error {
 	}
 	set := s.rules()
 	res := s.analyze(sql, s.database)
-	st := app.Statement{Canonical: canonicalQuery(sql), Display: displayQuery(sql, s.database)}
+	db := s.database
+	st := app.Statement{Canonical: canonicalQuery(sql), Render: func() string { return displayQuery(sql, db) }}
 	out, refused := s.decide(set, res, st)
 	if refused != nil {
 		return s.reply(seq, *refused)

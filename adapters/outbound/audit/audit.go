@@ -146,6 +146,10 @@ func (w *Writer) Record(e ports.AuditEvent) {
 	}
 }
 
+// SkipsAllows reports whether plain allows are left out (Options.SkipAllows;
+// ports.AllowSkipper): the gate then does not render their statements.
+func (w *Writer) SkipsAllows() bool { return w.skipAllows }
+
 // Dropped returns how many allow lines were dropped because the queue was
 // full.
 func (w *Writer) Dropped() uint64 { return w.dropped.Load() }
@@ -254,3 +258,4 @@ type discard struct{}
 
 func (discard) Record(ports.AuditEvent) {}
 func (discard) Close() error            { return nil }
+func (discard) SkipsAllows() bool       { return true }
