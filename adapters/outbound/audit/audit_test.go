@@ -331,6 +331,28 @@ func TestSkipAllows(t *testing.T) {
 	w.Close()
 }
 
+// TestSkipsAllows: the gate asks the sink whether allows are kept
+// (ports.AllowSkipper) before it renders an allowed statement's text.
+func TestSkipsAllows(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		sink ports.AuditSink
+		want bool
+	}{
+		{"skip_allows", NewWriter(io.Discard, Options{SkipAllows: true}), true},
+		{"default", NewWriter(io.Discard, Options{}), false},
+		{"Discard", Discard, true},
+	} {
+		sk, ok := c.sink.(ports.AllowSkipper)
+		if !ok || sk.SkipsAllows() != c.want {
+			t.Errorf("%s: AllowSkipper %v, SkipsAllows want %v", c.name, ok, c.want)
+		}
+		if cl, ok := c.sink.(Sink); ok {
+			cl.Close()
+		}
+	}
+}
+
 // BenchmarkRecordAllow is the cost of an allow on the statement's path.
 func BenchmarkRecordAllow(b *testing.B) {
 	w := NewWriter(io.Discard, Options{})
