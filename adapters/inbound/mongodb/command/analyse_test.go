@@ -54,8 +54,15 @@ func TestAnalysis(t *testing.T) {
 			actions: "AGGREGATE,SERVER_JS", targets: "test.t", functions: "$accumulator"},
 		{name: "database aggregate", body: `{"aggregate": 1, "pipeline": [{"$currentOp": {}}], "cursor": {}, "$db": "admin"}`,
 			actions: "AGGREGATE", targets: "admin"},
-		{name: "explain does not write", body: `{"explain": {"aggregate": "t", "pipeline": [{"$out": "t2"}, {"$match": {"$where": "1"}}]}, "$db": "test"}`,
-			actions: "EXPLAIN,SERVER_JS", targets: "test.t,test.t2", functions: "$out,$where"},
+		// Servers 3.6 and 4.0 run the $out of an explained aggregate at
+		// executionStats verbosity (SERVER-38063; 4.2 refuses it): the
+		// explain is held as the aggregate would be.
+		{name: "explain of an aggregate with $out writes", body: `{"explain": {"aggregate": "t", "pipeline": [{"$match": {"$where": "1"}}, {"$out": "t2"}]}, "verbosity": "executionStats", "$db": "test"}`,
+			actions: "EXPLAIN,SERVER_JS,AGGREGATE_WRITE", targets: "test.t,test.t2", functions: "$where,$out", write: true},
+		{name: "explain of $merge nested in a $facet writes", body: `{"explain": {"aggregate": "t", "pipeline": [{"$facet": {"a": [{"$merge": {"into": "m"}}]}}]}, "$db": "test"}`,
+			actions: "EXPLAIN,AGGREGATE_WRITE", targets: "test.t,test.m", functions: "$merge", write: true},
+		{name: "explain of a delete does not write", body: `{"explain": {"delete": "t", "deletes": [{"q": {}, "limit": 0}]}, "verbosity": "executionStats", "$db": "test"}`,
+			actions: "EXPLAIN", targets: "test.t"},
 		{name: "mapReduce to a collection", body: `{"mapReduce": "t", "map": {"$code": "function(){}"}, "reduce": {"$code": "function(){}"}, "out": {"merge": "r", "db": "o"}, "$db": "test"}`,
 			actions: "MAP_REDUCE,SERVER_JS", targets: "test.t,o.r", write: true},
 		{name: "mapReduce inline reads", body: `{"mapreduce": "t", "map": "function(){}", "reduce": "function(){}", "out": {"inline": 1}, "$db": "test"}`,

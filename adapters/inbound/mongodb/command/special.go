@@ -205,8 +205,10 @@ func (r *reading) mapReduceOut(out bsoncore.Value) {
 }
 
 // explain adds what the explained command reads: its targets, functions
-// and SERVER_JS (explain runs the query plan, $where included), never its
-// write actions (explain does not write).
+// and SERVER_JS (explain runs the query plan, $where included), and
+// AGGREGATE_WRITE for an aggregate with $out or $merge (servers 3.6 and
+// 4.0 write at executionStats verbosity, SERVER-38063), never its other
+// write actions (explain of update, delete, findAndModify does not write).
 func (r *reading) explain(inner bsoncore.Document) {
 	first, err := inner.IndexErr(0)
 	if err != nil {
@@ -226,8 +228,12 @@ func (r *reading) explain(inner bsoncore.Document) {
 		r.function(f)
 	}
 	for _, a := range ir.actions.items {
-		if a == ActionServerJS {
+		switch a {
+		case ActionServerJS:
 			r.action(a)
+		case ActionAggregateWrite:
+			r.action(a)
+			r.c.Write = true
 		}
 	}
 }
