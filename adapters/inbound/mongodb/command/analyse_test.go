@@ -271,6 +271,17 @@ func TestFromQuery(t *testing.T) {
 	if string(c.Canonical) != string(msgForm.Canonical) {
 		t.Fatalf("OP_QUERY and OP_MSG forms of a command differ:\n%s\n%s", c.Display(0), msgForm.Display(0))
 	}
+	// The namespace names the database: a $db that disagrees must not
+	// move the target (servers refuse $db in OP_QUERY, error 40621).
+	if c, err := FromQuery(q("prod.$cmd", `{"delete": "t", "deletes": [{"q": {}, "limit": 0}], "$db": "test"}`)); c != nil || err == nil {
+		t.Fatalf("an OP_QUERY with $db: %+v, %v", c, err)
+	}
+	// Servers unwrap $query once: a "query" inside it is the command's
+	// name, not a second wrapper hiding what runs.
+	c, err = FromQuery(q("test.$cmd", `{"$query": {"query": {"find": "t"}, "delete": "t"}}`))
+	if err != nil || c.Name != "query" || join(c.Analysis.Actions) != "UNKNOWN" {
+		t.Fatalf("a wrapper inside $query: %+v, %v", c, err)
+	}
 	if c, err := FromQuery(q("test.t", `{"a": 1}`)); c != nil || err == nil {
 		t.Fatalf("a non-command OP_QUERY: %+v, %v", c, err)
 	}
