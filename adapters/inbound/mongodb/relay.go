@@ -112,8 +112,8 @@ func (s *session) unasked(responseTo int32) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, id := range s.noReply {
-		if id == responseTo && i < s.noReplyNext {
-			s.noReply[i] = 0
+		if id == responseTo && s.noReplySet[i] {
+			s.noReplySet[i] = false
 			return true
 		}
 	}

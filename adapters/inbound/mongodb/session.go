@@ -44,9 +44,10 @@ type session struct {
 	helloSeen   bool
 	pending     map[int32]*pending // requests whose reply the relay inspects, by requestID
 	noReply     [32]int32          // requestIDs of the last moreToCome requests forwarded (relay drops answers to them)
+	noReplySet  [32]bool           // which noReply slots hold an id (0 is a valid requestID)
 	noReplyNext int
-	busy        bool               // a client message is being decided
-	owed        bool               // a forwarded request's reply has not begun
+	busy        bool // a client message is being decided
+	owed        bool // a forwarded request's reply has not begun
 	draining    bool
 	terminated  bool
 }
@@ -245,8 +246,17 @@ func (s *session) forward(raw []byte, hdr wire.Header, p *pending, moreToCome bo
 	}
 	if !moreToCome {
 		s.owed = true
+		// A client may reuse a requestID (some send 0 every time): an
+		// answer to this id is this request's from now on, not one to an
+		// earlier moreToCome request of the same id (servers send none).
+		for i, id := range s.noReply {
+			if id == hdr.RequestID {
+				s.noReplySet[i] = false
+			}
+		}
 	} else {
 		s.noReply[s.noReplyNext%len(s.noReply)] = hdr.RequestID
+		s.noReplySet[s.noReplyNext%len(s.noReply)] = true
 		s.noReplyNext++
 	}
 	s.mu.Unlock()
