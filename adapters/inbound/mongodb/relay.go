@@ -164,7 +164,7 @@ func (s *session) inspect(p *pending, msg []byte) {
 		if sa, ok := body.Lookup("speculativeAuthenticate").DocumentOK(); ok && p.auth != nil {
 			// X.509 finishes in the hello; SCRAM finishes with saslContinue.
 			if done, _ := sa.Lookup("done").BooleanOK(); done || p.auth.Mechanism == "MONGODB-X509" {
-				s.confirmUser(true)
+				s.confirmUser(true, p.user)
 			}
 		}
 		return
@@ -174,22 +174,25 @@ func (s *session) inspect(p *pending, msg []byte) {
 		done, _ := body.Lookup("done").BooleanOK()
 		switch {
 		case !ok:
-			s.confirmUser(false)
+			s.confirmUser(false, p.user)
 		case done || p.auth.Command == "authenticate":
-			s.confirmUser(true)
+			s.confirmUser(true, p.user)
 		}
 	}
 }
 
-// confirmUser makes the user an authentication claimed the session's
-// identity (ok) or forgets it (the upstream refused it).
-func (s *session) confirmUser(ok bool) {
+// confirmUser makes user, the one the answered step's conversation
+// claimed, the session's identity (ok) or forgets that claim (the upstream
+// refused it). A claim made since by another conversation stays pending.
+func (s *session) confirmUser(ok bool, user string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if ok && s.pendingUser != "" {
-		s.user = s.pendingUser
+	if ok && user != "" {
+		s.user = user
 	}
-	s.pendingUser = ""
+	if s.pendingUser == user {
+		s.pendingUser = ""
+	}
 }
 
 // replyBody returns the command reply document of an OP_MSG or OP_REPLY

@@ -56,6 +56,7 @@ type session struct {
 type pending struct {
 	hello   bool          // read maxMessageSizeBytes (and speculative authentication)
 	auth    *command.Auth // confirm the user on success
+	user    string        // the user the conversation claimed when this step was sent
 	ticket  *app.Ticket   // spend_approval_on: accepted: settle on the reply
 	swallow chan struct{} // the listener's own request: drop the reply, close when read
 }
@@ -198,12 +199,12 @@ func (s *session) decide(raw []byte, hdr wire.Header, cmd *command.Command, lega
 		s.mu.Unlock()
 		p.hello = true
 		if cmd.Auth != nil {
-			s.noteAuth(cmd.Auth)
+			p.user = s.noteAuth(cmd.Auth)
 			p.auth = cmd.Auth
 		}
 		return s.forward(raw, hdr, &p, moreToCome)
 	case cmd.Auth != nil:
-		s.noteAuth(cmd.Auth)
+		p.user = s.noteAuth(cmd.Auth)
 		p.auth = cmd.Auth
 		return s.forward(raw, hdr, &p, moreToCome)
 	case cmd.Continuation:
@@ -280,15 +281,18 @@ func (s *session) reply(hdr wire.Header, legacy bool, doc bsoncore.Document) err
 	return err
 }
 
-// noteAuth records the user an authentication step claims; the relay
-// makes it the session's identity once the upstream says it succeeded.
-func (s *session) noteAuth(a *command.Auth) {
-	if a.User == "" {
-		return
-	}
+// noteAuth records the user an authentication step claims and returns
+// the user of the conversation the step belongs to (a saslContinue claims
+// none: its saslStart's). The relay makes that user, bound to the step, the
+// session's identity once the upstream says the step succeeded, so a
+// later, pipelined saslStart cannot lend its claim to an earlier login.
+func (s *session) noteAuth(a *command.Auth) string {
 	s.mu.Lock()
-	s.pendingUser = a.User
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	if a.User != "" {
+		s.pendingUser = a.User
+	}
+	return s.pendingUser
 }
 
 // identity is the authenticated user ("" before login).
