@@ -53,9 +53,11 @@ func (s *session) relay() {
 		if p != nil && int(hdr.Length) > s.max() {
 			// Read whole only up to maxMessageSizeBytes; a larger answer to
 			// a hello, an authentication step or a settling command is
-			// streamed unread (and its approval given back).
+			// streamed unread. Its command's outcome is then unknown: the
+			// approval is spent, never given back (a resend would run the
+			// command a second time).
 			if p.ticket != nil {
-				p.ticket.Settle(false)
+				p.ticket.Settle(true)
 			}
 			if p.swallow != nil {
 				close(p.swallow)
@@ -152,7 +154,9 @@ func (s *session) inspect(p *pending, msg []byte) {
 	if p.ticket != nil {
 		// spend_approval_on: accepted: ok: 1 without writeErrors spends the
 		// approval (EXECUTED); anything else gives it back (APPROVED).
-		p.ticket.Settle(body != nil && accepted(body))
+		// An unreadable answer leaves the outcome unknown: spend, never
+		// give back (a resend would run the command a second time).
+		p.ticket.Settle(body == nil || accepted(body))
 	}
 	if body == nil {
 		return
