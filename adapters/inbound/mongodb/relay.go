@@ -129,6 +129,11 @@ func (s *session) replied(responseTo int32) *pending {
 	defer s.mu.Unlock()
 	p := s.pending[responseTo]
 	delete(s.pending, responseTo)
+	if n := s.outstanding[responseTo]; n > 1 {
+		s.outstanding[responseTo] = n - 1
+	} else {
+		delete(s.outstanding, responseTo)
+	}
 	if p == nil || p.swallow == nil {
 		s.owed = false
 	}

@@ -46,6 +46,7 @@ type session struct {
 	noReply     [32]int32          // requestIDs of the last moreToCome requests forwarded (relay drops answers to them)
 	noReplySet  [32]bool           // which noReply slots hold an id (0 is a valid requestID)
 	noReplyNext int
+	outstanding map[int32]int // requestIDs forwarded whose reply has not begun, with how many
 	busy        bool // a client message is being decided
 	owed        bool // a forwarded request's reply has not begun
 	draining    bool
@@ -223,6 +224,13 @@ func (s *session) decide(raw []byte, hdr wire.Header, cmd *command.Command, lega
 				out.Ticket.Settle(err == nil)
 				return err
 			}
+			if s.isOutstanding(hdr.RequestID) {
+				// The answer to the earlier request of this id would
+				// settle this approval: refuse; nothing ran, give it back.
+				out.Ticket.Settle(false)
+				return s.reply(hdr, legacy, errorDoc(CodeBadCommand, fmt.Sprintf(
+					"requestID %d is still awaiting the answer to an earlier request; resend this approved command with a new requestID", hdr.RequestID)))
+			}
 			p.ticket = out.Ticket
 			return s.forward(raw, hdr, &p, false)
 		}
@@ -247,6 +255,10 @@ func (s *session) forward(raw []byte, hdr wire.Header, p *pending, moreToCome bo
 	}
 	if !moreToCome {
 		s.owed = true
+		if s.outstanding == nil {
+			s.outstanding = map[int32]int{}
+		}
+		s.outstanding[hdr.RequestID]++
 		// A client may reuse a requestID (some send 0 every time): an
 		// answer to this id is this request's from now on, not one to an
 		// earlier moreToCome request of the same id (servers send none).
@@ -279,6 +291,14 @@ func (s *session) reply(hdr wire.Header, legacy bool, doc bsoncore.Document) err
 	defer s.wmu.Unlock()
 	_, err := s.client.Write(msg)
 	return err
+}
+
+// isOutstanding reports whether a request of this id was forwarded and its
+// reply has not begun.
+func (s *session) isOutstanding(id int32) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.outstanding[id] > 0
 }
 
 // noteAuth records the user an authentication step claims and returns

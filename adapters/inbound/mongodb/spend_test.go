@@ -63,3 +63,48 @@ func spendsOnUnknownOutcome(t *testing.T, answer []byte) {
 		t.Fatalf("approval %s after an unread answer, want %s", st, domain.StatusExecuted)
 	}
 }
+
+// A client that pipelines a command and then an approved write under the
+// same requestID, before the first is answered: the first answer (say, an
+// error) would settle the write's approval and give it back while the write
+// runs, so a resend would run it twice. The listener refuses the write
+// instead (nothing forwarded, approval given back: it did not run).
+func TestApprovedWriteReusingAnOutstandingRequestIDIsRefused(t *testing.T) {
+	cp := fakecp.New(nil)
+	l := spendOnAcceptedListener(t, cp)
+	var out, fwd bytes.Buffer
+	_ = testSession(l, opMsg(1, 0, deleteAll()), &out, &fwd).serve()
+	if err := cp.Decide(cp.Records()[0].ID, domain.StatusApproved, ""); err != nil {
+		t.Fatal(err)
+	}
+	find := opMsg(7, 0, doc(func(b *bsoncore.DocumentBuilder) { b.AppendString("find", "t").AppendString("$db", "test") }))
+	out.Reset()
+	fwd.Reset()
+	_ = testSession(l, append(find, opMsg(7, 0, deleteAll())...), &out, &fwd).serve()
+	if !bytes.Equal(fwd.Bytes(), find) {
+		t.Fatalf("forwarded %d bytes, want only the find (%d)", fwd.Len(), len(find))
+	}
+	if st := cp.Records()[0].Status; st != domain.StatusApproved {
+		t.Fatalf("approval %s, want %s (the delete never ran)", st, domain.StatusApproved)
+	}
+	if rs := replies(t, out.Bytes()); len(rs) != 1 || rs[0].Header.ResponseTo != 7 {
+		t.Fatalf("the client got %d answers, want the refusal of the delete", len(rs))
+	}
+}
+
+func spendOnAcceptedListener(t *testing.T, cp *fakecp.CP) *app.Listener {
+	set := app.ListenerSettings{Name: "mongo", Protocol: "mongodb", Mode: app.ModeReturn, SpendOn: ports.SpendOnAccepted,
+		Approvals: []domain.ApprovalRule{{Name: "destructive", Match: domain.Match{Actions: []string{"DELETE"}}}}}
+	if err := set.Approvals[0].Match.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	return app.NewCore(app.CoreOptions{Sidecar: "test", CP: cp}).Listener(set)
+}
+
+func deleteAll() bsoncore.Document {
+	return doc(func(b *bsoncore.DocumentBuilder) {
+		b.AppendString("delete", "t").AppendArray("deletes", bsoncore.NewArrayBuilder().AppendDocument(
+			doc(func(b *bsoncore.DocumentBuilder) { b.AppendDocument("q", doc(func(*bsoncore.DocumentBuilder) {})).AppendInt32("limit", 0) })).Build()).
+			AppendString("$db", "test")
+	})
+}
