@@ -47,8 +47,8 @@ type session struct {
 	noReplySet  [32]bool           // which noReply slots hold an id (0 is a valid requestID)
 	noReplyNext int
 	outstanding map[int32]int // requestIDs forwarded whose reply has not begun, with how many
-	busy        bool // a client message is being decided
-	owed        bool // a forwarded request's reply has not begun
+	busy        bool          // a client message is being decided
+	owed        bool          // a forwarded request's reply has not begun
 	draining    bool
 	terminated  bool
 }

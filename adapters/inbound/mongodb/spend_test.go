@@ -39,7 +39,9 @@ func spendsOnUnknownOutcome(t *testing.T, answer []byte) {
 	l := app.NewCore(app.CoreOptions{Sidecar: "test", CP: cp}).Listener(set)
 	del := doc(func(b *bsoncore.DocumentBuilder) {
 		b.AppendString("delete", "t").AppendArray("deletes", bsoncore.NewArrayBuilder().AppendDocument(
-			doc(func(b *bsoncore.DocumentBuilder) { b.AppendDocument("q", doc(func(*bsoncore.DocumentBuilder) {})).AppendInt32("limit", 0) })).Build()).
+			doc(func(b *bsoncore.DocumentBuilder) {
+				b.AppendDocument("q", doc(func(*bsoncore.DocumentBuilder) {})).AppendInt32("limit", 0)
+			})).Build()).
 			AppendString("$db", "test")
 	})
 	var out, fwd bytes.Buffer
@@ -104,7 +106,9 @@ func spendOnAcceptedListener(t *testing.T, cp *fakecp.CP) *app.Listener {
 func deleteAll() bsoncore.Document {
 	return doc(func(b *bsoncore.DocumentBuilder) {
 		b.AppendString("delete", "t").AppendArray("deletes", bsoncore.NewArrayBuilder().AppendDocument(
-			doc(func(b *bsoncore.DocumentBuilder) { b.AppendDocument("q", doc(func(*bsoncore.DocumentBuilder) {})).AppendInt32("limit", 0) })).Build()).
+			doc(func(b *bsoncore.DocumentBuilder) {
+				b.AppendDocument("q", doc(func(*bsoncore.DocumentBuilder) {})).AppendInt32("limit", 0)
+			})).Build()).
 			AppendString("$db", "test")
 	})
 }
