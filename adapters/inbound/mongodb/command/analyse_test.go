@@ -61,6 +61,17 @@ func TestAnalysis(t *testing.T) {
 			actions: "EXPLAIN,SERVER_JS,AGGREGATE_WRITE", targets: "test.t,test.t2", functions: "$where,$out", write: true},
 		{name: "explain of $merge nested in a $facet writes", body: `{"explain": {"aggregate": "t", "pipeline": [{"$facet": {"a": [{"$merge": {"into": "m"}}]}}]}, "$db": "test"}`,
 			actions: "EXPLAIN,AGGREGATE_WRITE", targets: "test.t,test.m", functions: "$merge", write: true},
+		// Commands of test builds and old servers that the table leaves
+		// UNKNOWN still say what they do, so a rule on DELETE or INSERT
+		// holds them too.
+		{name: "emptycapped deletes", body: `{"emptycapped": "t", "$db": "test"}`,
+			actions: "UNKNOWN,DELETE", targets: "test.t", write: true},
+		{name: "captrunc deletes", body: `{"captrunc": "t", "n": 1, "$db": "test"}`,
+			actions: "UNKNOWN,DELETE", targets: "test.t", write: true},
+		{name: "godinsert inserts", body: `{"godinsert": "t", "obj": {"a": 1}, "$db": "test"}`,
+			actions: "UNKNOWN,INSERT", targets: "test.t", write: true},
+		{name: "doTxn applies oplog entries", body: `{"doTxn": [{"op": "d", "ns": "test.u", "o": {"_id": 1}}], "txnNumber": 1, "$db": "admin"}`,
+			actions: "UNKNOWN,DELETE", targets: "admin,test.u", write: true},
 		{name: "explain of a delete does not write", body: `{"explain": {"delete": "t", "deletes": [{"q": {}, "limit": 0}]}, "verbosity": "executionStats", "$db": "test"}`,
 			actions: "EXPLAIN", targets: "test.t"},
 		{name: "mapReduce to a collection", body: `{"mapReduce": "t", "map": {"$code": "function(){}"}, "reduce": {"$code": "function(){}"}, "out": {"merge": "r", "db": "o"}, "$db": "test"}`,

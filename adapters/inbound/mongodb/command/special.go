@@ -53,6 +53,15 @@ func (r *reading) special(name string, v bsoncore.Value) {
 		}
 	case "applyops":
 		r.applyOps(c.Body.Lookup("applyOps"), 0)
+	case "dotxn":
+		// doTxn (4.0 test builds): applyOps in a transaction.
+		r.applyOps(v, 0)
+	case "emptycapped", "captrunc":
+		// Test-build commands (enableTestCommands) that delete from a
+		// capped collection; UNKNOWN as well, as the table lacks them.
+		r.action("DELETE")
+	case "godinsert":
+		r.action("INSERT")
 	case "renamecollection":
 		if s, ok := c.Body.Lookup("to").StringValueOK(); ok {
 			r.namespace(s)
