@@ -5,7 +5,7 @@
 // and with testcontainers-go runs the reference Control Plane and the
 // Sidecar as containers on the host's network, config files mounted and the
 // Sidecar token from the environment. Through them: the return-mode loop
-// with psql against PostgreSQL and curl against an HTTP upstream in this
+// with psql against this machine's PostgreSQL and curl against an HTTP upstream in this
 // test process, approved with the CLI inside the Control Plane's container;
 // SIGTERM and the exit within shutdown_grace; JSON log lines. It also runs
 // docker-compose.yml with docker-compose.local.yml (no registry), checks

@@ -17,8 +17,18 @@ import (
 	"github.com/hoophq/sidecar/conformance/harness"
 )
 
-// TestMain stops the containers the harness starts for upstreams.
-func TestMain(m *testing.M) { harness.Main(m) }
+// TestMain stops the containers the harness starts for upstreams. The
+// containerised Sidecar's PostgreSQL upstream is this machine's server (the
+// issue's setup: a Sidecar container in front of the host's database), so
+// the PostgreSQL kind is pinned to harness.Postgres.Local unless the caller
+// names one; conformance/postgres is the suite that runs PostgreSQL itself
+// in a container. The MariaDB test here still goes through the picker.
+func TestMain(m *testing.M) {
+	if os.Getenv(harness.Postgres.URLEnv) == "" {
+		os.Setenv(harness.Postgres.URLEnv, harness.Postgres.Local)
+	}
+	harness.Main(m)
+}
 
 var (
 	setupOnce sync.Once
