@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	gm "github.com/go-mysql-org/go-mysql/mysql"
@@ -74,23 +75,40 @@ func (s *session) follow(res analyzer.Result) {
 
 // decide asks the gate about one unit (a COM_QUERY text or a
 // COM_STMT_EXECUTE) whose statements res holds. A text the parser refused
-// (res.Err) that no rule covers is refused unchecked on a listener with
-// rules: fail closed (docs/mysql-listener.md).
+// (res.Err), or a statement whose SQL the listener cannot see (EXECUTE of a
+// PREPARE … FROM @var, or of a name it never saw prepared: UNKNOWN), that
+// no rule covers is refused unchecked: fail closed (docs/mysql-listener.md).
+// An EXECUTE runs what the PREPARE before it in the same text made, else
+// what the session's last PREPARE of that name made.
 func (s *session) decide(set *app.ListenerSettings, res analyzer.Result, st app.Statement) (app.Outcome, *sqlError) {
 	parts := make([]domain.Analysis, len(res.Statements))
+	inText := map[string]domain.Analysis{}
+	unknown := false
 	for i, x := range res.Statements {
 		parts[i] = x.Analysis
-		if x.Execute != "" { // EXECUTE name runs what PREPARE name made on this session
-			ran, ok := s.sqlPrepared[strings.ToLower(x.Execute)]
+		switch {
+		case x.Prepare != nil:
+			inText[strings.ToLower(x.Prepare.Name)] = x.Prepare.Analysis
+		case x.Execute != "": // EXECUTE name runs what PREPARE name made on this session
+			name := strings.ToLower(x.Execute)
+			ran, ok := inText[name]
+			if !ok {
+				ran, ok = s.sqlPrepared[name]
+			}
 			if !ok {
 				ran = domain.Analysis{Actions: []string{analyzer.Unknown}}
 			}
 			parts[i] = mergeAnalysis(x.Analysis, ran)
 		}
+		unknown = unknown || slices.Contains(parts[i].Actions, analyzer.Unknown)
 	}
-	if res.Err != nil && (errors.Is(res.Err, analyzer.ErrUncheckable) || len(app.Covered(set, parts)) == 0) {
-		s.log.Warn("mysql statement refused: it cannot be checked", "error", res.Err)
-		e := errUncheckable.with("hoop sidecar: this statement cannot be checked, so nothing was run: " + res.Err.Error())
+	if (res.Err != nil || unknown) && (errors.Is(res.Err, analyzer.ErrUncheckable) || len(app.Covered(set, parts)) == 0) {
+		why := "it runs SQL the listener cannot see (EXECUTE of a PREPARE … FROM a variable, or of a name it never saw prepared)"
+		if res.Err != nil {
+			why = res.Err.Error()
+		}
+		s.log.Warn("mysql statement refused: it cannot be checked", "error", why)
+		e := errUncheckable.with("hoop sidecar: this statement cannot be checked, so nothing was run: " + why)
 		if !errors.Is(res.Err, analyzer.ErrUncheckable) {
 			e.Msg += "; add UNKNOWN to an approval rule's actions to have such texts held for a person"
 		}
