@@ -37,6 +37,7 @@ func (s *session) query(p []byte, seq byte) error {
 			s.p.threads.interrupt(s.upstreamAddr, x.Kill.ID)
 		}
 	}
+	s.multiByte = s.multiByte || mayChangeCharset(sql)
 	if err := s.forward(p, seq); err != nil {
 		out.Ticket.Settle(false)
 		return err
@@ -53,7 +54,7 @@ func (s *session) query(p []byte, seq byte) error {
 // NO_BACKSLASH_ESCAPES (from the server status flags) and its current
 // database.
 func (s *session) analyze(sql, db string) analyzer.Result {
-	m := analyzer.Mode{NoBackslashEscapes: s.status&gm.SERVER_STATUS_NO_BACKSLASH_ESCAPED != 0}
+	m := analyzer.Mode{NoBackslashEscapes: s.status&gm.SERVER_STATUS_NO_BACKSLASH_ESCAPED != 0, MultiByte: s.multiByte}
 	return s.p.cache.AnalyzeMode(sql, db, m)
 }
 
