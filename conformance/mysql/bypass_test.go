@@ -3,6 +3,7 @@ package mysqlconf
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
@@ -43,4 +44,28 @@ func TestMultiByteCharsetCannotHideAStatement(t *testing.T) {
 	}
 	try("SET NAMES gbk", c)
 	try("login in gbk", e.conn(addr, "", func(cfg *mysql.Config) { cfg.Collation = "gbk_chinese_ci" }))
+}
+
+// A multi-statement text runs its statements until the first error, so a
+// USE before a failing statement changes the database although the text
+// failed. The approver must see the database a held statement runs on,
+// not the one before the failed text.
+func TestUseInAFailedTextStillMovesTheDatabase(t *testing.T) {
+	e := newEnv(t)
+	addr, _ := e.sidecar(listenerOpts{})
+	other := e.db + "_b"
+	e.direct("CREATE TABLE t (id int)")
+	e.direct("CREATE DATABASE " + other)
+	t.Cleanup(func() { e.adminExec("DROP DATABASE IF EXISTS " + other) })
+	e.direct("CREATE TABLE " + other + ".t (id int)")
+	ctx := context.Background()
+	c := e.conn(addr, "", nil)
+	if _, err := c.ExecContext(ctx, "USE "+other+"; SELECT * FROM no_such_table"); err == nil {
+		t.Fatal("the text with a missing table did not fail")
+	}
+	_, err := c.ExecContext(ctx, "DELETE FROM t")
+	id := heldID(t, err)
+	if r := e.cp.Review(t, id); !strings.Contains(r.Statement, "-- database: "+other) {
+		t.Fatalf("the approver sees the wrong database for a DELETE that runs on %s: %q", other, r.Statement)
+	}
 }

@@ -44,8 +44,11 @@ func (s *session) query(p []byte, seq byte) error {
 	}
 	a, err := s.relay(respResult, s.cw)
 	out.Ticket.Settle(err == nil && a.accepted())
-	if err == nil && !a.failed {
+	switch {
+	case err == nil && !a.failed:
 		s.follow(res)
+	case err == nil:
+		err = s.followFailed(res)
 	}
 	return err
 }
@@ -72,6 +75,31 @@ func (s *session) follow(res analyzer.Result) {
 			delete(s.sqlPrepared, strings.ToLower(x.Deallocate))
 		}
 	}
+}
+
+// followFailed records what a text that ended in an ERR may have changed:
+// the server runs a multi-statement text until its first error, so a USE
+// or PREPARE before it took effect. The current database is asked of the
+// upstream; a PREPARE name carries both its old and its new analysis.
+func (s *session) followFailed(res analyzer.Result) error {
+	use := false
+	for _, x := range res.Statements {
+		switch {
+		case x.UseDB != "":
+			use = true
+		case x.Prepare != nil:
+			name := strings.ToLower(x.Prepare.Name)
+			if old, ok := s.sqlPrepared[name]; ok {
+				s.sqlPrepared[name] = mergeAnalysis(old, x.Prepare.Analysis)
+			} else {
+				s.sqlPrepared[name] = x.Prepare.Analysis
+			}
+		}
+	}
+	if !use {
+		return nil
+	}
+	return s.refreshDatabase()
 }
 
 // decide asks the gate about one unit (a COM_QUERY text or a
