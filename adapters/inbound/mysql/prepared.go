@@ -76,7 +76,6 @@ func (s *session) execute(p []byte, seq byte) error {
 	if err != nil {
 		return err
 	}
-	st.types = types
 	set := s.rules()
 	res := s.analyze(st.text, st.db)
 	stmt := app.Statement{Canonical: canonicalExecute(st.text, params), Display: displayExecute(st.text, params, st.db)}
@@ -87,6 +86,7 @@ func (s *session) execute(p []byte, seq byte) error {
 	if !out.Forward {
 		return s.deny(out, seq)
 	}
+	st.types = types // the server keeps the types of the executes it received
 	for i, v := range st.long {
 		pkt := binary.LittleEndian.AppendUint32([]byte{gm.COM_STMT_SEND_LONG_DATA}, id)
 		pkt = binary.LittleEndian.AppendUint16(pkt, uint16(i))
