@@ -1,7 +1,7 @@
 # hoop Sidecar. `make run` brings up a working setup on this machine; `make test` runs every test.
 GO ?= go
 
-.PHONY: run test fuzz deps build clean help
+.PHONY: run test fuzz deps build image clean help
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -9,6 +9,9 @@ help: ## list the targets
 build: ## build bin/sidecar and bin/controlplane
 	$(GO) build -o bin/sidecar ./cmd/sidecar
 	$(GO) build -o bin/controlplane ./cmd/controlplane
+
+image: ## build the container image here without a registry (Dockerfile.local; docs/container.md) and print its name
+	./scripts/image.sh
 
 run: ## start the reference Control Plane, an example upstream and a Sidecar; print what to try (README: Try it)
 	./scripts/deps.sh run

@@ -1,4 +1,5 @@
-// Command tcprelay is the Go ceiling of bench/http.sh and bench/pgbench.sh:
+// Command tcprelay is the Go ceiling of bench/http.sh, bench/pgbench.sh and
+// bench/mysql.sh:
 // a bare TCP relay, one goroutine per direction copying with io.Copy, no
 // parsing. It prints the address it listens on as its first line of output.
 //

@@ -5,6 +5,7 @@ import (
 
 	grpclistener "github.com/hoophq/sidecar/adapters/inbound/grpc"
 	httplistener "github.com/hoophq/sidecar/adapters/inbound/http"
+	"github.com/hoophq/sidecar/adapters/inbound/mongodb"
 	"github.com/hoophq/sidecar/adapters/inbound/mysql"
 	"github.com/hoophq/sidecar/adapters/inbound/postgres"
 	"github.com/hoophq/sidecar/adapters/outbound/config"
@@ -17,6 +18,7 @@ func protocols(log *slog.Logger) []app.Protocol {
 	return []app.Protocol{
 		grpclistener.New(log),
 		httplistener.New(log),
+		mongodb.New(log),
 		mysql.New(log),
 		postgres.New(log),
 	}

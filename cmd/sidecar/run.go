@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"go.uber.org/dig"
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxevent"
 
@@ -28,9 +29,9 @@ func runCmd() *cobra.Command {
 		Use:   "run --config FILE",
 		Short: "Serve the listeners of a config file",
 		Long: `run loads FILE (--config FILE, -config FILE or a positional FILE), refuses to start on any
-mistake (the same ones validate prints, plus the spec's refusals: an mcp block needs listen and a
-Control Plane), binds every listener and the MCP
-server (a bind failure stops the Sidecar), and serves until SIGINT or SIGTERM.
+mistake that validate prints (e.g. an mcp block without listen or without a control_plane), binds
+every listener and the MCP server (a bind failure stops the Sidecar), and serves until SIGINT or
+SIGTERM.
 
 SIGHUP reloads listeners and rules from FILE without dropping live connections. A reload is all or
 nothing: if an address does not bind or a certificate does not load, nothing changes. A reload never
@@ -72,9 +73,11 @@ func run(path string) error {
 	fxApp := fx.New(
 		fx.WithLogger(func() fxevent.Logger {
 			// fx's own events (provided, invoked, hooks run, with stack
-			// traces) are wiring detail: debug. Its errors stay errors.
+			// traces) are wiring detail: debug. Its errors too: run returns
+			// each one and main prints it as the last line.
 			l := &fxevent.SlogLogger{Logger: log.With("component", "fx")}
 			l.UseLogLevel(slog.LevelDebug)
+			l.UseErrorLevel(slog.LevelDebug)
 			return l
 		}),
 		fx.Supply(f, log, path),
@@ -83,7 +86,11 @@ func run(path string) error {
 		fx.Populate(&sup),
 	)
 	if err := fxApp.Err(); err != nil {
-		return err
+		// dig wraps a constructor's error in the whole dependency chain
+		// (functions, Go files, lines); the user needs the constructor's
+		// own message, e.g. "control_plane: control plane token:
+		// environment variable HOOP_SIDECAR_TOKEN is not set".
+		return dig.RootCause(err)
 	}
 	startCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -18,7 +18,9 @@ func validateCmd() *cobra.Command {
 		Short: "Check a config file and print every mistake with its path",
 		Long: `validate parses FILE (given as --config FILE, -config FILE or a positional FILE) and prints each mistake on its own line as "path: message"
 (for example "listeners[2].listen: is required (host:port)"). It exits 0 when the file is valid
-and 1 otherwise. It does not contact the Control Plane or bind any address.`,
+and 1 otherwise. It does not contact the Control Plane, bind any address or read the files the
+config names (tls and upstream_tls certificates and keys, token_file): run does, and refuses to
+start when one is missing or unreadable.`,
 		Args: cliconfig.Args,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path, err := cliconfig.Path(cmd, flag, args)

@@ -67,11 +67,11 @@ func tokenFrom(cp *config.ControlPlane) string {
 }
 
 // newAudit opens the audit sink (a discarding one without an audit block).
-func newAudit(lc fx.Lifecycle, f *config.File, log *slog.Logger) (ports.AuditSink, error) {
+func newAudit(lc fx.Lifecycle, f *config.File, log *slog.Logger, m *metrics.Prometheus) (ports.AuditSink, error) {
 	if f.Audit == nil {
 		return audit.Discard, nil
 	}
-	w, err := audit.Open(f.Audit.File, log)
+	w, err := audit.Open(f.Audit.File, audit.Options{Log: log, SkipAllows: f.Audit.SkipAllows, OnDrop: m.AuditDropped})
 	if err != nil {
 		return nil, fmt.Errorf("audit.file: %w", err)
 	}

@@ -134,9 +134,16 @@ func TestAdminEndpoints(t *testing.T) {
 		}
 	}
 	// Every decision is one JSON line in the audit file, never with the token.
-	auditLog, err := os.ReadFile(auditPath)
-	if err != nil {
-		t.Fatal(err)
+	// The writer works off the statement's path (within 5 ms): wait for both.
+	var auditLog []byte
+	for until := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var err error
+		if auditLog, err = os.ReadFile(auditPath); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Count(string(auditLog), "\n") >= 2 || time.Now().After(until) {
+			break
+		}
 	}
 	var decisions []string
 	for _, line := range strings.Split(strings.TrimSpace(string(auditLog)), "\n") {

@@ -4,6 +4,9 @@
 // .tools/testbin in the checkout. Everything binds loopback addresses and is stopped by
 // t.Cleanup.
 //
-// Upstreams: an explicit URL in the environment, else the local server this
-// machine runs (docs/postgres-listener.md, "Tests"); see PostgresURL.
+// Upstreams (upstream.go, PickUpstream): an explicit URL in the environment;
+// else a testcontainers-go container when an engine answers and the image is
+// there, in packages whose TestMain is Main (containers.go); else the server
+// this machine runs (docs/container.md, "Tests"). Kinds: Postgres
+// (postgres.go), MariaDB (mariadb.go).
 package harness

@@ -7,36 +7,43 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/url"
-	"os"
 	"testing"
-	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 )
 
-// PostgresURL returns the admin URL of the PostgreSQL server the suites use
-// (docs/postgres-listener.md, "Tests"): HOOP_TEST_POSTGRES_URL from the
-// environment; else the local server (127.0.0.1:5432, trust). It
-// logs which one it used and fails with the ways to get one if none answers.
+// Postgres is the PostgreSQL server kind of PickUpstream (docs/container.md,
+// "Tests"): HOOP_TEST_POSTGRES_URL; else a container of
+// HOOP_TEST_POSTGRES_IMAGE or hoop-test/postgres:15 (built here by
+// scripts/test-images.sh; the official postgres image takes the same
+// settings); else this machine's server (127.0.0.1:5432, trust).
+var Postgres = UpstreamKind{
+	Name:     "PostgreSQL",
+	URLEnv:   "HOOP_TEST_POSTGRES_URL",
+	ImageEnv: "HOOP_TEST_POSTGRES_IMAGE",
+	Image:    "hoop-test/postgres:15",
+	Port:     "5432/tcp",
+	Env:      map[string]string{"POSTGRES_HOST_AUTH_METHOD": "trust"},
+	URL: func(hostport string) string {
+		return "postgres://postgres@" + hostport + "/postgres?sslmode=disable"
+	},
+	Local: "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable",
+	Ping: func(ctx context.Context, u string) error {
+		db, err := sql.Open("pgx", u)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		return db.PingContext(ctx)
+	},
+}
+
+// PostgresURL returns the admin URL of the PostgreSQL server the suites use,
+// picked by PickUpstream (Postgres says the order); it logs which one and
+// fails naming the ways to get one when none answers.
 func PostgresURL(t testing.TB) string {
 	t.Helper()
-	u := os.Getenv("HOOP_TEST_POSTGRES_URL")
-	src := "HOOP_TEST_POSTGRES_URL"
-	if u == "" {
-		u, src = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", "the local PostgreSQL server (127.0.0.1:5432)"
-	}
-	db, err := sql.Open("pgx", u)
-	if err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		err = db.PingContext(ctx)
-		db.Close()
-	}
-	if err != nil {
-		t.Fatalf("no PostgreSQL for the conformance suite (%v). Set HOOP_TEST_POSTGRES_URL, run a Docker engine, or start the local server on 127.0.0.1:5432", err)
-	}
-	t.Logf("PostgreSQL upstream: %s", src)
-	return u
+	return PickUpstream(t, Postgres).URL
 }
 
 // FreshDatabase creates a database with a random name on the PostgresURL

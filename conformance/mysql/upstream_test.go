@@ -17,13 +17,15 @@ type upstream struct {
 	source               string // which of the ways below it came from
 }
 
-// containerMySQL is the hook for a testcontainers-go MySQL 8 container
-// (conformance/harness's shared picker, when it lands): it returns the
-// server's URL, or "" when no Docker engine answers or the image is absent.
+// containerMySQL is the hook for a testcontainers-go container: it returns
+// the server's URL, or "" when no Docker engine answers or the image is
+// absent. TestMain sets it to harness.MariaDBContainerURL
+// (hoop-test/mariadb:10.11, or HOOP_TEST_MARIADB_IMAGE, e.g. mysql:8.0 with
+// a registry; docs/container.md, "Tests").
 var containerMySQL func(t testing.TB) string
 
 // pickUpstream returns the upstream, in this order: HOOP_TEST_MYSQL_URL
-// (mysql://user:password@host:port); a MySQL 8 container (containerMySQL);
+// (mysql://user:password@host:port); a testcontainers-go container (containerMySQL);
 // the local MariaDB (127.0.0.1:3306, root without password). It logs which
 // one it uses and fails naming these ways when none answers.
 func pickUpstream(t testing.TB) upstream {
@@ -37,11 +39,11 @@ func pickUpstream(t testing.TB) upstream {
 	}
 	if containerMySQL != nil {
 		if raw := containerMySQL(t); raw != "" {
-			if u, err := parseUpstream(raw, "a MySQL 8 container (testcontainers-go)"); err == nil && ping(u) == nil {
+			if u, err := parseUpstream(raw, "a testcontainers-go container"); err == nil && ping(u) == nil {
 				return picked(t, u)
 			}
 		}
-		tries = append(tries, "no MySQL container")
+		tries = append(tries, "no MySQL/MariaDB container")
 	}
 	local := upstream{addr: "127.0.0.1:3306", user: "root", source: "the local MariaDB (127.0.0.1:3306, root)"}
 	if err := ping(local); err == nil {
@@ -49,7 +51,7 @@ func pickUpstream(t testing.TB) upstream {
 	} else {
 		tries = append(tries, "127.0.0.1:3306: "+err.Error())
 	}
-	t.Fatalf("no MySQL/MariaDB upstream for the conformance suite (%v). Set HOOP_TEST_MYSQL_URL=mysql://user:password@host:port, run a Docker engine with a MySQL 8 image, or start MariaDB on 127.0.0.1:3306 with root and no password", tries)
+	t.Fatalf("no MySQL/MariaDB upstream for the conformance suite (%v). Set HOOP_TEST_MYSQL_URL=mysql://user:password@host:port, run a Docker engine with the image hoop-test/mariadb:10.11 (scripts/test-images.sh) or HOOP_TEST_MARIADB_IMAGE, or start MariaDB on 127.0.0.1:3306 with root and no password", tries)
 	return upstream{}
 }
 

@@ -27,6 +27,7 @@ const abortSQL = "HOOP SIDECAR DENIED A STATEMENT HERE: the transaction fails as
 func (s *session) endUnit(final bool, trailer []byte) error {
 	msgs := s.pending
 	s.pending, s.pendingSize, s.pendingExecs = nil, 0, 0
+	defer s.reusePending(msgs)
 	b := s.currentBatch()
 	if s.discarding {
 		if !final {
@@ -80,6 +81,17 @@ func (s *session) endUnit(final bool, trailer []byte) error {
 		return s.forward(trailer)
 	}
 	return nil
+}
+
+// reusePending keeps the array of a decided unit's messages for the next
+// unit (a pipeline of Bind/Execute/Sync per transaction would otherwise grow
+// a new one each time), unless it is large or a new unit began meanwhile.
+func (s *session) reusePending(msgs []pendingMsg) {
+	if cap(msgs) == 0 || cap(msgs) > 64 || cap(s.pending) > 0 {
+		return
+	}
+	clear(msgs[:cap(msgs)])
+	s.pending = msgs[:0]
 }
 
 // claimed is an approval claimed for some Executes of a unit.

@@ -49,6 +49,33 @@ func readFrame(r *bufio.Reader) (byte, []byte, error) {
 	return hdr[0], b.Bytes(), nil
 }
 
+// peekFrame returns the next typed message from r without copying it when
+// it fits in r's buffer: frame is then r's own bytes, valid until the next
+// read from r, and the caller must Discard(used) once done with it. A
+// larger message is read into a new slice (used is 0).
+func peekFrame(r *bufio.Reader) (typ byte, frame []byte, used int, err error) {
+	hdr, err := r.Peek(5)
+	if err != nil {
+		if len(hdr) > 0 {
+			err = unexpectedEOF(err)
+		}
+		return 0, nil, 0, err
+	}
+	n := int64(binary.BigEndian.Uint32(hdr[1:]))
+	if n < 4 || n > maxMessage {
+		return 0, nil, 0, protoErr("message %q has an invalid length %d", hdr[0], n)
+	}
+	if 1+n > int64(r.Size()) {
+		typ, frame, err = readFrame(r)
+		return typ, frame, 0, err
+	}
+	frame, err = r.Peek(int(1 + n))
+	if err != nil {
+		return 0, nil, 0, unexpectedEOF(err)
+	}
+	return frame[0], frame, len(frame), nil
+}
+
 // readStartup reads one untyped startup packet (length, then body) and
 // returns its body. PostgreSQL refuses startup packets over 10000 bytes.
 func readStartup(r *bufio.Reader) ([]byte, error) {

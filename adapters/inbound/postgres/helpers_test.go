@@ -43,7 +43,7 @@ func upstreamAddr() string {
 
 // fixture is one listener in front of a fresh database.
 type fixture struct {
-	t    *testing.T
+	t    testing.TB
 	cp   *fakecp.CP
 	addr string // the listener
 	db   string
@@ -84,7 +84,7 @@ var destructive = domain.Match{Actions: []string{"DROP", "TRUNCATE", "DELETE"}}
 
 // newFixture creates a database and starts a listener (return mode by
 // default, rule db-destructive) in front of it.
-func newFixture(t *testing.T, opts ...option) *fixture {
+func newFixture(t testing.TB, opts ...option) *fixture {
 	t.Helper()
 	f := &fixture{t: t, cp: fakecp.New(nil), db: "hoop_pg_" + randomHex(6)}
 	f.set = app.ListenerSettings{Name: "pg", Protocol: "postgres", Upstream: upstreamAddr(), Mode: app.ModeReturn,
@@ -136,7 +136,7 @@ func newFixture(t *testing.T, opts ...option) *fixture {
 	return f
 }
 
-type testWriter struct{ t *testing.T }
+type testWriter struct{ t testing.TB }
 
 func (w testWriter) Write(b []byte) (int, error) {
 	w.t.Log(strings.TrimSpace(string(b)))

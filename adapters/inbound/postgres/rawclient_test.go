@@ -12,7 +12,7 @@ import (
 // rawClient speaks PostgreSQL messages one by one to the listener, for
 // sequences no driver sends.
 type rawClient struct {
-	t  *testing.T
+	t  testing.TB
 	c  net.Conn
 	fe *pgproto3.Frontend
 }

@@ -150,7 +150,9 @@ func (s *session) relay() {
 				return
 			}
 		}
-		typ, frame, err := readFrame(s.ur)
+		// The message is handled in the reader's buffer (no copy): nothing
+		// keeps it past fromUpstream.
+		typ, frame, used, err := peekFrame(s.ur)
 		if err != nil {
 			if !isClosed(err) {
 				s.log.Warn("postgres upstream connection failed", "error", err)
@@ -160,6 +162,7 @@ func (s *session) relay() {
 		if err := s.locked(func() error { return s.fromUpstream(typ, frame) }); err != nil {
 			return
 		}
+		s.ur.Discard(used)
 	}
 }
 

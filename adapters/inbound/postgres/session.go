@@ -34,8 +34,12 @@ type session struct {
 	user         string
 	database     string // the startup's database (PostgreSQL's default: the user name)
 	upstreamAddr string
-	upstreamTLS  app.TLSClient
-	returnMode   atomic.Bool
+	// Set by the reader on its first statement: the client's address and
+	// the identity values (the database) every statement is asked with.
+	clientAddr     string
+	identityValues map[string][]string
+	upstreamTLS    app.TLSClient
+	returnMode     atomic.Bool
 	// TLS on each side, and whether SCRAM-SHA-256-PLUS may reach the client
 	// (only when the listener presents the upstream's own certificate).
 	clientTLS, upstreamIsTLS, keepChannelBinding bool

@@ -29,9 +29,13 @@ func (s *session) check(set *app.ListenerSettings, st app.Statement) app.Outcome
 	if err := s.uw.Flush(); err != nil {
 		s.log.Debug("flush to upstream failed", "error", err)
 	}
-	st.Identity, st.Client, st.ReturnMode = s.user, s.client.RemoteAddr().String(), s.returnMode.Load()
-	// The same text on another database is another statement.
-	st.IdentityValues = map[string][]string{"database": {s.database}}
+	if s.identityValues == nil { // per connection, not per statement (read only by the gate)
+		s.clientAddr = s.client.RemoteAddr().String()
+		// The same text on another database is another statement.
+		s.identityValues = map[string][]string{"database": {s.database}}
+	}
+	st.Identity, st.Client, st.ReturnMode = s.user, s.clientAddr, s.returnMode.Load()
+	st.IdentityValues = s.identityValues
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	s.cancelMu.Lock()

@@ -46,6 +46,10 @@ type Admin struct {
 // for standard output.
 type Audit struct {
 	File string `yaml:"file"`
+	// SkipAllows records only decisions other than plain allows (denials,
+	// approvals claimed, settles, ...): a statement no rule covered leaves no
+	// line. Default false: every decision is recorded.
+	SkipAllows bool `yaml:"skip_allows"`
 }
 
 // MCP starts the MCP server (spec, "The MCP server"). Listen is required.

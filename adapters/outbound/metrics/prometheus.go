@@ -17,6 +17,7 @@ type Prometheus struct {
 	claims     *prometheus.CounterVec
 	cpLatency  *prometheus.HistogramVec
 	cpErrors   *prometheus.CounterVec
+	auditDrops prometheus.Counter
 	registry   *prometheus.Registry
 }
 
@@ -40,8 +41,10 @@ func New() *Prometheus {
 		cpErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hoop_sidecar_control_plane_errors_total",
 			Help: "Control Plane call errors, by call and kind (unavailable, not_found, older, unauthorized, conflict, other)."},
 			[]string{"call", "kind"}),
+		auditDrops: prometheus.NewCounter(prometheus.CounterOpts{Name: "hoop_sidecar_audit_dropped_total",
+			Help: "Allow lines of the audit trail dropped because its writer could not keep up (denials and approvals are never dropped)."}),
 	}
-	r.MustRegister(m.statements, m.filed, m.claims, m.cpLatency, m.cpErrors,
+	r.MustRegister(m.statements, m.filed, m.claims, m.cpLatency, m.cpErrors, m.auditDrops,
 		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	return m
 }
@@ -73,6 +76,10 @@ func (m *Prometheus) ObserveControlPlane(call string, seconds float64, kind stri
 		m.cpErrors.WithLabelValues(call, kind).Inc()
 	}
 }
+
+// AuditDropped counts hoop_sidecar_audit_dropped_total: one allow line the
+// audit writer dropped (audit.Options.OnDrop).
+func (m *Prometheus) AuditDropped() { m.auditDrops.Inc() }
 
 // Handler serves the metrics in the Prometheus text format (GET /metrics).
 func (m *Prometheus) Handler() http.Handler {

@@ -3,6 +3,7 @@ package analyzer
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -160,7 +161,10 @@ func parseText(code string, m Mode) (out []parsed, err error) {
 	p.SetMariaDB(true)
 	stmts, _, err := p.ParseSQL(code)
 	if err != nil {
-		return nil, err
+		// The parser's errors carry a stack trace (pingcap/errors), which
+		// slog prints with %+v: keep only the one-line message
+		// ("line 1 column 5 near …") for the log and the client.
+		return nil, errors.New(strings.TrimSpace(err.Error()))
 	}
 	out = make([]parsed, 0, len(stmts))
 	for _, s := range stmts {

@@ -32,7 +32,8 @@ func NewCache(size int) *Cache {
 }
 
 // Analyze returns Analyze(sql), from the cache when it has it: by the exact
-// text, or for a single DML statement by its shape (see shapeKey), with the
+// text, or for a single DML statement by its shape (see fastShape and
+// shapeKey), with the
 // statement's Text set to sql's own. The result is shared: callers must not
 // modify its slices.
 func (c *Cache) Analyze(sql string) Result {
@@ -42,7 +43,10 @@ func (c *Cache) Analyze(sql string) Result {
 	if r, ok := c.get(sql); ok {
 		return r
 	}
-	shape, shaped := shapeKey(sql)
+	shape, shaped := fastShape(sql) // most texts: no call into the C scanner
+	if !shaped {
+		shape, shaped = shapeKey(sql)
+	}
 	if shaped {
 		if r, ok := c.get(shape); ok {
 			st := r.Statements[0]

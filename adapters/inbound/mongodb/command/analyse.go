@@ -1,0 +1,153 @@
+package command
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hoophq/sidecar/adapters/inbound/mongodb/wire"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+// analyse reads one command document with its document sequences. db is
+// the database when the document has no $db (OP_QUERY).
+func analyse(body bsoncore.Document, seqs []wire.Sequence, db string) (*Command, error) {
+	first, err := body.IndexErr(0)
+	if err != nil {
+		return nil, &Error{Reason: "empty command document"}
+	}
+	c := &Command{Name: first.Key(), Database: db, Body: body, Sequences: seqs, Ordered: true}
+	if err := checkSequences(body, seqs); err != nil {
+		return nil, err
+	}
+	c.readOptions(body)
+	s, known := lookup(c.Name)
+	r := newReading(c)
+	if !known {
+		r.action(ActionUnknown)
+		// An unknown command naming a collection still has a target, so a
+		// rule on "db.coll" holds it.
+		s.target = targetColl
+	}
+	for _, a := range s.actions {
+		r.action(a)
+	}
+	c.Write = s.write || !known
+	r.target(s.target, first.Value())
+	r.special(strings.ToLower(c.Name), first.Value())
+	r.scan()
+	r.finish()
+	c.Canonical = Canonicalize(body, seqs, db)
+	return c, nil
+}
+
+// checkSequences refuses what the server refuses: a top-level field sent
+// twice (which copy would the server take? current servers refuse the
+// command: the analysis refuses it too rather than guess), a sequence
+// identifier used twice, or one that is also a field of the body. Linear
+// in the number of fields and sequences (a 48 MB body can hold millions).
+func checkSequences(body bsoncore.Document, seqs []wire.Sequence) error {
+	var fields keySet
+	var dup []byte
+	each(body, func(key []byte, _ bsoncore.Element) bool {
+		if !fields.add(key) {
+			dup = key
+			return false
+		}
+		return true
+	})
+	if dup != nil {
+		return &Error{Reason: fmt.Sprintf("field %q appears twice in the command", dup)}
+	}
+	var ids keySet
+	for _, s := range seqs {
+		if fields.has(s.Identifier) {
+			return &Error{Reason: fmt.Sprintf("document sequence %q repeats a field of the command", s.Identifier)}
+		}
+		if !ids.add([]byte(s.Identifier)) {
+			return &Error{Reason: fmt.Sprintf("document sequence %q appears twice", s.Identifier)}
+		}
+	}
+	return nil
+}
+
+// readOptions reads the generic fields of any command: $db, the session
+// and transaction fields, maxTimeMS, ordered.
+func (c *Command) readOptions(body bsoncore.Document) {
+	each(body, func(key []byte, e bsoncore.Element) bool {
+		v := valueOf(key, e)
+		switch string(key) {
+		case "$db":
+			if s, ok := v.StringValueOK(); ok {
+				c.Database = s
+			}
+		case "lsid":
+			if d, ok := v.DocumentOK(); ok {
+				c.LSID = d
+			}
+		case "txnNumber":
+			if n, ok := integer(v); ok {
+				c.TxnNumber, c.HasTxnNumber = n, true
+			}
+		case "autocommit":
+			if b, ok := v.BooleanOK(); ok && !b {
+				c.InTransaction = true
+			}
+		case "startTransaction":
+			if b, ok := v.BooleanOK(); ok && b {
+				c.StartTransaction = true
+			}
+		case "maxTimeMS":
+			if n, ok := integer(v); ok && n > 0 {
+				c.MaxTimeMS = n
+			}
+		case "ordered":
+			if b, ok := v.BooleanOK(); ok {
+				c.Ordered = b
+			}
+		}
+		return true
+	})
+}
+
+// integer reads any BSON number holding an integral value.
+func integer(v bsoncore.Value) (int64, bool) {
+	switch v.Type {
+	case bsoncore.TypeInt32:
+		n, ok := v.Int32OK()
+		return int64(n), ok
+	case bsoncore.TypeInt64:
+		return v.Int64OK()
+	case bsoncore.TypeDouble:
+		f, ok := v.DoubleOK()
+		if !ok || f != float64(int64(f)) {
+			return 0, false
+		}
+		return int64(f), true
+	}
+	return 0, false
+}
+
+// field returns the named field of the command: from the body, else the
+// document sequence of that identifier as an array of its documents.
+func (r *reading) field(name string) ([]bsoncore.Document, bsoncore.Value, bool) {
+	for _, s := range r.c.Sequences {
+		if s.Identifier == name {
+			return s.Documents, bsoncore.Value{}, true
+		}
+	}
+	v, err := r.c.Body.LookupErr(name)
+	if err != nil {
+		return nil, v, false
+	}
+	if arr, ok := v.ArrayOK(); ok {
+		vals, _ := arr.Values()
+		docs := make([]bsoncore.Document, 0, len(vals))
+		for _, x := range vals {
+			if d, ok := x.DocumentOK(); ok {
+				docs = append(docs, d)
+			}
+		}
+		return docs, v, true
+	}
+	return nil, v, true
+}

@@ -1,0 +1,39 @@
+// Package command is the mongodb listener's analysis of a command: pure
+// (no I/O, no state, safe for concurrent use), from a decoded OP_MSG
+// (FromMsg) or legacy OP_QUERY against <db>.$cmd (FromQuery) to what the
+// gate and the listener need (Command).
+//
+// One job per file:
+//
+//   - command.go: Command, FromMsg, FromQuery, Error.
+//   - analyse.go: the generic fields (the first key is the command name,
+//     $db as sent, lsid, txnNumber, autocommit, startTransaction,
+//     maxTimeMS, ordered) and document sequences read as the fields they
+//     stand for.
+//   - names.go: the command table: each documented command name (matched
+//     case-insensitively) to its actions, whether it writes, where its
+//     target is; Actions and IsAction, the rules' vocabulary.
+//   - reading.go: the analysis being built: actions, targets
+//     ("db.collection", or "db") and functions in the order found.
+//   - special.go: what only some commands carry: findAndModify's remove
+//     and upsert, update's upserts, bulkWrite's ops and nsInfo, applyOps'
+//     oplog entries, renameCollection's to, mapReduce's out, explain,
+//     getMore and killCursors as continuations, hello's appName,
+//     authentication steps.
+//   - scan.go: the walk that finds server-side JavaScript ($where,
+//     $function, $accumulator, BSON code) and the stages naming
+//     collections ($out, $merge, $lookup, $graphLookup, $unionWith).
+//   - auth.go: saslStart / authenticate / speculativeAuthenticate: the
+//     mechanism and the user name (SCRAM client-first "n=", RFC 5802).
+//   - canonical.go: Canonicalize, the fingerprint's bytes, and the list of
+//     what drivers vary on every send that it leaves out.
+//   - display.go: the approver's rendering (relaxed Extended JSON, cut).
+//   - extjson.go: relaxed Extended JSON without reflection, byte for byte
+//     the driver's for the common types (the driver renders the rest).
+//   - iterate.go: an allocation-free walk over a document's elements.
+//   - sets.go: sets and lists that stay linear on huge commands.
+//
+// The wire codec is the wire package; docs/mongodb-listener.md, "Wire and
+// analysis", documents the vocabulary and the canonical form for
+// operators.
+package command

@@ -1,0 +1,97 @@
+package command
+
+import (
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+// reading collects a command's actions, targets and functions in the
+// order found, without repeats.
+type reading struct {
+	c                           *Command
+	name                        string // lower case
+	actions, targets, functions list
+	explained                   bool // inside an explain: reads, never writes
+}
+
+func newReading(c *Command) *reading {
+	return &reading{c: c, name: strings.ToLower(c.Name)}
+}
+
+func (r *reading) action(a string)   { r.actions.add(a) }
+func (r *reading) function(f string) { r.functions.add(f) }
+
+// collection adds db.coll (the command's database when db is empty).
+func (r *reading) collection(db, coll string) {
+	if db == "" {
+		db = r.c.Database
+	}
+	if coll == "" {
+		r.targets.add(db)
+		return
+	}
+	if db == "" {
+		r.targets.add(coll)
+		return
+	}
+	r.targets.add(db + "." + coll)
+}
+
+// namespace adds a full "db.collection" as sent.
+func (r *reading) namespace(ns string) { r.targets.add(ns) }
+
+func (r *reading) target(kind targetKind, v bsoncore.Value) {
+	switch kind {
+	case targetColl:
+		s, _ := v.StringValueOK()
+		r.collection("", s)
+	case targetDB:
+		r.collection("", "")
+	case targetNS:
+		if s, ok := v.StringValueOK(); ok {
+			r.namespace(s)
+		}
+	}
+}
+
+// path looks up a nested field one document at a time (bsoncore's
+// multi-key Lookup panics on a malformed nested document).
+func path(d bsoncore.Document, keys ...string) bsoncore.Value {
+	var v bsoncore.Value
+	for i, k := range keys {
+		v = d.Lookup(k)
+		if i == len(keys)-1 {
+			break
+		}
+		var ok bool
+		if d, ok = v.DocumentOK(); !ok {
+			return bsoncore.Value{}
+		}
+	}
+	return v
+}
+
+// truthy reads a BSON value as MongoDB reads a flag: true, or a non-zero
+// number.
+func truthy(v bsoncore.Value) bool {
+	if b, ok := v.BooleanOK(); ok {
+		return b
+	}
+	if n, ok := integer(v); ok {
+		return n != 0
+	}
+	if f, ok := v.DoubleOK(); ok {
+		return f != 0
+	}
+	return false
+}
+
+func (r *reading) finish() {
+	if len(r.actions.items) == 0 {
+		r.actions.add(ActionUnknown)
+	}
+	r.c.Analysis.Actions = r.actions.items
+	r.c.Analysis.Targets = r.targets.items
+	r.c.Analysis.Functions = r.functions.items
+}

@@ -1,0 +1,233 @@
+package command
+
+import (
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+// special reads what only some commands carry.
+func (r *reading) special(name string, v bsoncore.Value) {
+	c := r.c
+	switch name {
+	case "findandmodify":
+		if rm, err := c.Body.LookupErr("remove"); err == nil && truthy(rm) {
+			r.action("DELETE")
+		} else {
+			r.action("UPDATE")
+		}
+		if truthy(c.Body.Lookup("upsert")) {
+			r.action("INSERT")
+		}
+	case "update":
+		// An upsert inserts when nothing matches: INSERT as well.
+		updates, _, _ := r.field("updates")
+		for _, u := range updates {
+			if truthy(u.Lookup("upsert")) {
+				r.action("INSERT")
+				break
+			}
+		}
+	case "bulkwrite":
+		ns, _, _ := r.field("nsInfo")
+		for _, d := range ns {
+			if s, ok := d.Lookup("ns").StringValueOK(); ok {
+				r.namespace(s)
+			}
+		}
+		ops, _, _ := r.field("ops")
+		for _, op := range ops {
+			if e, err := op.IndexErr(0); err == nil {
+				switch e.Key() {
+				case "insert":
+					r.action("INSERT")
+				case "update":
+					r.action("UPDATE")
+					if truthy(op.Lookup("upsert")) {
+						r.action("INSERT")
+					}
+				case "delete":
+					r.action("DELETE")
+				}
+			}
+		}
+	case "applyops":
+		r.applyOps(c.Body.Lookup("applyOps"), 0)
+	case "renamecollection":
+		if s, ok := c.Body.Lookup("to").StringValueOK(); ok {
+			r.namespace(s)
+		}
+	case "clonecollectionascapped":
+		if s, ok := c.Body.Lookup("toCollection").StringValueOK(); ok {
+			r.collection("", s)
+		}
+	case "create":
+		if s, ok := c.Body.Lookup("viewOn").StringValueOK(); ok {
+			r.collection("", s)
+		}
+	case "mapreduce":
+		r.mapReduceOut(c.Body.Lookup("out"))
+	case "explain":
+		if inner, ok := v.DocumentOK(); ok && !r.explained {
+			r.explain(inner)
+		}
+	case "getmore":
+		c.Continuation = true
+		if id, ok := integer(v); ok {
+			c.CursorIDs = []int64{id}
+		}
+		if s, ok := c.Body.Lookup("collection").StringValueOK(); ok {
+			r.collection("", s)
+		}
+	case "killcursors":
+		c.Continuation = true
+		if arr, ok := c.Body.Lookup("cursors").ArrayOK(); ok {
+			vals, _ := arr.Values()
+			for _, x := range vals {
+				if id, ok := integer(x); ok {
+					c.CursorIDs = append(c.CursorIDs, id)
+				}
+			}
+		}
+	case "hello", "ismaster":
+		c.Hello = true
+		if s, ok := path(c.Body, "client", "application", "name").StringValueOK(); ok {
+			c.AppName = s
+		}
+		if arr, ok := c.Body.Lookup("compression").ArrayOK(); ok {
+			vals, _ := arr.Values()
+			for _, x := range vals {
+				if s, ok := x.StringValueOK(); ok {
+					c.Compression = append(c.Compression, s)
+				}
+			}
+		}
+		if d, ok := c.Body.Lookup("speculativeAuthenticate").DocumentOK(); ok {
+			c.Auth = parseAuth(d, c.Database)
+			if c.Auth != nil {
+				c.Auth.Speculative = true
+			}
+		}
+	case "saslstart", "saslcontinue", "authenticate", "logout", "getnonce":
+		c.Auth = parseAuth(c.Body, c.Database)
+	}
+}
+
+// applyOps reads the oplog entries of an applyOps command: each names its
+// namespace (ns) and does an insert (op "i"), update ("u"), delete ("d")
+// or runs a command ("c", its document o analysed like any command, nested
+// applyOps included up to a few levels), so a rule on DELETE or DROP holds
+// them however they arrive.
+func (r *reading) applyOps(ops bsoncore.Value, depth int) {
+	arr, ok := ops.ArrayOK()
+	if !ok || depth > 4 {
+		return
+	}
+	each(arr, func(_ []byte, e bsoncore.Element) bool {
+		entry, ok := e.Value().DocumentOK()
+		if !ok {
+			return true
+		}
+		op, _ := entry.Lookup("op").StringValueOK()
+		ns, _ := entry.Lookup("ns").StringValueOK()
+		switch op {
+		case "i":
+			r.action("INSERT")
+			r.namespace(ns)
+		case "u":
+			r.action("UPDATE")
+			r.namespace(ns)
+		case "d":
+			r.action("DELETE")
+			r.namespace(ns)
+		case "c":
+			inner, ok := entry.Lookup("o").DocumentOK()
+			if !ok {
+				return true
+			}
+			first, err := inner.IndexErr(0)
+			if err != nil {
+				return true
+			}
+			db, _, _ := strings.Cut(ns, ".")
+			ic := &Command{Name: first.Key(), Database: db, Body: inner, Ordered: true}
+			ir := newReading(ic)
+			s, known := lookup(ic.Name)
+			if !known {
+				ir.action(ActionUnknown)
+				s.target = targetColl
+			}
+			for _, a := range s.actions {
+				ir.action(a)
+			}
+			ir.target(s.target, first.Value())
+			if ir.name == "applyops" {
+				ir.applyOps(first.Value(), depth+1)
+			} else {
+				ir.special(ir.name, first.Value())
+			}
+			ir.scan()
+			for _, a := range ir.actions.items {
+				r.action(a)
+			}
+			for _, t := range ir.targets.items {
+				r.namespace(t)
+			}
+			for _, f := range ir.functions.items {
+				r.function(f)
+			}
+		}
+		return true
+	})
+}
+
+// mapReduceOut reads mapReduce's out: {inline: 1} returns results and
+// writes nothing; a name or {replace|merge|reduce: coll, db} writes.
+func (r *reading) mapReduceOut(out bsoncore.Value) {
+	if s, ok := out.StringValueOK(); ok {
+		r.collection("", s)
+		return
+	}
+	d, ok := out.DocumentOK()
+	if !ok {
+		return
+	}
+	if _, err := d.LookupErr("inline"); err == nil {
+		r.c.Write = false
+		return
+	}
+	db, _ := d.Lookup("db").StringValueOK()
+	for _, k := range []string{"replace", "merge", "reduce"} {
+		if s, ok := d.Lookup(k).StringValueOK(); ok {
+			r.collection(db, s)
+		}
+	}
+}
+
+// explain adds what the explained command reads: its targets, functions
+// and SERVER_JS (explain runs the query plan, $where included), never its
+// write actions (explain does not write).
+func (r *reading) explain(inner bsoncore.Document) {
+	first, err := inner.IndexErr(0)
+	if err != nil {
+		return
+	}
+	ic := &Command{Name: first.Key(), Database: r.c.Database, Body: inner, Ordered: true}
+	ir := newReading(ic)
+	ir.explained = true
+	s, _ := lookup(ic.Name)
+	ir.target(s.target, first.Value())
+	ir.special(ir.name, first.Value())
+	ir.scan()
+	for _, t := range ir.targets.items {
+		r.namespace(t)
+	}
+	for _, f := range ir.functions.items {
+		r.function(f)
+	}
+	for _, a := range ir.actions.items {
+		if a == ActionServerJS {
+			r.action(a)
+		}
+	}
+}

@@ -1,0 +1,40 @@
+// Package mongodb is the mongodb listener: a MongoDB wire-protocol proxy
+// that passes each client through to its own connection to the upstream
+// (a mongod or mongos) and asks the gate (app.Listener.Check) about every
+// command before it is forwarded. Messages are decoded by the wire
+// subpackage and commands read by the command subpackage; what is
+// forwarded is the client's original bytes.
+//
+// What lives here, one job per file:
+//
+//   - protocol.go: New, Name, Serve (the accept loop), CheckUpstream.
+//   - drain.go: a stopped listener's sessions: closed once idle, or at the
+//     drain deadline.
+//   - startup.go, tls.go: TLS from the first byte towards clients (tls:)
+//     and towards the upstream (upstream_tls:), and the connection to the
+//     upstream. The handshake itself (hello, authentication) is commands.
+//   - held.go: reading one client message within the upstream's
+//     maxMessageSizeBytes, and the held-payload budget (app.HeldBudget) for
+//     messages over 64 KiB, with the 146 ExceededMemoryLimit refusal.
+//   - session.go: one client connection: decodes each message (OP_MSG,
+//     OP_QUERY commands, OP_COMPRESSED), reads hello's appName for return
+//     mode and the user an authentication claims, and decides each command:
+//     forward, or answer with the denial (moreToCome requests get none).
+//   - wait.go: asking the gate about a command, and the hang-up watch on
+//     the client connection while it waits (wait mode).
+//   - relay.go: the upstream's replies back to the client, streamed unread
+//     unless one needs a look: hello (maxMessageSizeBytes), authentication
+//     (the user is the identity once the upstream says ok), and replies
+//     that settle approvals claimed with spend_approval_on: accepted.
+//   - transaction.go: a denial inside a transaction aborts it upstream.
+//   - statement.go: what the gate sees of a command (canonical bytes and
+//     the approver's rendering come from the command package).
+//   - errors.go: the error replies {ok: 0, errmsg, code, codeName} and
+//     their codes.
+//   - actions.go: the actions rules can name (command.Actions), checked by
+//     `sidecar validate` (app.ActionChecker).
+//
+// Everything protocol-blind (rules, approvals, fingerprints, texts) is in
+// app/ and domain/. docs/mongodb-listener.md documents the behaviour for
+// operators.
+package mongodb

@@ -1,0 +1,95 @@
+package mongodb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/tlsconf"
+)
+
+// Protocol is the mongodb listener protocol. One value serves any number of
+// listeners; it is safe for concurrent use.
+type Protocol struct {
+	log *slog.Logger
+}
+
+// New returns the mongodb protocol, logging to log (discarded when nil).
+func New(log *slog.Logger) *Protocol {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Protocol{log: log}
+}
+
+// Name returns "mongodb", the protocol's name in the config file.
+func (p *Protocol) Name() string { return "mongodb" }
+
+// CheckUpstream implements app.UpstreamChecker: a mongodb listener's
+// upstream is one host:port (a mongod or mongos; not a mongodb:// URL, not
+// a replica set seed list).
+func (p *Protocol) CheckUpstream(upstream string) error {
+	host, port, err := net.SplitHostPort(upstream)
+	if err != nil || host == "" || port == "" || strings.ContainsAny(upstream, "/,@") {
+		return fmt.Errorf("the upstream of a mongodb listener is host:port (e.g. mongo:27017), not %q", upstream)
+	}
+	return nil
+}
+
+// Serve accepts MongoDB clients on ln and passes each through to the
+// listener's upstream until ctx is cancelled or ln is closed. Then its
+// sessions drain (drain.go, app.Protocol): each closes once no command of
+// it is in flight, and those left when l.DrainDeadline is closed are closed
+// then.
+func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) error {
+	d := newDrainer()
+	stop := context.AfterFunc(ctx, func() { ln.Close() })
+	defer stop()
+	defer d.start()
+	go func() {
+		<-l.DrainDeadline()
+		d.start()
+		d.expire()
+	}()
+	certs := tlsconf.NewCertLoader(l)
+	delay := 5 * time.Millisecond
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			p.log.Warn("mongodb listener: accept failed", "listener", l.Settings().Name, "error", err)
+			time.Sleep(delay)
+			delay = min(2*delay, time.Second)
+			continue
+		}
+		delay = 5 * time.Millisecond
+		go p.handle(conn, l, certs, d)
+	}
+}
+
+// handle runs one client connection to its end.
+func (p *Protocol) handle(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, d *drainer) {
+	defer conn.Close()
+	set := l.Settings()
+	log := p.log.With("listener", set.Name, "client", conn.RemoteAddr().String())
+	defer func() {
+		if r := recover(); r != nil {
+			log.Error("mongodb connection failed; closed", "panic", r)
+		}
+	}()
+	s, err := startup(conn, l, certs, log)
+	if err != nil {
+		log.Info("mongodb connection ended before its first command", "error", err)
+		return
+	}
+	d.add(s)
+	defer d.remove(s)
+	s.run()
+}

@@ -1,0 +1,298 @@
+package mongodb
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/hoophq/sidecar/adapters/inbound/mongodb/command"
+	"github.com/hoophq/sidecar/adapters/inbound/mongodb/wire"
+	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/domain"
+)
+
+// session is one client connection and its own upstream connection. The
+// client's requests are read and decided here, one at a time, in order;
+// relay.go copies the upstream's replies back. Drivers send a request and
+// wait for its reply (except moreToCome requests, which get none), so a
+// denial written here takes the place the upstream's reply would have had.
+type session struct {
+	l      *app.Listener
+	log    *slog.Logger
+	client net.Conn
+	cr     *bufio.Reader
+	up     net.Conn
+
+	// wmu serialises writes to the client: the relay's replies and this
+	// side's denials.
+	wmu sync.Mutex
+
+	maxSize    atomic.Int32 // the upstream's maxMessageSizeBytes, 0 until its hello reply
+	returnMode atomic.Bool  // hoop-approval=return in the first hello's appName
+	nextID     atomic.Int32 // requestIDs of the listener's own messages
+
+	mu          sync.Mutex
+	user        string // the authenticated user (SCRAM n=, PLAIN authcid, X.509 user)
+	pendingUser string // the user an authentication in progress claims
+	helloSeen   bool
+	pending     map[int32]*pending // requests whose reply the relay inspects, by requestID
+	noReply     [32]int32          // requestIDs of the last moreToCome requests forwarded (relay drops answers to them)
+	noReplyNext int
+	busy        bool               // a client message is being decided
+	owed        bool               // a forwarded request's reply has not begun
+	draining    bool
+	terminated  bool
+}
+
+// pending is what the relay does with the reply to one forwarded request.
+type pending struct {
+	hello   bool          // read maxMessageSizeBytes (and speculative authentication)
+	auth    *command.Auth // confirm the user on success
+	ticket  *app.Ticket   // spend_approval_on: accepted: settle on the reply
+	swallow chan struct{} // the listener's own request: drop the reply, close when read
+}
+
+// errMalformed is a message that breaks the wire protocol: the connection
+// is closed with a log line (wire.MalformedError, wire.SizeError).
+type errMalformed struct{ err error }
+
+func (e errMalformed) Error() string { return e.err.Error() }
+func (e errMalformed) Unwrap() error { return e.err }
+
+// max is the largest message accepted in either direction: the upstream's
+// maxMessageSizeBytes once its hello reply said it, before that
+// wire.DefaultMaxMessageSize.
+func (s *session) max() int {
+	if n := s.maxSize.Load(); n > 0 {
+		return int(n)
+	}
+	return wire.DefaultMaxMessageSize
+}
+
+// run serves the connection until the client or the upstream ends it.
+func (s *session) run() {
+	relayDone := make(chan struct{})
+	go func() {
+		defer close(relayDone)
+		s.relay()
+	}()
+	err := s.serve()
+	switch {
+	case err == nil, errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed):
+	case errors.As(err, new(errMalformed)):
+		s.log.Warn("mongodb client sent a malformed message; connection closed", "error", err)
+	case errors.Is(err, errClientGone):
+		s.log.Info("mongodb client hung up while its command waited for approval; connection closed")
+	default:
+		s.log.Info("mongodb connection ended", "error", err)
+	}
+	// A closed client connection closes the upstream connection, which
+	// ends what the upstream runs for it (docs/mongodb-listener.md,
+	// "Cancellation").
+	s.up.Close()
+	s.client.Close()
+	<-relayDone
+}
+
+// serve reads and decides the client's messages one at a time.
+func (s *session) serve() error {
+	var buf []byte
+	for {
+		raw, res, err := s.readClient(&buf)
+		if err != nil {
+			return err
+		}
+		s.setBusy(true)
+		err = s.handle(raw)
+		if res != nil {
+			res.Release()
+		}
+		s.setBusy(false)
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// handle decodes one client message (an OP_COMPRESSED is decompressed to
+// be read; its own bytes are what is forwarded), analyses the command and
+// decides it.
+func (s *session) handle(raw []byte) error {
+	hdr, err := wire.ParseHeader(raw)
+	if err != nil {
+		return errMalformed{err}
+	}
+	orig := raw
+	if hdr.OpCode == wire.OpCompressed {
+		if orig, err = wire.Decompress(raw, s.max()); err != nil {
+			return errMalformed{err}
+		}
+	}
+	oh, err := wire.ParseHeader(orig)
+	if err != nil {
+		return errMalformed{err}
+	}
+	var cmd *command.Command
+	var moreToCome, legacy bool
+	switch oh.OpCode {
+	case wire.OpMsg:
+		m, err := wire.DecodeMsg(orig)
+		if err != nil {
+			return errMalformed{err}
+		}
+		moreToCome = m.MoreToCome()
+		cmd, err = command.FromMsg(m)
+		if err != nil {
+			return s.refuse(hdr, false, moreToCome, err)
+		}
+	case wire.OpQuery:
+		legacy = true
+		q, err := wire.DecodeQuery(orig)
+		if err != nil {
+			return errMalformed{err}
+		}
+		if !q.IsCommand() {
+			return s.refuse(hdr, true, false, fmt.Errorf("OP_QUERY on %q: this listener reads OP_QUERY only for commands (<db>.$cmd), as servers since 5.1 do", q.FullCollectionName))
+		}
+		cmd, err = command.FromQuery(q)
+		if err != nil {
+			return s.refuse(hdr, true, false, err)
+		}
+	default:
+		return errMalformed{fmt.Errorf("opCode %d is not read by this listener (only OP_MSG, OP_QUERY commands and OP_COMPRESSED)", oh.OpCode)}
+	}
+	return s.decide(raw, hdr, cmd, legacy, moreToCome)
+}
+
+// refuse answers a request the server would refuse before running it
+// (BadValue), unless it asked for no reply.
+func (s *session) refuse(hdr wire.Header, legacy, moreToCome bool, err error) error {
+	s.log.Info("mongodb command refused before analysis", "error", err)
+	if moreToCome {
+		return nil
+	}
+	return s.reply(hdr, legacy, errorDoc(CodeBadCommand, err.Error()))
+}
+
+// decide runs one command through the gate and forwards it, or answers
+// with the denial. The handshake (hello), authentication steps and cursor
+// continuations (getMore, killCursors) are not statements: they are
+// forwarded without asking the gate.
+func (s *session) decide(raw []byte, hdr wire.Header, cmd *command.Command, legacy, moreToCome bool) error {
+	var p pending
+	switch {
+	case cmd.Hello:
+		s.mu.Lock()
+		if !s.helloSeen {
+			s.helloSeen = true
+			s.returnMode.Store(domain.WantsReturnMode(cmd.AppName))
+		}
+		s.mu.Unlock()
+		p.hello = true
+		if cmd.Auth != nil {
+			s.noteAuth(cmd.Auth)
+			p.auth = cmd.Auth
+		}
+		return s.forward(raw, hdr, &p, moreToCome)
+	case cmd.Auth != nil:
+		s.noteAuth(cmd.Auth)
+		p.auth = cmd.Auth
+		return s.forward(raw, hdr, &p, moreToCome)
+	case cmd.Continuation:
+		return s.forward(raw, hdr, nil, moreToCome)
+	}
+	set := s.l.Settings()
+	out := s.check(set, statement(cmd))
+	if out.ClientGone {
+		return errClientGone
+	}
+	if out.Forward {
+		if out.Ticket != nil {
+			if moreToCome {
+				// No reply will come (w:0): the upstream took it.
+				err := s.forward(raw, hdr, nil, true)
+				out.Ticket.Settle(err == nil)
+				return err
+			}
+			p.ticket = out.Ticket
+			return s.forward(raw, hdr, &p, false)
+		}
+		return s.forward(raw, hdr, nil, moreToCome)
+	}
+	if cmd.InTransaction {
+		s.abortTransaction(cmd)
+	}
+	s.log.Info("mongodb command denied", "command", cmd.Name, "approval_id", out.Denial.ApprovalID)
+	if moreToCome {
+		return nil // the client asked for no reply; the denial is in the audit trail
+	}
+	return s.reply(hdr, legacy, denialDoc(out.Denial))
+}
+
+// forward sends raw, the client's message as read, to the upstream; p (if
+// any) tells the relay what to do with its reply.
+func (s *session) forward(raw []byte, hdr wire.Header, p *pending, moreToCome bool) error {
+	s.mu.Lock()
+	if p != nil && !moreToCome {
+		s.pending[hdr.RequestID] = p
+	}
+	if !moreToCome {
+		s.owed = true
+	} else {
+		s.noReply[s.noReplyNext%len(s.noReply)] = hdr.RequestID
+		s.noReplyNext++
+	}
+	s.mu.Unlock()
+	_, err := s.up.Write(raw)
+	return err
+}
+
+// reply writes the listener's own answer to the request hdr: an OP_MSG, or
+// an OP_REPLY for a legacy OP_QUERY, with responseTo the request's id.
+func (s *session) reply(hdr wire.Header, legacy bool, doc bsoncore.Document) error {
+	id := s.nextID.Add(1)
+	var msg []byte
+	if legacy {
+		msg = wire.ReplyQuery(hdr, id, doc)
+	} else {
+		msg = wire.ReplyMsg(hdr, id, doc)
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	_, err := s.client.Write(msg)
+	return err
+}
+
+// noteAuth records the user an authentication step claims; the relay
+// makes it the session's identity once the upstream says it succeeded.
+func (s *session) noteAuth(a *command.Auth) {
+	if a.User == "" {
+		return
+	}
+	s.mu.Lock()
+	s.pendingUser = a.User
+	s.mu.Unlock()
+}
+
+// identity is the authenticated user ("" before login).
+func (s *session) identity() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.user
+}
+
+func (s *session) setBusy(b bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.busy = b
+	if !b {
+		s.closeIfIdleLocked()
+	}
+}

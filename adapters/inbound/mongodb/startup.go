@@ -1,0 +1,50 @@
+package mongodb
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/tlsconf"
+)
+
+// startup readies one client connection: TLS from the first byte when the
+// listener has a certificate, then a connection to the upstream (TLS when
+// upstream_tls is on). MongoDB has no startup message of its own: the
+// handshake (hello, authentication) is a series of commands that session
+// relays. A client whose TLS handshake fails, or whose upstream cannot be
+// reached, is closed (there is no request yet to answer).
+func startup(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, log *slog.Logger) (*session, error) {
+	set := l.Settings()
+	client := serverTLS(conn, set.TLS, certs)
+	if tc, ok := client.(*tls.Conn); ok {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err := tc.HandshakeContext(ctx)
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("TLS handshake with the client: %w", err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	up, err := dialUpstream(ctx, set.Upstream, set.UpstreamTLS)
+	if err != nil {
+		log.Warn("mongodb upstream unreachable; client connection closed", "upstream", set.Upstream, "error", err)
+		return nil, err
+	}
+	s := &session{
+		l:       l,
+		log:     log,
+		client:  client,
+		cr:      bufio.NewReaderSize(client, 32<<10),
+		up:      up,
+		pending: map[int32]*pending{},
+	}
+	s.nextID.Store(1 << 30) // the listener's own requestIDs, far from drivers' counters
+	return s, nil
+}

@@ -1,0 +1,17 @@
+package mongodb
+
+import (
+	"github.com/hoophq/sidecar/adapters/inbound/mongodb/command"
+	"github.com/hoophq/sidecar/app"
+)
+
+// statement is what the gate sees of one command: its canonical bytes (the
+// command package's Canonicalize: the command document as sent, document
+// sequences folded in, without what drivers vary on every send such as
+// lsid, $clusterTime, txnNumber, $readPreference and driver metadata), the
+// approver's rendering (relaxed Extended JSON, cut at
+// command.DefaultDisplayLimit) and the analysis (actions, db.collection
+// targets). check (wait.go) adds the identity, the client and return mode.
+func statement(cmd *command.Command) app.Statement {
+	return app.Statement{Canonical: cmd.Canonical, Display: cmd.Display(0), Analysis: cmd.Analysis}
+}

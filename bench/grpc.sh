@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Unary gRPC calls per second and latency percentiles through three paths in
+# one run, rounds interleaved, printed as a table with the ratios:
+#
+#   direct    the upstream itself (bench/grpcload -serve: the Probe service)
+#   relay     bench/tcprelay: a bare Go TCP relay, goroutine per direction
+#             (the Go ceiling: no parsing, no decisions)
+#   sidecar   the Sidecar's grpc listener, no Control Plane, return mode, a
+#             rule that holds /hoop.probe.v1.Probe/Upload (Unary needs no
+#             approval, but every call goes through the gate)
+#
+# There is no reference gRPC proxy on this machine kind; the goal is the
+# Sidecar at ≥ 0.8× direct. A comparison, not a test: the machine is shared,
+# so only rows of the same run compare; the load average is printed.
+#
+#   bench/grpc.sh
+#   GRPC_CALLS=32 GRPC_SECONDS=20 GRPC_ROUNDS=3 bench/grpc.sh
+#
+# Environment: GRPC_CALLS (16 calls in flight), GRPC_CONNS (1 client
+# connection; gRPC multiplexes the calls on it), GRPC_SECONDS (10),
+# GRPC_WARMUP (1s), GRPC_ROUNDS (2), GRPC_PPROF (a directory: a CPU and an
+# allocation profile of the Sidecar are taken there during its first round),
+# SIDECAR_BIN (built from this checkout when unset). Nothing is installed;
+# everything is removed at the end.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+calls=${GRPC_CALLS:-16}
+conns=${GRPC_CONNS:-1}
+seconds=${GRPC_SECONDS:-10}
+warmup=${GRPC_WARMUP:-1s}
+rounds=${GRPC_ROUNDS:-2}
+pprof_dir=${GRPC_PPROF:-}
+command -v go >/dev/null || { echo "grpc.sh: go is not installed" >&2; exit 1; }
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "building the load generator, the relay and the sidecar…" >&2
+go build -o "$work/grpcload" ./bench/grpcload
+go build -o "$work/tcprelay" ./bench/tcprelay
+bin=${SIDECAR_BIN:-}
+if [ -z "$bin" ]; then
+  go build -o "$work/sidecar" ./cmd/sidecar
+  bin="$work/sidecar"
+fi
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null ||
+    echo $((20000 + RANDOM % 20000))
+}
+wait_port() { # port: waits up to 10 s until something accepts on it
+  for _ in $(seq 1 100); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    sleep 0.1
+  done
+  return 1
+}
+first_line() { # file: waits up to 10 s for its first line
+  for _ in $(seq 1 100); do [ -s "$1" ] && break; sleep 0.1; done
+  head -n1 "$1"
+}
+
+"$work/grpcload" -serve 127.0.0.1:0 >"$work/upstream.addr" 2>"$work/upstream.log" &
+pids+=($!)
+upstream=$(first_line "$work/upstream.addr")
+[ -n "$upstream" ] || { echo "grpc.sh: the upstream did not start:" >&2; cat "$work/upstream.log" >&2; exit 1; }
+
+"$work/tcprelay" -listen 127.0.0.1:0 -upstream "$upstream" >"$work/relay.addr" 2>"$work/relay.log" &
+pids+=($!)
+relay=$(first_line "$work/relay.addr")
+
+listen_port=$(free_port)
+admin_port=$(free_port)
+{
+  echo "sidecar: bench"
+  echo "log: {format: text, level: warn}"
+  if [ -n "$pprof_dir" ]; then echo "admin: {listen: 127.0.0.1:$admin_port}"; fi
+  cat <<YAML
+approval_rules:
+  - name: uploads
+    match: {targets: [/hoop.probe.v1.Probe/Upload]}
+listeners:
+  - name: rpc
+    protocol: grpc
+    listen: 127.0.0.1:$listen_port
+    upstream: $upstream
+    mode: return
+    approval_rules: [uploads]
+YAML
+} >"$work/config.yaml"
+SIDECAR_PPROF=$([ -n "$pprof_dir" ] && echo 1) "$bin" run -config "$work/config.yaml" >"$work/sidecar.log" 2>&1 &
+pids+=($!)
+wait_port "$listen_port" || { echo "grpc.sh: the sidecar did not start; its log:" >&2; cat "$work/sidecar.log" >&2; exit 1; }
+
+declare -A addr_of=([direct]=$upstream [relay]=$relay [sidecar]=127.0.0.1:$listen_port)
+paths=(direct relay sidecar)
+load() { # address
+  "$work/grpcload" -target "$1" -c "$calls" -conns "$conns" -d "${seconds}s" -warmup "$warmup"
+}
+field() { # line key
+  tr ' ' '\n' <<<"$1" | awk -F= -v k="$2" '$1 == k { print $2 }'
+}
+profile() {
+  mkdir -p "$pprof_dir"
+  sleep 2
+  curl -sf "http://127.0.0.1:$admin_port/debug/pprof/profile?seconds=$((seconds > 3 ? seconds - 2 : 1))" -o "$pprof_dir/cpu-grpc.pprof" || echo "grpc.sh: no CPU profile" >&2
+  curl -sf "http://127.0.0.1:$admin_port/debug/pprof/allocs" -o "$pprof_dir/allocs-grpc.pprof" || true
+}
+
+declare -A rps p99s
+printf '\nunary calls, %s in flight on %s connection(s), %s s per path, %s round(s), interleaved\n' "$calls" "$conns" "$seconds" "$rounds"
+printf '%-5s %-9s %10s %8s %8s %8s %8s %7s   %s\n' round path "calls/s" "p50 µs" "p90 µs" "p99 µs" "max µs" errors "load avg"
+for r in $(seq 1 "$rounds"); do
+  for i in 0 1 2; do
+    p=${paths[$(((i + r - 1) % 3))]}
+    prof_pid=""
+    if [ -n "$pprof_dir" ] && [ "$p" = sidecar ] && [ "$r" = 1 ]; then
+      profile &
+      prof_pid=$!
+    fi
+    line=$(load "${addr_of[$p]}")
+    [ -n "$prof_pid" ] && wait "$prof_pid"
+    rps[$p]="${rps[$p]:-} $(field "$line" rps)"
+    p99s[$p]="${p99s[$p]:-} $(field "$line" p99)"
+    printf '%-5s %-9s %10s %8s %8s %8s %8s %7s   %s\n' "$r" "$p" "$(field "$line" rps)" "$(field "$line" p50)" \
+      "$(field "$line" p90)" "$(field "$line" p99)" "$(field "$line" max)" "$(field "$line" errors)" "$(cut -d' ' -f1-3 /proc/loadavg)"
+  done
+done
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+printf '\nmedian of %s round(s)\n' "$rounds"
+printf '%-9s %10s %8s %9s %9s\n' path "calls/s" "p99 µs" "/direct" "/relay"
+d=$(median <<<"${rps[direct]}")
+rl=$(median <<<"${rps[relay]}")
+for p in "${paths[@]}"; do
+  awk -v p="$p" -v t="$(median <<<"${rps[$p]}")" -v q="$(median <<<"${p99s[$p]}")" -v d="$d" -v r="$rl" \
+    'BEGIN { printf "%-9s %10.0f %8.0f %8.2f× %8.2f×\n", p, t, q, t / d, t / r }'
+done
+if grep -q 'level=ERROR' "$work/sidecar.log"; then
+  echo "sidecar errors:" >&2; grep 'level=ERROR' "$work/sidecar.log" | head -5 >&2
+fi

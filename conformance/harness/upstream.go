@@ -1,0 +1,98 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// UpstreamKind describes one kind of server the suites run against and the
+// three ways to reach one (design.md, "Test topology"), tried in this order:
+//
+//  1. an explicit URL in the environment (URLEnv);
+//  2. a testcontainers-go container, when a Docker engine answers and the
+//     image (ImageEnv, else Image) is on it or can be pulled, in a test
+//     binary whose TestMain is harness.Main (the container lives as long
+//     as the test process);
+//  3. the server this machine runs (Local).
+//
+// When none answers, the test fails naming the three.
+type UpstreamKind struct {
+	Name     string // "PostgreSQL", in messages
+	URLEnv   string // e.g. HOOP_TEST_POSTGRES_URL
+	ImageEnv string // e.g. HOOP_TEST_POSTGRES_IMAGE: an image to use instead of Image (may be pulled)
+	Image    string // the image built here by scripts/test-images.sh, e.g. hoop-test/postgres:15
+	Port     string // the server's port in the container, e.g. "5432/tcp"
+	// Env is the container's environment; it also makes the official
+	// image (docs/container.md) behave like Image.
+	Env map[string]string
+	// URL returns the URL of a server at host:port.
+	URL func(hostport string) string
+	// Local is the URL of this machine's server.
+	Local string
+	// Ping returns nil when the server at url answers a query.
+	Ping func(ctx context.Context, url string) error
+}
+
+// Upstream is the server PickUpstream chose.
+type Upstream struct {
+	URL    string
+	Source string // which of the three ways, in words
+}
+
+var (
+	pickMu sync.Mutex
+	picked = map[string]Upstream{} // per kind, once per test process
+)
+
+// PickUpstream returns the server of kind k for this test process (the same
+// one for every test in it), tried in UpstreamKind's order. It logs which
+// one it used; it fails the test naming the three ways when none answers.
+func PickUpstream(t testing.TB, k UpstreamKind) Upstream {
+	t.Helper()
+	pickMu.Lock()
+	defer pickMu.Unlock()
+	if u, ok := picked[k.Name]; ok && ping(k, u.URL) == nil {
+		t.Logf("%s upstream: %s", k.Name, u.Source)
+		return u
+	}
+	var tried []string
+	try := func(u Upstream) bool {
+		err := ping(k, u.URL)
+		if err == nil {
+			picked[k.Name] = u
+			t.Logf("%s upstream: %s", k.Name, u.Source)
+			return true
+		}
+		tried = append(tried, fmt.Sprintf("%s: %v", u.Source, err))
+		return false
+	}
+	if u := os.Getenv(k.URLEnv); u != "" {
+		if try(Upstream{URL: u, Source: k.URLEnv}) {
+			return picked[k.Name]
+		}
+		// An explicit URL that does not answer is a mistake to report, not to route around.
+		t.Fatalf("no %s for the conformance suite: %s", k.Name, tried[0])
+	}
+	if hostport, image, why := containerUpstream(t, k); why != "" {
+		tried = append(tried, why)
+	} else if try(Upstream{URL: k.URL(hostport), Source: fmt.Sprintf("a testcontainers-go container of %s at %s", image, hostport)}) {
+		return picked[k.Name]
+	}
+	if try(Upstream{URL: k.Local, Source: "this machine's " + k.Name + " server (" + k.Local + ")"}) {
+		return picked[k.Name]
+	}
+	t.Fatalf("no %s for the conformance suite; tried: %s. Set %s to a server's URL, run a Docker engine with the image %s (scripts/test-images.sh builds it; %s names another, e.g. an official one), or start this machine's server at %s",
+		k.Name, strings.Join(tried, "; "), k.URLEnv, k.Image, k.ImageEnv, k.Local)
+	return Upstream{}
+}
+
+func ping(k UpstreamKind, url string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return k.Ping(ctx, url)
+}

@@ -1,0 +1,160 @@
+package mongodb
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/FerretDB/FerretDB/ferretdb"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// upstream is the MongoDB-compatible server the suite's Sidecars forward
+// to: its host:port, a direct URL (no Sidecar), and which way it was found.
+type upstream struct {
+	Addr   string
+	URL    string
+	Source string
+	// SCRAM reports whether the server authenticates users with SCRAM
+	// (a real MongoDB with users); embedded FerretDB does not.
+	SCRAM bool
+}
+
+// containerUpstream is the hook for the shared container picker
+// (conformance/harness, built by the container helper): a MongoDB container
+// through testcontainers-go when a Docker engine answers and the image is
+// there. It returns ok=false when there is none; nil until the picker lands.
+var containerUpstream func(t testing.TB) (u upstream, ok bool)
+
+var (
+	ferretOnce sync.Once
+	ferretUp   upstream
+	ferretErr  error
+)
+
+// mongoUpstream returns the upstream, in this order (docs/mongodb-listener.md,
+// "Tests"): HOOP_TEST_MONGODB_URL (host:port or mongodb://host:port/); a
+// MongoDB container (containerUpstream); FerretDB v1.24.2 embedded in this
+// test process (SQLite handler, one per test process); else it fails naming
+// the ways. It logs which one it used.
+func mongoUpstream(t testing.TB) upstream {
+	t.Helper()
+	if raw := os.Getenv("HOOP_TEST_MONGODB_URL"); raw != "" {
+		u := upstream{URL: raw, Addr: hostPort(raw), Source: "HOOP_TEST_MONGODB_URL", SCRAM: true}
+		ping(t, u)
+		t.Logf("MongoDB upstream: %s (%s)", u.Source, u.Addr)
+		return u
+	}
+	if containerUpstream != nil {
+		if u, ok := containerUpstream(t); ok {
+			ping(t, u)
+			t.Logf("MongoDB upstream: %s (%s)", u.Source, u.Addr)
+			return u
+		}
+	}
+	ferretOnce.Do(func() { ferretUp, ferretErr = startFerretDB() })
+	if ferretErr != nil {
+		t.Fatalf("no MongoDB for the conformance suite: set HOOP_TEST_MONGODB_URL, run a Docker engine with a MongoDB image, "+
+			"or let the suite embed FerretDB v1.24.2 (which failed: %v)", ferretErr)
+	}
+	t.Logf("MongoDB upstream: %s (%s)", ferretUp.Source, ferretUp.Addr)
+	return ferretUp
+}
+
+// startFerretDB runs FerretDB with its SQLite handler on a random loopback
+// port for the rest of the test process (its data in a temporary folder).
+func startFerretDB() (upstream, error) {
+	dir, err := os.MkdirTemp("", "hoop-mongodb-ferretdb-")
+	if err != nil {
+		return upstream{}, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return upstream{}, err
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	f, err := ferretdb.New(&ferretdb.Config{
+		Listener:  ferretdb.ListenerConfig{TCP: addr},
+		Handler:   "sqlite",
+		SQLiteURL: "file:" + dir + "/",
+		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		return upstream{}, err
+	}
+	go func() { _ = f.Run(context.Background()) }()
+	u := upstream{Addr: addr, URL: "mongodb://" + addr + "/", Source: "FerretDB v1.24.2 embedded in the test process (SQLite handler)"}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			return u, nil
+		}
+		if time.Now().After(deadline) {
+			return upstream{}, fmt.Errorf("FerretDB did not listen on %s: %v", addr, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// ping fails t when u does not answer a ping.
+func ping(t testing.TB, u upstream) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := mongo.Connect(options.Client().ApplyURI(u.URL).SetServerSelectionTimeout(15 * time.Second))
+	if err == nil {
+		err = c.Database("admin").RunCommand(ctx, bson.D{{Key: "ping", Value: 1}}).Err()
+		_ = c.Disconnect(ctx)
+	}
+	if err != nil {
+		t.Fatalf("MongoDB upstream %s (%s) does not answer: %v", u.Source, u.URL, err)
+	}
+}
+
+// hostPort is the first host:port of a MongoDB URL (or raw itself when it
+// is already host:port).
+func hostPort(raw string) string {
+	s := raw
+	for _, p := range []string{"mongodb://"} { // mongodb+srv is not supported here
+		if len(s) > len(p) && s[:len(p)] == p {
+			s = s[len(p):]
+		}
+	}
+	if i := indexAny(s, "@"); i >= 0 {
+		s = s[i+1:]
+	}
+	if i := indexAny(s, "/?,"); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+func indexAny(s, chars string) int {
+	for i := 0; i < len(s); i++ {
+		for j := 0; j < len(chars); j++ {
+			if s[i] == chars[j] {
+				return i
+			}
+		}
+	}
+	return -1
+}

@@ -1,0 +1,58 @@
+package tds
+
+// Row is a ROW token (0xD1), MS-TDS 2.2.7.19: one value per column of the
+// preceding COLMETADATA, nil for NULL.
+type Row struct {
+	Values [][]byte
+}
+
+// DecodeRow parses a ROW body (after the token byte) against cols and
+// returns the bytes it used.
+func DecodeRow(b []byte, cols []Column) (*Row, int, error) {
+	r := &reader{b: b}
+	row := &Row{Values: make([][]byte, 0, min(len(cols), len(b)))}
+	for _, c := range cols {
+		v, err := readValue(r, c.Type)
+		if err != nil {
+			return nil, 0, err
+		}
+		row.Values = append(row.Values, v)
+	}
+	return row, r.off, nil
+}
+
+// DecodeNBCRow parses an NBCROW body (0xD2, MS-TDS 2.2.7.17): a null bitmap,
+// then values of the non-NULL columns only.
+func DecodeNBCRow(b []byte, cols []Column) (*Row, int, error) {
+	r := &reader{b: b}
+	bitmap := r.bytes((len(cols)+7)/8, "NBCROW bitmap")
+	if r.err != nil {
+		return nil, 0, r.err
+	}
+	row := &Row{Values: make([][]byte, 0, min(len(cols), len(b)))}
+	for i, c := range cols {
+		if bitmap[i/8]&(1<<(i%8)) != 0 {
+			row.Values = append(row.Values, nil)
+			continue
+		}
+		v, err := readValue(r, c.Type)
+		if err != nil {
+			return nil, 0, err
+		}
+		row.Values = append(row.Values, v)
+	}
+	return row, r.off, nil
+}
+
+// Append writes a ROW token with values typed by cols.
+func (row *Row) Append(dst []byte, cols []Column) []byte {
+	dst = append(dst, TokenRow)
+	for i, c := range cols {
+		var v []byte
+		if i < len(row.Values) {
+			v = row.Values[i]
+		}
+		dst = AppendValue(dst, c.Type, v)
+	}
+	return dst
+}

@@ -1,0 +1,177 @@
+package tdstest
+
+import (
+	"net"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/hoophq/sidecar/internal/tds"
+)
+
+// Server is the in-process TDS server. Set the handlers before Start.
+type Server struct {
+	// Database is the database name LOGINACK's ENVCHANGE reports when the
+	// client's LOGIN7 names none (default "master").
+	Database string
+	// OnBatch returns the token stream answering a SQLBatch (default: DONE).
+	// A nil answer sends nothing: the request stays running until the
+	// client's Attention, which the server answers with DONE(ATTN).
+	OnBatch func(*tds.SQLBatch) []byte
+	// OnRPC returns the token stream answering an RPC (default: DONEPROC).
+	OnRPC func(*tds.RPC) []byte
+
+	mu       sync.Mutex
+	received []tds.Message
+	logins   []*tds.Login7
+	ln       net.Listener
+	done     chan struct{}
+	wg       sync.WaitGroup
+}
+
+// Start listens on 127.0.0.1:0 and serves until the test ends; it returns
+// the address.
+func (s *Server) Start(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("tdstest: listen: %v", err)
+	}
+	s.ln = ln
+	s.done = make(chan struct{})
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s.wg.Add(1)
+			go func() { defer s.wg.Done(); s.serve(c) }()
+		}
+	}()
+	t.Cleanup(func() { close(s.done); ln.Close(); s.wg.Wait() })
+	return ln.Addr().String()
+}
+
+// Received returns a copy of every message received so far, in order,
+// across connections.
+func (s *Server) Received() []tds.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]tds.Message(nil), s.received...)
+}
+
+// Logins returns the decoded LOGIN7 messages received so far.
+func (s *Server) Logins() []*tds.Login7 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]*tds.Login7(nil), s.logins...)
+}
+
+func (s *Server) serve(c net.Conn) {
+	connDone := make(chan struct{})
+	defer close(connDone)
+	defer c.Close()
+	go func() {
+		select {
+		case <-s.done:
+			c.Close()
+		case <-connDone:
+		}
+	}()
+	mr := &tds.MessageReader{R: c, PacketSize: tds.MaxPacketSize, MaxMessage: 16 << 20}
+	packetSize := tds.DefaultPacketSize
+	for {
+		m, err := mr.ReadMessage()
+		if err != nil {
+			return
+		}
+		s.mu.Lock()
+		s.received = append(s.received, m)
+		s.mu.Unlock()
+		if m.Ignore {
+			continue
+		}
+		var reply []byte
+		switch m.Type {
+		case tds.PacketPrelogin:
+			p, err := tds.DecodePrelogin(m.Data)
+			if err != nil {
+				return
+			}
+			if enc, _ := p.Encryption(); enc != tds.EncryptNotSup && enc != tds.EncryptOff {
+				// The stand-in has no TLS; refuse rather than downgrade.
+				return
+			}
+			ans := &tds.Prelogin{}
+			ans.Set(tds.PreloginVersion, tds.VersionData(0x10000FA0, 0))
+			ans.Set(tds.PreloginEncryption, []byte{tds.EncryptNotSup})
+			ans.Set(tds.PreloginInstOpt, []byte{0})
+			ans.Set(tds.PreloginThreadID, nil)
+			ans.Set(tds.PreloginMARS, []byte{0})
+			reply = ans.Encode()
+		case tds.PacketLogin7:
+			l, err := tds.DecodeLogin7(m.Data)
+			if err != nil {
+				return
+			}
+			s.mu.Lock()
+			s.logins = append(s.logins, l)
+			s.mu.Unlock()
+			if l.PacketSize >= tds.MinPacketSize && l.PacketSize <= tds.MaxPacketSize {
+				packetSize = int(l.PacketSize)
+			}
+			reply = s.loginReply(l, packetSize)
+		case tds.PacketSQLBatch:
+			b, err := tds.DecodeSQLBatch(m.Data)
+			if err != nil {
+				return
+			}
+			if s.OnBatch != nil {
+				if reply = s.OnBatch(b); reply == nil {
+					continue
+				}
+			} else {
+				reply = (&tds.Done{}).Append(nil)
+			}
+		case tds.PacketRPC:
+			r, err := tds.DecodeRPC(m.Data)
+			if err != nil {
+				reply = Error(50000, 16, err.Error())
+				reply = (&tds.Done{Token: tds.TokenDoneProc, Status: tds.DoneError}).Append(reply)
+				break
+			}
+			if s.OnRPC != nil {
+				reply = s.OnRPC(r)
+			} else {
+				reply = (&tds.Done{Token: tds.TokenDoneProc}).Append(nil)
+			}
+		case tds.PacketAttention:
+			reply = (&tds.Done{Status: tds.DoneAttn}).Append(nil)
+		default:
+			return
+		}
+		if err := tds.WriteMessage(c, tds.PacketReply, 0, 0, reply, packetSize); err != nil {
+			return
+		}
+	}
+}
+
+func (s *Server) loginReply(l *tds.Login7, packetSize int) []byte {
+	db := l.Database
+	if db == "" {
+		db = s.Database
+	}
+	if db == "" {
+		db = "master"
+	}
+	out := tds.EnvString(tds.EnvDatabase, db, "master").Append(nil)
+	info := &tds.ErrorInfo{Number: 5701, State: 2, Class: 0, Message: "Changed database context to '" + db + "'.", ServerName: "tdstest"}
+	out = info.Append(out, tds.TokenInfo)
+	ack := &tds.LoginAck{Interface: 1, TDSVersion: tds.Version74, ProgName: "Microsoft SQL Server", Major: 16, Minor: 0, BuildHi: 0x0F, BuildLo: 0xA0}
+	out = ack.Append(out)
+	out = tds.EnvString(tds.EnvPacketSize, strconv.Itoa(packetSize), strconv.Itoa(packetSize)).Append(out)
+	return (&tds.Done{}).Append(out)
+}
