@@ -32,11 +32,6 @@ func (s *session) query(p []byte, seq byte) error {
 	if !out.Forward {
 		return s.deny(out, seq)
 	}
-	for _, x := range res.Statements {
-		if x.Kill != nil { // a held statement has nothing running upstream: end its wait here
-			s.p.threads.interrupt(s.upstreamAddr, x.Kill.ID)
-		}
-	}
 	s.multiByte = s.multiByte || mayChangeCharset(sql)
 	if err := s.forward(p, seq); err != nil {
 		out.Ticket.Settle(false)
@@ -47,6 +42,14 @@ func (s *session) query(p []byte, seq byte) error {
 	switch {
 	case err == nil && !a.failed:
 		s.follow(res)
+		for _, x := range res.Statements {
+			// A held statement has nothing running upstream: end its wait
+			// here, once the upstream accepted the KILL (it refuses a user
+			// another user's thread: the listener must not do more).
+			if x.Kill != nil {
+				s.p.threads.interrupt(s.upstreamAddr, x.Kill.ID)
+			}
+		}
 	case err == nil:
 		err = s.followFailed(res)
 	}
