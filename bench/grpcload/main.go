@@ -28,7 +28,9 @@ import (
 	"github.com/hoophq/sidecar/conformance/grpc/testpb"
 )
 
-type probe struct{ testpb.UnimplementedProbeServer }
+type probe struct {
+	testpb.UnimplementedProbeServer
+}
 
 func (probe) Unary(_ context.Context, in *testpb.Item) (*testpb.Reply, error) {
 	return &testpb.Reply{Text: "hello " + in.GetName(), Count: in.GetAmount()}, nil

@@ -94,4 +94,3 @@ func answer(cmd bsoncore.Document) bsoncore.Document {
 	}
 	return b.AppendDouble("ok", 1).Build()
 }
-

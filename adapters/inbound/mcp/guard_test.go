@@ -16,7 +16,13 @@ const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{
 // and returns the status code and body.
 func post(t *testing.T, url, host string, headers map[string]string) (int, string) {
 	t.Helper()
-	req := initializeRequest(t, url)
+	return send(t, initializeRequest(t, url), host, headers)
+}
+
+// send sets headers and (when not empty) the Host on req, sends it and
+// returns the status code and body.
+func send(t *testing.T, req *http.Request, host string, headers map[string]string) (int, string) {
+	t.Helper()
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
@@ -135,19 +141,7 @@ func toolsList(t *testing.T, url, host string, headers map[string]string) (int, 
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	if host != "" {
-		req.Host = host
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return send(t, req, host, headers)
 }
 
 // The spec's agent URLs name the Sidecar by a DNS name (payments-sidecar, a
