@@ -10,17 +10,20 @@ import (
 )
 
 // SCRAM end to end through the Sidecar, with the Go driver and mongosh:
-// alice logs in with SCRAM-SHA-256, bob with SCRAM-SHA-1, each proof
+// alice logs in with SCRAM-SHA-256 (started in the hello's
+// speculativeAuthenticate), bob with SCRAM-SHA-1 (started with saslStart), each proof
 // verified by the upstream (so the Sidecar relayed the conversation
 // untouched); a wrong password is refused with the upstream's own error
 // (code 18 AuthenticationFailed); the same deleteMany from alice and bob
 // files two approvals, each naming its SCRAM user as the identity; alice's
-// approved one resent by alice runs once, the next send is a new approval;
+// approved one resent by alice from a new client (new connection, new
+// SCRAM login, new lsid) runs once, the next send is a new approval;
 // bob's stays pending. Embedded FerretDB offers PLAIN only, so the
 // upstream here is a stand-in: scramFront answers the SCRAM conversation
 // (github.com/xdg-go/scram's server side) and forwards everything else to
 // the suite's upstream; the test logs it.
 func TestSCRAMUsersThroughSidecar(t *testing.T) {
+	t.Parallel() // slow (node start-up): overlaps with the others
 	e := newEnv(t)
 	var front *scramFront
 	upstreamAddr := e.up.Addr
@@ -51,13 +54,26 @@ func TestSCRAMUsersThroughSidecar(t *testing.T) {
 		t.Fatal("the refusal did not come from the upstream")
 	}
 
-	alice := e.clientURI(userURL("alice", scramUsers["alice"], "SCRAM-SHA-256", returnApp)).Database(e.db).Collection("t")
-	bob := e.clientURI(userURL("bob", scramUsers["bob"], "SCRAM-SHA-1", returnApp)).Database(e.db).Collection("t")
+	// alice's conversation starts in the hello (speculativeAuthenticate,
+	// as the driver does with MongoDB 4.4+); bob's with saslStart (the
+	// front answers no speculativeAuthenticate, as MongoDB before 4.4).
 	before := front.Logins.Load()
+	alice := e.clientURI(userURL("alice", scramUsers["alice"], "SCRAM-SHA-256", returnApp)).Database(e.db).Collection("t")
+	spec := front.Speculative.Load()
 	_, err = alice.DeleteMany(ctx, bson.D{{Key: "a", Value: 1}})
 	idAlice := heldID(t, err)
+	if front.Speculative.Load() == spec {
+		t.Fatal("alice's login did not start in the hello: the test would not show the speculative path")
+	}
+	front.NoSpeculative.Store(true)
+	started := front.Started.Load()
+	bob := e.clientURI(userURL("bob", scramUsers["bob"], "SCRAM-SHA-1", returnApp)).Database(e.db).Collection("t")
 	_, err = bob.DeleteMany(ctx, bson.D{{Key: "a", Value: 1}})
 	idBob := heldID(t, err)
+	if front.Started.Load() == started {
+		t.Fatal("bob's login did not use saslStart: the test would not show that path")
+	}
+	front.NoSpeculative.Store(false)
 	if n := front.Logins.Load() - before; n < 2 {
 		t.Fatalf("%d SCRAM proofs verified at the upstream, want one for alice (SHA-256) and one for bob (SHA-1)", n)
 	}
@@ -71,6 +87,9 @@ func TestSCRAMUsersThroughSidecar(t *testing.T) {
 		t.Fatalf("approver sees identity %q, want bob (the SCRAM user)", r.ClientIdentity)
 	}
 	e.cp.Approve(t, idAlice)
+	// alice resends from a new client: a new connection with its own SCRAM
+	// login, a new lsid, a later $clusterTime.
+	alice = e.clientURI(userURL("alice", scramUsers["alice"], "SCRAM-SHA-256", returnApp)).Database(e.db).Collection("t")
 	res, err := alice.DeleteMany(ctx, bson.D{{Key: "a", Value: 1}})
 	if err != nil || res.DeletedCount != 2 {
 		t.Fatalf("alice's approved resend: %+v %v", res, err)

@@ -27,8 +27,14 @@ type scramFront struct {
 	Addr    string
 	Logins  atomic.Int64 // client proofs that verified
 	Refused atomic.Int64 // conversations answered AuthenticationFailed
-	Opened  atomic.Int64 // connections accepted from the Sidecar
-	Open    atomic.Int64 // connections accepted and not yet closed
+	// Speculative counts conversations started in a hello's
+	// speculativeAuthenticate, Started those started with saslStart.
+	Speculative, Started atomic.Int64
+	// NoSpeculative makes the front ignore speculativeAuthenticate, as a
+	// MongoDB before 4.4 does: the client then runs saslStart itself.
+	NoSpeculative atomic.Bool
+	Opened        atomic.Int64 // connections accepted from the Sidecar
+	Open          atomic.Int64 // connections accepted and not yet closed
 	// Closed receives once for each connection the Sidecar closed (or
 	// that ended), after Open went down.
 	Closed chan struct{}
@@ -145,6 +151,9 @@ func (f *scramFront) serve(c net.Conn) {
 			name = el.Key()
 		}
 		if req.OpCode == wire.OpMsg && (name == "saslStart" || name == "saslContinue") {
+			if name == "saslStart" {
+				f.Started.Add(1)
+			}
 			if _, err := c.Write(wire.ReplyMsg(req, req.RequestID+1, f.sasl(&sc, name, body))); err != nil {
 				return
 			}
@@ -179,6 +188,7 @@ func (f *scramFront) serve(c net.Conn) {
 // names the SCRAM mechanisms when the client asked saslSupportedMechs.
 func (f *scramFront) hello(sc *scramConv, req wire.Header, body bsoncore.Document, reply []byte) []byte {
 	spec, hasSpec := body.Lookup("speculativeAuthenticate").DocumentOK()
+	hasSpec = hasSpec && !f.NoSpeculative.Load()
 	_, askMechs := body.Lookup("saslSupportedMechs").StringValueOK()
 	if !hasSpec && !askMechs {
 		return reply
@@ -188,6 +198,7 @@ func (f *scramFront) hello(sc *scramConv, req wire.Header, body bsoncore.Documen
 			b.AppendArray("saslSupportedMechs", bsoncore.NewArrayBuilder().AppendString("SCRAM-SHA-1").AppendString("SCRAM-SHA-256").Build())
 		}
 		if hasSpec {
+			f.Speculative.Add(1)
 			if ans := f.sasl(sc, "saslStart", spec); commandOK(ans) {
 				// The reply's speculativeAuthenticate is the saslStart
 				// answer; a failed one is left out (the client then
