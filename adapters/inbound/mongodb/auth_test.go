@@ -49,3 +49,36 @@ func TestScramUserBecomesIdentityOnSuccess(t *testing.T) {
 		})
 	}
 }
+
+// A client that pipelines a second saslStart claiming another user before
+// the upstream has answered its first login's last step must not get that
+// other user's identity (approvals are bound to the identity): the
+// identity is the user of the conversation the upstream confirmed.
+func TestPipelinedSaslStartDoesNotTakeOverTheIdentity(t *testing.T) {
+	start := func(id int32, user string) []byte {
+		return opMsg(id, 0, doc(func(b *bsoncore.DocumentBuilder) {
+			b.AppendInt32("saslStart", 1).AppendString("mechanism", "SCRAM-SHA-256").
+				AppendBinary("payload", 0, []byte("n,,n="+user+",r=abcdef")).AppendString("$db", "admin")
+		}))
+	}
+	cont := opMsg(2, 0, doc(func(b *bsoncore.DocumentBuilder) {
+		b.AppendInt32("saslContinue", 1).AppendInt32("conversationId", 1).
+			AppendBinary("payload", 0, []byte("c=biws,r=abcdef,p=proof")).AppendString("$db", "admin")
+	}))
+	in := bytes.Join([][]byte{start(1, "alice"), cont, start(3, "bob")}, nil)
+	var out, fwd bytes.Buffer
+	s := testSession(testListener(t), in, &out, &fwd)
+	_ = s.serve()
+	reply := func(to int32, ok float64, done bool) []byte {
+		m := opMsg(100+to, 0, doc(func(b *bsoncore.DocumentBuilder) {
+			b.AppendInt32("conversationId", 1).AppendBoolean("done", done).AppendDouble("ok", ok)
+		}))
+		m[8] = byte(to) // responseTo
+		return m
+	}
+	s.up = fuzzConn{r: bytes.NewReader(bytes.Join([][]byte{reply(1, 1, false), reply(2, 1, true), reply(3, 0, false)}, nil))}
+	s.relay()
+	if got := s.identity(); got != "alice" {
+		t.Fatalf("identity %q, want alice (the login the upstream confirmed)", got)
+	}
+}

@@ -53,9 +53,11 @@ func (s *session) relay() {
 		if p != nil && int(hdr.Length) > s.max() {
 			// Read whole only up to maxMessageSizeBytes; a larger answer to
 			// a hello, an authentication step or a settling command is
-			// streamed unread (and its approval given back).
+			// streamed unread. Its command's outcome is then unknown: the
+			// approval is spent, never given back (a resend would run the
+			// command a second time).
 			if p.ticket != nil {
-				p.ticket.Settle(false)
+				p.ticket.Settle(true)
 			}
 			if p.swallow != nil {
 				close(p.swallow)
@@ -112,8 +114,8 @@ func (s *session) unasked(responseTo int32) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, id := range s.noReply {
-		if id == responseTo && i < s.noReplyNext {
-			s.noReply[i] = 0
+		if id == responseTo && s.noReplySet[i] {
+			s.noReplySet[i] = false
 			return true
 		}
 	}
@@ -127,6 +129,11 @@ func (s *session) replied(responseTo int32) *pending {
 	defer s.mu.Unlock()
 	p := s.pending[responseTo]
 	delete(s.pending, responseTo)
+	if n := s.outstanding[responseTo]; n > 1 {
+		s.outstanding[responseTo] = n - 1
+	} else {
+		delete(s.outstanding, responseTo)
+	}
 	if p == nil || p.swallow == nil {
 		s.owed = false
 	}
@@ -152,7 +159,9 @@ func (s *session) inspect(p *pending, msg []byte) {
 	if p.ticket != nil {
 		// spend_approval_on: accepted: ok: 1 without writeErrors spends the
 		// approval (EXECUTED); anything else gives it back (APPROVED).
-		p.ticket.Settle(body != nil && accepted(body))
+		// An unreadable answer leaves the outcome unknown: spend, never
+		// give back (a resend would run the command a second time).
+		p.ticket.Settle(body == nil || accepted(body))
 	}
 	if body == nil {
 		return
@@ -164,7 +173,7 @@ func (s *session) inspect(p *pending, msg []byte) {
 		if sa, ok := body.Lookup("speculativeAuthenticate").DocumentOK(); ok && p.auth != nil {
 			// X.509 finishes in the hello; SCRAM finishes with saslContinue.
 			if done, _ := sa.Lookup("done").BooleanOK(); done || p.auth.Mechanism == "MONGODB-X509" {
-				s.confirmUser(true)
+				s.confirmUser(true, p.user)
 			}
 		}
 		return
@@ -174,22 +183,25 @@ func (s *session) inspect(p *pending, msg []byte) {
 		done, _ := body.Lookup("done").BooleanOK()
 		switch {
 		case !ok:
-			s.confirmUser(false)
+			s.confirmUser(false, p.user)
 		case done || p.auth.Command == "authenticate":
-			s.confirmUser(true)
+			s.confirmUser(true, p.user)
 		}
 	}
 }
 
-// confirmUser makes the user an authentication claimed the session's
-// identity (ok) or forgets it (the upstream refused it).
-func (s *session) confirmUser(ok bool) {
+// confirmUser makes user, the one the answered step's conversation
+// claimed, the session's identity (ok) or forgets that claim (the upstream
+// refused it). A claim made since by another conversation stays pending.
+func (s *session) confirmUser(ok bool, user string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if ok && s.pendingUser != "" {
-		s.user = s.pendingUser
+	if ok && user != "" {
+		s.user = user
 	}
-	s.pendingUser = ""
+	if s.pendingUser == user {
+		s.pendingUser = ""
+	}
 }
 
 // replyBody returns the command reply document of an OP_MSG or OP_REPLY

@@ -44,9 +44,11 @@ type session struct {
 	helloSeen   bool
 	pending     map[int32]*pending // requests whose reply the relay inspects, by requestID
 	noReply     [32]int32          // requestIDs of the last moreToCome requests forwarded (relay drops answers to them)
+	noReplySet  [32]bool           // which noReply slots hold an id (0 is a valid requestID)
 	noReplyNext int
-	busy        bool               // a client message is being decided
-	owed        bool               // a forwarded request's reply has not begun
+	outstanding map[int32]int // requestIDs forwarded whose reply has not begun, with how many
+	busy        bool          // a client message is being decided
+	owed        bool          // a forwarded request's reply has not begun
 	draining    bool
 	terminated  bool
 }
@@ -55,6 +57,7 @@ type session struct {
 type pending struct {
 	hello   bool          // read maxMessageSizeBytes (and speculative authentication)
 	auth    *command.Auth // confirm the user on success
+	user    string        // the user the conversation claimed when this step was sent
 	ticket  *app.Ticket   // spend_approval_on: accepted: settle on the reply
 	swallow chan struct{} // the listener's own request: drop the reply, close when read
 }
@@ -197,12 +200,12 @@ func (s *session) decide(raw []byte, hdr wire.Header, cmd *command.Command, lega
 		s.mu.Unlock()
 		p.hello = true
 		if cmd.Auth != nil {
-			s.noteAuth(cmd.Auth)
+			p.user = s.noteAuth(cmd.Auth)
 			p.auth = cmd.Auth
 		}
 		return s.forward(raw, hdr, &p, moreToCome)
 	case cmd.Auth != nil:
-		s.noteAuth(cmd.Auth)
+		p.user = s.noteAuth(cmd.Auth)
 		p.auth = cmd.Auth
 		return s.forward(raw, hdr, &p, moreToCome)
 	case cmd.Continuation:
@@ -220,6 +223,13 @@ func (s *session) decide(raw []byte, hdr wire.Header, cmd *command.Command, lega
 				err := s.forward(raw, hdr, nil, true)
 				out.Ticket.Settle(err == nil)
 				return err
+			}
+			if s.isOutstanding(hdr.RequestID) {
+				// The answer to the earlier request of this id would
+				// settle this approval: refuse; nothing ran, give it back.
+				out.Ticket.Settle(false)
+				return s.reply(hdr, legacy, errorDoc(CodeBadCommand, fmt.Sprintf(
+					"requestID %d is still awaiting the answer to an earlier request; resend this approved command with a new requestID", hdr.RequestID)))
 			}
 			p.ticket = out.Ticket
 			return s.forward(raw, hdr, &p, false)
@@ -245,8 +255,21 @@ func (s *session) forward(raw []byte, hdr wire.Header, p *pending, moreToCome bo
 	}
 	if !moreToCome {
 		s.owed = true
+		if s.outstanding == nil {
+			s.outstanding = map[int32]int{}
+		}
+		s.outstanding[hdr.RequestID]++
+		// A client may reuse a requestID (some send 0 every time): an
+		// answer to this id is this request's from now on, not one to an
+		// earlier moreToCome request of the same id (servers send none).
+		for i, id := range s.noReply {
+			if id == hdr.RequestID {
+				s.noReplySet[i] = false
+			}
+		}
 	} else {
 		s.noReply[s.noReplyNext%len(s.noReply)] = hdr.RequestID
+		s.noReplySet[s.noReplyNext%len(s.noReply)] = true
 		s.noReplyNext++
 	}
 	s.mu.Unlock()
@@ -270,15 +293,26 @@ func (s *session) reply(hdr wire.Header, legacy bool, doc bsoncore.Document) err
 	return err
 }
 
-// noteAuth records the user an authentication step claims; the relay
-// makes it the session's identity once the upstream says it succeeded.
-func (s *session) noteAuth(a *command.Auth) {
-	if a.User == "" {
-		return
-	}
+// isOutstanding reports whether a request of this id was forwarded and its
+// reply has not begun.
+func (s *session) isOutstanding(id int32) bool {
 	s.mu.Lock()
-	s.pendingUser = a.User
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	return s.outstanding[id] > 0
+}
+
+// noteAuth records the user an authentication step claims and returns
+// the user of the conversation the step belongs to (a saslContinue claims
+// none: its saslStart's). The relay makes that user, bound to the step, the
+// session's identity once the upstream says the step succeeded, so a
+// later, pipelined saslStart cannot lend its claim to an earlier login.
+func (s *session) noteAuth(a *command.Auth) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if a.User != "" {
+		s.pendingUser = a.User
+	}
+	return s.pendingUser
 }
 
 // identity is the authenticated user ("" before login).

@@ -23,6 +23,7 @@ func (s *session) changeUser(p []byte, seq byte) error {
 	if err != nil {
 		return err
 	}
+	s.multiByte = true // its character set field may name any (charset.go)
 	if _, err := writePacket(s.uw, seq, p); err != nil {
 		return err
 	}

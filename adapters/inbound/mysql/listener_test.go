@@ -26,7 +26,10 @@ import (
 // upstreamStandIn starts an in-process MySQL server (go-mysql's server
 // package) with user agent / pw (mysql_native_password) that answers every
 // query with one row: 1.
-func upstreamStandIn(t *testing.T) string {
+func upstreamStandIn(t *testing.T) string { return upstreamStandInWith(t, oneHandler{}) }
+
+// upstreamStandInWith is upstreamStandIn answering with h.
+func upstreamStandInWith(t *testing.T, h server.Handler) string {
 	t.Helper()
 	key, err := rsa.GenerateKey(rand.Reader, 1024)
 	if err != nil {
@@ -48,7 +51,7 @@ func upstreamStandIn(t *testing.T) string {
 			}
 			go func() {
 				defer c.Close()
-				if conn, err := srv.NewCustomizedConn(c, auth, oneHandler{}); err == nil {
+				if conn, err := srv.NewCustomizedConn(c, auth, h); err == nil {
 					for conn.HandleCommand() == nil {
 					}
 				}

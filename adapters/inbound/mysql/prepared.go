@@ -34,6 +34,7 @@ func (st *prepared) clearLong() {
 // upstream prepared. Preparing runs nothing, so it is not decided; each
 // COM_STMT_EXECUTE is.
 func (s *session) prepare(p []byte, seq byte) error {
+	s.multiByte = s.multiByte || mayChangeCharset(string(p[1:]))
 	if err := s.forward(p, seq); err != nil {
 		return err
 	}
@@ -75,7 +76,6 @@ func (s *session) execute(p []byte, seq byte) error {
 	if err != nil {
 		return err
 	}
-	st.types = types
 	set := s.rules()
 	res := s.analyze(st.text, st.db)
 	stmt := app.Statement{Canonical: canonicalExecute(st.text, params), Display: displayExecute(st.text, params, st.db)}
@@ -86,6 +86,7 @@ func (s *session) execute(p []byte, seq byte) error {
 	if !out.Forward {
 		return s.deny(out, seq)
 	}
+	st.types = types // the server keeps the types of the executes it received
 	for i, v := range st.long {
 		pkt := binary.LittleEndian.AppendUint32([]byte{gm.COM_STMT_SEND_LONG_DATA}, id)
 		pkt = binary.LittleEndian.AppendUint16(pkt, uint16(i))

@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	gm "github.com/go-mysql-org/go-mysql/mysql"
@@ -31,19 +32,26 @@ func (s *session) query(p []byte, seq byte) error {
 	if !out.Forward {
 		return s.deny(out, seq)
 	}
-	for _, x := range res.Statements {
-		if x.Kill != nil { // a held statement has nothing running upstream: end its wait here
-			s.p.threads.interrupt(s.upstreamAddr, x.Kill.ID)
-		}
-	}
+	s.multiByte = s.multiByte || mayChangeCharset(sql)
 	if err := s.forward(p, seq); err != nil {
 		out.Ticket.Settle(false)
 		return err
 	}
 	a, err := s.relay(respResult, s.cw)
 	out.Ticket.Settle(err == nil && a.accepted())
-	if err == nil && !a.failed {
+	switch {
+	case err == nil && !a.failed:
 		s.follow(res)
+		for _, x := range res.Statements {
+			// A held statement has nothing running upstream: end its wait
+			// here, once the upstream accepted the KILL (it refuses a user
+			// another user's thread: the listener must not do more).
+			if x.Kill != nil {
+				s.p.threads.interrupt(s.upstreamAddr, x.Kill.ID)
+			}
+		}
+	case err == nil:
+		err = s.followFailed(res)
 	}
 	return err
 }
@@ -52,7 +60,7 @@ func (s *session) query(p []byte, seq byte) error {
 // NO_BACKSLASH_ESCAPES (from the server status flags) and its current
 // database.
 func (s *session) analyze(sql, db string) analyzer.Result {
-	m := analyzer.Mode{NoBackslashEscapes: s.status&gm.SERVER_STATUS_NO_BACKSLASH_ESCAPED != 0}
+	m := analyzer.Mode{NoBackslashEscapes: s.status&gm.SERVER_STATUS_NO_BACKSLASH_ESCAPED != 0, MultiByte: s.multiByte}
 	return s.p.cache.AnalyzeMode(sql, db, m)
 }
 
@@ -72,25 +80,67 @@ func (s *session) follow(res analyzer.Result) {
 	}
 }
 
+// followFailed records what a text that ended in an ERR may have changed:
+// the server runs a multi-statement text until its first error, so a USE
+// or PREPARE before it took effect. The current database is asked of the
+// upstream; a PREPARE name carries both its old and its new analysis.
+func (s *session) followFailed(res analyzer.Result) error {
+	use := false
+	for _, x := range res.Statements {
+		switch {
+		case x.UseDB != "":
+			use = true
+		case x.Prepare != nil:
+			name := strings.ToLower(x.Prepare.Name)
+			if old, ok := s.sqlPrepared[name]; ok {
+				s.sqlPrepared[name] = mergeAnalysis(old, x.Prepare.Analysis)
+			} else {
+				s.sqlPrepared[name] = x.Prepare.Analysis
+			}
+		}
+	}
+	if !use {
+		return nil
+	}
+	return s.refreshDatabase()
+}
+
 // decide asks the gate about one unit (a COM_QUERY text or a
 // COM_STMT_EXECUTE) whose statements res holds. A text the parser refused
-// (res.Err) that no rule covers is refused unchecked on a listener with
-// rules: fail closed (docs/mysql-listener.md).
+// (res.Err), or a statement whose SQL the listener cannot see (EXECUTE of a
+// PREPARE … FROM @var, or of a name it never saw prepared: UNKNOWN), that
+// no rule covers is refused unchecked: fail closed (docs/mysql-listener.md).
+// An EXECUTE runs what the PREPARE before it in the same text made, else
+// what the session's last PREPARE of that name made.
 func (s *session) decide(set *app.ListenerSettings, res analyzer.Result, st app.Statement) (app.Outcome, *sqlError) {
 	parts := make([]domain.Analysis, len(res.Statements))
+	inText := map[string]domain.Analysis{}
+	unknown := false
 	for i, x := range res.Statements {
 		parts[i] = x.Analysis
-		if x.Execute != "" { // EXECUTE name runs what PREPARE name made on this session
-			ran, ok := s.sqlPrepared[strings.ToLower(x.Execute)]
+		switch {
+		case x.Prepare != nil:
+			inText[strings.ToLower(x.Prepare.Name)] = x.Prepare.Analysis
+		case x.Execute != "": // EXECUTE name runs what PREPARE name made on this session
+			name := strings.ToLower(x.Execute)
+			ran, ok := inText[name]
+			if !ok {
+				ran, ok = s.sqlPrepared[name]
+			}
 			if !ok {
 				ran = domain.Analysis{Actions: []string{analyzer.Unknown}}
 			}
 			parts[i] = mergeAnalysis(x.Analysis, ran)
 		}
+		unknown = unknown || slices.Contains(parts[i].Actions, analyzer.Unknown)
 	}
-	if res.Err != nil && (errors.Is(res.Err, analyzer.ErrUncheckable) || len(app.Covered(set, parts)) == 0) {
-		s.log.Warn("mysql statement refused: it cannot be checked", "error", res.Err)
-		e := errUncheckable.with("hoop sidecar: this statement cannot be checked, so nothing was run: " + res.Err.Error())
+	if (res.Err != nil || unknown) && (errors.Is(res.Err, analyzer.ErrUncheckable) || len(app.Covered(set, parts)) == 0) {
+		why := "it runs SQL the listener cannot see (EXECUTE of a PREPARE … FROM a variable, or of a name it never saw prepared)"
+		if res.Err != nil {
+			why = res.Err.Error()
+		}
+		s.log.Warn("mysql statement refused: it cannot be checked", "error", why)
+		e := errUncheckable.with("hoop sidecar: this statement cannot be checked, so nothing was run: " + why)
 		if !errors.Is(res.Err, analyzer.ErrUncheckable) {
 			e.Msg += "; add UNKNOWN to an approval rule's actions to have such texts held for a person"
 		}

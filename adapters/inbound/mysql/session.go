@@ -42,6 +42,9 @@ type session struct {
 	database   string // the current database: handshake, COM_INIT_DB, USE
 	returnMode bool
 	status     uint16 // the server status flags of the upstream's last OK/EOF
+	// multiByte: the client character set may be multi-byte with ASCII
+	// trail bytes (charset.go); sticky once set.
+	multiByte bool
 	// txFailed: a statement was denied inside a transaction; the upstream's
 	// transaction was rolled back and statements are refused until ROLLBACK
 	// or COMMIT (query.go).

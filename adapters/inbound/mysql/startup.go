@@ -114,6 +114,7 @@ func (p *Protocol) startup(conn net.Conn, l *app.Listener, certs *tlsconf.CertLo
 	}
 	s.caps = ch.caps & offer &^ gm.CLIENT_SSL
 	s.user, s.database = ch.user, ch.database
+	s.multiByte = !asciiSafeCollation(ch.charset)
 	s.returnMode = domain.WantsReturnMode(ch.attributes["program_name"])
 	s.threadID, s.nonce = hello.threadID, hello.nonce
 	upSeq := byte(1)

@@ -78,12 +78,12 @@ func decodeParams(p []byte, n int, types []byte, long map[int][]byte) ([]string,
 	}
 	out := make([]string, n)
 	for i := range n {
-		if nulls[i/8]&(1<<(i%8)) != 0 {
-			out[i] = "NULL"
+		if v, ok := long[i]; ok { // the server uses long data even when the NULL bit is set
+			out[i] = quote(v)
 			continue
 		}
-		if v, ok := long[i]; ok {
-			out[i] = quote(v)
+		if nulls[i/8]&(1<<(i%8)) != 0 {
+			out[i] = "NULL"
 			continue
 		}
 		v, rest, err := paramValue(types[2*i], p)

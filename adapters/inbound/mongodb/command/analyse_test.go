@@ -54,8 +54,26 @@ func TestAnalysis(t *testing.T) {
 			actions: "AGGREGATE,SERVER_JS", targets: "test.t", functions: "$accumulator"},
 		{name: "database aggregate", body: `{"aggregate": 1, "pipeline": [{"$currentOp": {}}], "cursor": {}, "$db": "admin"}`,
 			actions: "AGGREGATE", targets: "admin"},
-		{name: "explain does not write", body: `{"explain": {"aggregate": "t", "pipeline": [{"$out": "t2"}, {"$match": {"$where": "1"}}]}, "$db": "test"}`,
-			actions: "EXPLAIN,SERVER_JS", targets: "test.t,test.t2", functions: "$out,$where"},
+		// Servers 3.6 and 4.0 run the $out of an explained aggregate at
+		// executionStats verbosity (SERVER-38063; 4.2 refuses it): the
+		// explain is held as the aggregate would be.
+		{name: "explain of an aggregate with $out writes", body: `{"explain": {"aggregate": "t", "pipeline": [{"$match": {"$where": "1"}}, {"$out": "t2"}]}, "verbosity": "executionStats", "$db": "test"}`,
+			actions: "EXPLAIN,SERVER_JS,AGGREGATE_WRITE", targets: "test.t,test.t2", functions: "$where,$out", write: true},
+		{name: "explain of $merge nested in a $facet writes", body: `{"explain": {"aggregate": "t", "pipeline": [{"$facet": {"a": [{"$merge": {"into": "m"}}]}}]}, "$db": "test"}`,
+			actions: "EXPLAIN,AGGREGATE_WRITE", targets: "test.t,test.m", functions: "$merge", write: true},
+		// Commands of test builds and old servers that the table leaves
+		// UNKNOWN still say what they do, so a rule on DELETE or INSERT
+		// holds them too.
+		{name: "emptycapped deletes", body: `{"emptycapped": "t", "$db": "test"}`,
+			actions: "UNKNOWN,DELETE", targets: "test.t", write: true},
+		{name: "captrunc deletes", body: `{"captrunc": "t", "n": 1, "$db": "test"}`,
+			actions: "UNKNOWN,DELETE", targets: "test.t", write: true},
+		{name: "godinsert inserts", body: `{"godinsert": "t", "obj": {"a": 1}, "$db": "test"}`,
+			actions: "UNKNOWN,INSERT", targets: "test.t", write: true},
+		{name: "doTxn applies oplog entries", body: `{"doTxn": [{"op": "d", "ns": "test.u", "o": {"_id": 1}}], "txnNumber": 1, "$db": "admin"}`,
+			actions: "UNKNOWN,DELETE", targets: "admin,test.u", write: true},
+		{name: "explain of a delete does not write", body: `{"explain": {"delete": "t", "deletes": [{"q": {}, "limit": 0}]}, "verbosity": "executionStats", "$db": "test"}`,
+			actions: "EXPLAIN", targets: "test.t"},
 		{name: "mapReduce to a collection", body: `{"mapReduce": "t", "map": {"$code": "function(){}"}, "reduce": {"$code": "function(){}"}, "out": {"merge": "r", "db": "o"}, "$db": "test"}`,
 			actions: "MAP_REDUCE,SERVER_JS", targets: "test.t,o.r", write: true},
 		{name: "mapReduce inline reads", body: `{"mapreduce": "t", "map": "function(){}", "reduce": "function(){}", "out": {"inline": 1}, "$db": "test"}`,
@@ -263,6 +281,17 @@ func TestFromQuery(t *testing.T) {
 	msgForm := analyseJSON(t, `{"delete": "t", "deletes": [{"q": {}, "limit": 0}], "$db": "test"}`)
 	if string(c.Canonical) != string(msgForm.Canonical) {
 		t.Fatalf("OP_QUERY and OP_MSG forms of a command differ:\n%s\n%s", c.Display(0), msgForm.Display(0))
+	}
+	// The namespace names the database: a $db that disagrees must not
+	// move the target (servers refuse $db in OP_QUERY, error 40621).
+	if c, err := FromQuery(q("prod.$cmd", `{"delete": "t", "deletes": [{"q": {}, "limit": 0}], "$db": "test"}`)); c != nil || err == nil {
+		t.Fatalf("an OP_QUERY with $db: %+v, %v", c, err)
+	}
+	// Servers unwrap $query once: a "query" inside it is the command's
+	// name, not a second wrapper hiding what runs.
+	c, err = FromQuery(q("test.$cmd", `{"$query": {"query": {"find": "t"}, "delete": "t"}}`))
+	if err != nil || c.Name != "query" || join(c.Analysis.Actions) != "UNKNOWN" {
+		t.Fatalf("a wrapper inside $query: %+v, %v", c, err)
 	}
 	if c, err := FromQuery(q("test.t", `{"a": 1}`)); c != nil || err == nil {
 		t.Fatalf("a non-command OP_QUERY: %+v, %v", c, err)

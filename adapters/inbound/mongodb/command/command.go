@@ -93,14 +93,17 @@ func FromQuery(q *wire.Query) (*Command, error) {
 		return nil, &Error{Reason: fmt.Sprintf("OP_QUERY on %q is not a command: only <db>.$cmd is supported", q.FullCollectionName)}
 	}
 	doc := q.Query
-	for _, k := range []string{"$query", "query"} {
-		if v, err := doc.LookupErr(k); err == nil {
-			if inner, ok := v.DocumentOK(); ok {
-				if first, err := doc.IndexErr(0); err == nil && first.Key() == k {
-					doc = inner
-				}
-			}
+	// Servers unwrap once, when the first key is $query or query.
+	if first, err := doc.IndexErr(0); err == nil && (first.Key() == "$query" || first.Key() == "query") {
+		if inner, ok := first.Value().DocumentOK(); ok {
+			doc = inner
 		}
+	}
+	// The namespace names the database; servers refuse a $db beside it
+	// (error 40621), and so does the analysis, so a $db can never move
+	// the target a rule sees away from where the command runs.
+	if _, err := doc.LookupErr("$db"); err == nil {
+		return nil, &Error{Reason: "$db is not allowed in OP_QUERY requests"}
 	}
 	return analyse(doc, nil, q.Database())
 }

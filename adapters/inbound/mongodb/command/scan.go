@@ -49,7 +49,9 @@ func (r *reading) walkValue(key []byte, v bsoncore.Value, depth int) {
 		r.action(ActionServerJS)
 	case "$out", "$merge":
 		r.function(string(key))
-		if r.name == "aggregate" && !r.explained {
+		// Also inside an explain: servers 3.6 and 4.0 run an explained
+		// $out at executionStats verbosity (SERVER-38063).
+		if r.name == "aggregate" {
 			r.action(ActionAggregateWrite)
 			r.c.Write = true
 		}

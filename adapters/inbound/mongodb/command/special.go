@@ -53,6 +53,15 @@ func (r *reading) special(name string, v bsoncore.Value) {
 		}
 	case "applyops":
 		r.applyOps(c.Body.Lookup("applyOps"), 0)
+	case "dotxn":
+		// doTxn (4.0 test builds): applyOps in a transaction.
+		r.applyOps(v, 0)
+	case "emptycapped", "captrunc":
+		// Test-build commands (enableTestCommands) that delete from a
+		// capped collection; UNKNOWN as well, as the table lacks them.
+		r.action("DELETE")
+	case "godinsert":
+		r.action("INSERT")
 	case "renamecollection":
 		if s, ok := c.Body.Lookup("to").StringValueOK(); ok {
 			r.namespace(s)
@@ -205,8 +214,10 @@ func (r *reading) mapReduceOut(out bsoncore.Value) {
 }
 
 // explain adds what the explained command reads: its targets, functions
-// and SERVER_JS (explain runs the query plan, $where included), never its
-// write actions (explain does not write).
+// and SERVER_JS (explain runs the query plan, $where included), and
+// AGGREGATE_WRITE for an aggregate with $out or $merge (servers 3.6 and
+// 4.0 write at executionStats verbosity, SERVER-38063), never its other
+// write actions (explain of update, delete, findAndModify does not write).
 func (r *reading) explain(inner bsoncore.Document) {
 	first, err := inner.IndexErr(0)
 	if err != nil {
@@ -226,8 +237,12 @@ func (r *reading) explain(inner bsoncore.Document) {
 		r.function(f)
 	}
 	for _, a := range ir.actions.items {
-		if a == ActionServerJS {
+		switch a {
+		case ActionServerJS:
 			r.action(a)
+		case ActionAggregateWrite:
+			r.action(a)
+			r.c.Write = true
 		}
 	}
 }

@@ -82,6 +82,11 @@ type Mode struct {
 	NoBackslashEscapes bool
 	// ANSIQuotes is ANSI_QUOTES: "…" quotes an identifier, not a string.
 	ANSIQuotes bool
+	// MultiByte: the client character set may be one whose characters can
+	// end in a backslash or backtick byte (big5, cp932, gbk, gb18030, sjis).
+	// A text with a byte 0x81–0xFE before a backslash or backtick is then
+	// unreadable (Err set, action UNKNOWN): see errMultiByte.
+	MultiByte bool
 }
 
 // Analyze parses sql as MySQL and MariaDB read it by default and classifies
@@ -198,6 +203,9 @@ func isSpace(c byte) bool {
 func analyze(sql, db string, m Mode, nest int) Result {
 	if err := checkLimits(sql); err != nil {
 		return unknown(sql, err)
+	}
+	if m.MultiByte && multiByteAmbiguous(sql) {
+		return unknown(sql, errMultiByte)
 	}
 	l := lex(sql, m)
 	if l.err != nil {
