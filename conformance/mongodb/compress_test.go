@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"slices"
 	"sync/atomic"
 	"testing"
 
@@ -148,6 +149,15 @@ func isHelloName(k string) bool { return k == "hello" || k == "isMaster" || k ==
 
 // withCompression returns a hello reply with compression: [comp] added.
 func withCompression(req wire.Header, reply []byte, comp string) []byte {
+	return editHello(req, reply, []string{"compression"}, func(b *bsoncore.DocumentBuilder) {
+		b.AppendArray("compression", bsoncore.NewArrayBuilder().AppendString(comp).Build())
+	})
+}
+
+// editHello returns a hello reply (OP_MSG or OP_REPLY) without the fields
+// drop and with what add appends; the reply as it was when it cannot be
+// decoded.
+func editHello(req wire.Header, reply []byte, drop []string, add func(*bsoncore.DocumentBuilder)) []byte {
 	h, _ := wire.ParseHeader(reply)
 	var body bsoncore.Document
 	switch h.OpCode {
@@ -169,11 +179,11 @@ func withCompression(req wire.Header, reply []byte, comp string) []byte {
 	b := bsoncore.NewDocumentBuilder()
 	elems, _ := body.Elements()
 	for _, el := range elems {
-		if el.Key() != "compression" {
+		if !slices.Contains(drop, el.Key()) {
 			b.AppendValue(el.Key(), el.Value())
 		}
 	}
-	b.AppendArray("compression", bsoncore.NewArrayBuilder().AppendString(comp).Build())
+	add(b)
 	if h.OpCode == wire.OpReply {
 		return wire.ReplyQuery(req, h.RequestID, b.Build())
 	}

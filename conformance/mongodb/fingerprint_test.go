@@ -13,9 +13,10 @@ import (
 // (another connection, a new lsid, a later $clusterTime) uses the
 // approval. Embedded FerretDB authenticates with PLAIN only (its SCRAM
 // needs an option the embedded package does not expose): the users log in
-// with PLAIN here, and the listener reads the user the same way as SCRAM's
-// n= (a real MongoDB through HOOP_TEST_MONGODB_URL runs the same test
-// with SCRAM; docs/mongodb-listener.md, "Login").
+// with PLAIN here, which shows the listener's reading of PLAIN's authcid;
+// TestSCRAMUsersThroughSidecar shows the same with SCRAM-SHA-256 and
+// SCRAM-SHA-1 through a stand-in SCRAM front (docs/mongodb-listener.md,
+// "Login" and "Tests").
 func TestFingerprintUsersAndNewSession(t *testing.T) {
 	e := newEnv(t)
 	addr, _ := e.sidecar(listenerOpts{})

@@ -163,6 +163,13 @@ func (e *env) seed(name string, docs ...any) {
 // returns everything it printed.
 func (e *env) mongosh(addr, appName, script string) string {
 	e.t.Helper()
+	return e.mongoshURI(e.uri(addr, appName, nil), script)
+}
+
+// mongoshURI runs the real mongosh with script (--eval) after connecting
+// to the connection string uri, and returns everything it printed.
+func (e *env) mongoshURI(uri, script string) string {
+	e.t.Helper()
 	bin := filepath.Join(harness.RepoRoot(e.t), "conformance", "mongodb", "node", "node_modules", ".bin", "mongosh")
 	if _, err := os.Stat(bin); err != nil {
 		e.t.Fatal("mongosh is not installed (make deps runs npm ci in conformance/mongodb/node)")
@@ -170,7 +177,7 @@ func (e *env) mongosh(addr, appName, script string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "--nodb", "--quiet", "--norc", "--eval",
-		fmt.Sprintf("const db = connect(%q);\n%s", e.uri(addr, appName, nil), script))
+		fmt.Sprintf("const db = connect(%q);\n%s", uri, script))
 	cmd.Env = append(os.Environ(), "MONGOSH_DISABLE_TELEMETRY=1", "HOME="+e.t.TempDir())
 	out, _ := cmd.CombinedOutput()
 	return string(out)
