@@ -2,14 +2,13 @@ package mongodb
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"strings"
-	"time"
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/drain"
 	"github.com/hoophq/sidecar/internal/tlsconf"
 )
 
@@ -47,35 +46,12 @@ func (p *Protocol) CheckUpstream(upstream string) error {
 // it is in flight, and those left when l.DrainDeadline is closed are closed
 // then.
 func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) error {
-	d := newDrainer()
-	stop := context.AfterFunc(ctx, func() { ln.Close() })
-	defer stop()
-	defer d.start()
-	go func() {
-		<-l.DrainDeadline()
-		d.start()
-		d.expire()
-	}()
 	certs := tlsconf.NewCertLoader(l)
-	delay := 5 * time.Millisecond
-	for {
-		conn, err := ln.Accept()
-		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
-				return nil
-			}
-			p.log.Warn("mongodb listener: accept failed", "listener", l.Settings().Name, "error", err)
-			time.Sleep(delay)
-			delay = min(2*delay, time.Second)
-			continue
-		}
-		delay = 5 * time.Millisecond
-		go p.handle(conn, l, certs, d)
-	}
+	return drain.Serve(ctx, ln, l, p.log, "mongodb", func(conn net.Conn, d *drain.Set) { p.handle(conn, l, certs, d) })
 }
 
 // handle runs one client connection to its end.
-func (p *Protocol) handle(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, d *drainer) {
+func (p *Protocol) handle(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, d *drain.Set) {
 	defer conn.Close()
 	set := l.Settings()
 	log := p.log.With("listener", set.Name, "client", conn.RemoteAddr().String())
@@ -89,7 +65,7 @@ func (p *Protocol) handle(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoa
 		log.Info("mongodb connection ended before its first command", "error", err)
 		return
 	}
-	d.add(s)
-	defer d.remove(s)
+	d.Add(s)
+	defer d.Remove(s)
 	s.run()
 }

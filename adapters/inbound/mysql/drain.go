@@ -1,66 +1,20 @@
 package mysql
 
-import (
-	"sync"
-)
+// A stopped listener drains its sessions (internal/drain, app.Protocol):
+// each is closed as soon as it is idle (no command in flight, no transaction
+// open), and the ones left at the drain deadline are closed at once. Either
+// way the client gets ERR 1053 ER_SERVER_SHUTDOWN first, as from a MySQL
+// server that shuts down.
 
-// drainer holds the sessions of one Serve call, so that a stopped listener
-// can drain them (app.Protocol): once it stops, each session is closed as
-// soon as it is idle (no command in flight, no transaction open), and the
-// ones left at the drain deadline are closed at once. Either way the client
-// gets ERR 1053 ER_SERVER_SHUTDOWN first, as from a MySQL server that shuts
-// down.
-type drainer struct {
-	mu       sync.Mutex
-	sessions map[*session]struct{}
-	draining bool
+// Expire closes s at the drain deadline with ERR 1053 (drain.Session).
+func (s *session) Expire() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.terminateLocked()
 }
 
-func newDrainer() *drainer { return &drainer{sessions: map[*session]struct{}{}} }
-
-// add registers s; once draining, s is marked to close when idle.
-func (d *drainer) add(s *session) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.sessions[s] = struct{}{}
-	if d.draining {
-		s.startDrain()
-	}
-}
-
-func (d *drainer) remove(s *session) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	delete(d.sessions, s)
-}
-
-// start marks every session to close when idle (and closes the idle ones).
-func (d *drainer) start() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.draining = true
-	for s := range d.sessions {
-		s.startDrain()
-	}
-}
-
-// expire closes every session left.
-func (d *drainer) expire() {
-	d.mu.Lock()
-	list := make([]*session, 0, len(d.sessions))
-	for s := range d.sessions {
-		list = append(list, s)
-	}
-	d.mu.Unlock()
-	for _, s := range list {
-		s.mu.Lock()
-		s.terminateLocked()
-		s.mu.Unlock()
-	}
-}
-
-// startDrain marks s to close once idle, and closes it now if it is.
-func (s *session) startDrain() {
+// StartDrain marks s to close once idle, and closes it now if it is (drain.Session).
+func (s *session) StartDrain() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.draining = true

@@ -9,10 +9,10 @@ import (
 	"log/slog"
 	"net"
 	"sync"
-	"time"
 
 	"github.com/hoophq/sidecar/adapters/inbound/mysql/analyzer"
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/drain"
 	"github.com/hoophq/sidecar/internal/tlsconf"
 )
 
@@ -46,35 +46,12 @@ func (p *Protocol) Name() string { return "mysql" }
 // those left when l.DrainDeadline is closed are closed then, each with ERR
 // 1053 ER_SERVER_SHUTDOWN.
 func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) error {
-	d := newDrainer()
-	stop := context.AfterFunc(ctx, func() { ln.Close() })
-	defer stop()
-	defer d.start()
-	go func() {
-		<-l.DrainDeadline()
-		d.start()
-		d.expire()
-	}()
 	certs := tlsconf.NewCertLoader(l)
-	delay := 5 * time.Millisecond
-	for {
-		conn, err := ln.Accept()
-		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
-				return nil
-			}
-			p.log.Warn("mysql listener: accept failed", "listener", l.Settings().Name, "error", err)
-			time.Sleep(delay)
-			delay = min(2*delay, time.Second)
-			continue
-		}
-		delay = 5 * time.Millisecond
-		go p.handle(conn, l, certs, d)
-	}
+	return drain.Serve(ctx, ln, l, p.log, "mysql", func(conn net.Conn, d *drain.Set) { p.handle(conn, l, certs, d) })
 }
 
 // handle runs one client connection to its end.
-func (p *Protocol) handle(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, d *drainer) {
+func (p *Protocol) handle(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, d *drain.Set) {
 	defer conn.Close()
 	log := p.log.With("listener", l.Settings().Name, "client", conn.RemoteAddr().String())
 	defer func() {
@@ -101,8 +78,8 @@ func (p *Protocol) handle(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoa
 	}
 	defer s.up.Close()
 	defer s.client.Close()
-	d.add(s)
-	defer d.remove(s)
+	d.Add(s)
+	defer d.Remove(s)
 	p.threads.add(s)
 	defer p.threads.remove(s)
 	s.run()

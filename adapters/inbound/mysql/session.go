@@ -54,7 +54,7 @@ type session struct {
 	// sqlPrepared: the analysis of each SQL-level PREPARE name (lower case).
 	sqlPrepared map[string]domain.Analysis
 
-	// Shared with the drainer and other sessions' KILL QUERY, under mu.
+	// Shared with the drain (internal/drain) and other sessions' KILL QUERY, under mu.
 	mu         sync.Mutex
 	busy       bool
 	idleInTx   bool // a transaction was open when the session last went idle

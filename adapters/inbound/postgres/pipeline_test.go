@@ -7,8 +7,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// drain reads a pipeline's results up to its Sync and returns the first error.
-func drain(t *testing.T, p *pgconn.Pipeline) error {
+// drainPipeline reads a pipeline's results up to its Sync and returns the first error.
+func drainPipeline(t *testing.T, p *pgconn.Pipeline) error {
 	t.Helper()
 	var first error
 	for {
@@ -42,7 +42,7 @@ func sendPipeline(t *testing.T, c *pgconn.PgConn, params ...[]byte) error {
 	if err := p.Sync(); err != nil {
 		t.Fatal(err)
 	}
-	err := drain(t, p)
+	err := drainPipeline(t, p)
 	if cerr := p.Close(); cerr != nil && err == nil {
 		err = cerr
 	}
@@ -115,7 +115,7 @@ func TestPipelineFlushThenHeldRollsBack(t *testing.T) {
 	if err := p.Sync(); err != nil {
 		t.Fatal(err)
 	}
-	heldID(t, drain(t, p))
+	heldID(t, drainPipeline(t, p))
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}

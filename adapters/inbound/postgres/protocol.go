@@ -2,13 +2,12 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net"
-	"time"
 
 	"github.com/hoophq/sidecar/adapters/inbound/postgres/analyzer"
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/drain"
 	"github.com/hoophq/sidecar/internal/tlsconf"
 )
 
@@ -40,35 +39,12 @@ func (p *Protocol) Name() string { return "postgres" }
 // those left when l.DrainDeadline is closed are closed then, each with
 // FATAL 57P01 admin_shutdown.
 func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) error {
-	d := newDrainer()
-	stop := context.AfterFunc(ctx, func() { ln.Close() })
-	defer stop()
-	defer d.start()
-	go func() {
-		<-l.DrainDeadline()
-		d.start()
-		d.expire()
-	}()
 	certs := tlsconf.NewCertLoader(l)
-	delay := 5 * time.Millisecond
-	for {
-		conn, err := ln.Accept()
-		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
-				return nil
-			}
-			p.log.Warn("postgres listener: accept failed", "listener", l.Settings().Name, "error", err)
-			time.Sleep(delay)
-			delay = min(2*delay, time.Second)
-			continue
-		}
-		delay = 5 * time.Millisecond
-		go p.handle(conn, l, certs, d)
-	}
+	return drain.Serve(ctx, ln, l, p.log, "postgres", func(conn net.Conn, d *drain.Set) { p.handle(conn, l, certs, d) })
 }
 
 // handle runs one client connection to its end.
-func (p *Protocol) handle(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, d *drainer) {
+func (p *Protocol) handle(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, d *drain.Set) {
 	defer conn.Close()
 	set := l.Settings()
 	log := p.log.With("listener", set.Name, "client", conn.RemoteAddr().String())
@@ -87,7 +63,7 @@ func (p *Protocol) handle(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoa
 	if s == nil {
 		return // a CancelRequest, handled
 	}
-	d.add(s)
-	defer d.remove(s)
+	d.Add(s)
+	defer d.Remove(s)
 	s.run()
 }

@@ -86,7 +86,7 @@ func TestHeldPipelineFailsTransaction(t *testing.T) {
 	if err := p.Sync(); err != nil {
 		t.Fatal(err)
 	}
-	heldID(t, drain(t, p))
+	heldID(t, drainPipeline(t, p))
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
