@@ -1,14 +1,11 @@
 package mongodb
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"os"
-	"sync/atomic"
-	"time"
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/hangup"
 )
 
 // errClientGone ends a session whose client hung up while a command of it
@@ -29,49 +26,11 @@ func (s *session) check(set *app.ListenerSettings, st app.Statement) app.Outcome
 	var stopWatch func()
 	st.OnWait = func(id string) {
 		s.log.Info("mongodb command held in wait mode until a person decides", "approval_id", id)
-		stopWatch = watchHangup(s.cr, s.client.SetReadDeadline, cancel)
+		stopWatch = hangup.Watch(s.cr, s.client.SetReadDeadline, func(error) { cancel(app.ErrClientGone) })
 	}
 	out := s.l.CheckWith(ctx, set, st)
 	if stopWatch != nil {
 		stopWatch()
 	}
 	return out
-}
-
-// hangupPoll is the past deadline that stops a hang-up watch.
-var hangupPoll = time.Unix(1, 0)
-
-// watchHangup watches the client connection while the gate holds a
-// command: the session's reader is idle then, so a goroutine peeks at it.
-// Bytes the client sends meanwhile stay buffered for the session; an end of
-// the connection cancels the wait with app.ErrClientGone. stop ends the
-// watch (a past read deadline interrupts the peek) and returns once the
-// reader is the session's again.
-func watchHangup(r *bufio.Reader, setDeadline func(time.Time) error, cancel context.CancelCauseFunc) (stop func()) {
-	done := make(chan struct{})
-	var stopping atomic.Bool
-	go func() {
-		defer close(done)
-		for !stopping.Load() {
-			n := r.Buffered()
-			if n >= r.Size() {
-				return
-			}
-			_, err := r.Peek(n + 1)
-			switch {
-			case err == nil:
-			case stopping.Load(), errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, bufio.ErrBufferFull):
-				return
-			default:
-				cancel(app.ErrClientGone)
-				return
-			}
-		}
-	}()
-	return func() {
-		stopping.Store(true)
-		setDeadline(hangupPoll)
-		<-done
-		setDeadline(time.Time{})
-	}
 }

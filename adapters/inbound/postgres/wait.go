@@ -1,17 +1,14 @@
 package postgres
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"os"
-	"sync/atomic"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/internal/hangup"
 )
 
 // errClientGone ends a session whose client hung up while a statement of it
@@ -88,45 +85,12 @@ func (s *session) notifyWait(id, listener string) {
 	}
 }
 
-// hangupPoll is the deadline that stops a hang-up watch.
-var hangupPoll = time.Unix(1, 0)
-
-// watchHangup watches the client connection while the gate holds a
-// statement: the session's reader is idle then, so a goroutine peeks at it.
-// Bytes the client pipelines meanwhile stay buffered, in order, for the
-// session; an end of the connection (EOF, reset, a TLS close) cancels the
-// wait with app.ErrClientGone, as PostgreSQL ends a session whose socket
-// reads EOF. Once the reader's buffer (32 KiB) is full of pipelined
-// messages the watch stops: TCP holds the rest, and a hang-up after that is
-// seen when the wait ends. stop ends the watch (a past read deadline
-// interrupts the peek, as net/http ends its background read) and returns
-// once the reader is the session's again.
+// watchHangup runs internal/hangup's watch on the client connection while
+// the gate holds a statement: a hang-up cancels the wait with
+// app.ErrClientGone.
 func (s *session) watchHangup(cancel context.CancelCauseFunc) (stop func()) {
-	done := make(chan struct{})
-	var stopping atomic.Bool
-	go func() {
-		defer close(done)
-		for !stopping.Load() {
-			n := s.cr.Buffered()
-			if n >= s.cr.Size() {
-				return
-			}
-			_, err := s.cr.Peek(n + 1)
-			switch {
-			case err == nil:
-			case stopping.Load(), errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, bufio.ErrBufferFull):
-				return
-			default:
-				s.log.Info("postgres client hung up while its statement waited for approval", "error", err)
-				cancel(app.ErrClientGone)
-				return
-			}
-		}
-	}()
-	return func() {
-		stopping.Store(true)
-		s.client.SetReadDeadline(hangupPoll)
-		<-done
-		s.client.SetReadDeadline(time.Time{})
-	}
+	return hangup.Watch(s.cr, s.client.SetReadDeadline, func(err error) {
+		s.log.Info("postgres client hung up while its statement waited for approval", "error", err)
+		cancel(app.ErrClientGone)
+	})
 }

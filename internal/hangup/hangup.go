@@ -1,0 +1,53 @@
+// Package hangup is the client hang-up watch the database listeners
+// (postgres, mysql, mongodb) run while the gate holds a statement in wait
+// mode (docs/architecture.md, "a gone client's wait ends").
+package hangup
+
+import (
+	"bufio"
+	"errors"
+	"os"
+	"sync/atomic"
+	"time"
+)
+
+// poll is the past read deadline that interrupts the watch's Peek, as
+// net/http ends its background read.
+var poll = time.Unix(1, 0)
+
+// Watch peeks at r (the session's buffered reader of the client connection,
+// idle while the gate waits) in a goroutine. Bytes the client pipelines
+// meanwhile stay buffered, in order, for the session. When the connection
+// ends (EOF, reset, a TLS close), gone is called once with the read error.
+// Once r's buffer is full of pipelined bytes the watch stops: TCP holds the
+// rest, and a hang-up after that is seen when the wait ends. stop ends the
+// watch (setDeadline(poll), then no deadline) and returns once r is the
+// session's again.
+func Watch(r *bufio.Reader, setDeadline func(time.Time) error, gone func(err error)) (stop func()) {
+	done := make(chan struct{})
+	var stopping atomic.Bool
+	go func() {
+		defer close(done)
+		for !stopping.Load() {
+			n := r.Buffered()
+			if n >= r.Size() {
+				return
+			}
+			_, err := r.Peek(n + 1)
+			switch {
+			case err == nil:
+			case stopping.Load(), errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, bufio.ErrBufferFull):
+				return
+			default:
+				gone(err)
+				return
+			}
+		}
+	}()
+	return func() {
+		stopping.Store(true)
+		setDeadline(poll)
+		<-done
+		setDeadline(time.Time{})
+	}
+}
