@@ -248,8 +248,10 @@ func (s *session) copyLogical(dst io.Writer) ([]byte, error) {
 			if _, err := dst.Write(head); err != nil {
 				return nil, err
 			}
-			if _, err := io.CopyN(dst, s.ur, int64(n-k)); err != nil {
-				return nil, unexpectedEOF(err)
+			if n > k { // io.CopyN allocates: only for the rest of a large packet
+				if _, err := io.CopyN(dst, s.ur, int64(n-k)); err != nil {
+					return nil, unexpectedEOF(err)
+				}
 			}
 			if n == 0 {
 				head = []byte{0}
