@@ -46,50 +46,63 @@ bench_header() {
 }
 
 # bench_summary: medians over the rounds of each (conns, workload, path), then
-# the readings for each (conns, workload), against "direct".
+# the readings for each (conns, workload) against "direct", each taken within
+# a round (the paths of a round ran back to back) and then the median over
+# the rounds: the load of a shared machine moves whole rounds.
 bench_summary() {
   awk '
-    function median(s,   a, k, i) { k = split(s, a, " "); if (k == 0) return -1; asort(a); return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
-    function cpu(v) { return v < 0 ? "-" : sprintf("%.1f", v) }
-    function pct(a, b) { return b > 0 ? sprintf("%.0f%%", 100 * a / b) : "-" }
+    function median(s,   a, k) { k = split(s, a, " "); if (k == 0) return "x"; asort(a); return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
+    function cpu(v) { return v == "x" || v < 0 ? "-" : sprintf("%.1f", v) }
+    function add(arr, k, v) { arr[k] = arr[k] " " v }
     {
-      key = $2 SUBSEP $3 SUBSEP $4
+      cw = $2 SUBSEP $3; key = cw SUBSEP $4
       if (!(key in seen)) { seen[key] = 1; order[++nk] = key }
-      if (!(($2 SUBSEP $3) in seenCW)) { seenCW[$2 SUBSEP $3] = 1; cw[++ncw] = $2 SUBSEP $3 }
+      if (!(cw in seenCW)) { seenCW[cw] = 1; cws[++ncw] = cw }
       if (!($4 in seenP)) { seenP[$4] = 1; paths[++np] = $4 }
-      rps[key] = rps[key] " " $5; p50[key] = p50[key] " " $6; p99[key] = p99[key] " " $7
-      if ($8 >= 0) px[key] = px[key] " " $8
-      if ($9 >= 0) sv[key] = sv[key] " " $9
-      cl[key] = cl[key] " " $10
+      add(rps, key, $5); add(p50, key, $6); add(p99, key, $7)
+      if ($8 >= 0) add(px, key, $8)
+      if ($9 >= 0) add(sv, key, $9)
+      add(cl, key, $10)
+      R[$1, key, "rps"] = $5; R[$1, key, "p50"] = $6; R[$1, key, "px"] = $8; R[$1, key, "sv"] = $9; R[$1, key, "cl"] = $10
+      rounds[$1] = 1
     }
     END {
       printf "\nmedians of the rounds (CPU per operation in µs: proxy, server, client)\n"
       printf "%5s %-8s %-9s %9s %7s %7s %8s %8s %8s\n", "conns", "workload", "path", "ops/s", "p50 µs", "p99 µs", "proxy", "server", "client"
       for (i = 1; i <= nk; i++) {
         k = order[i]; split(k, f, SUBSEP)
-        M[k, "rps"] = median(rps[k]); M[k, "p50"] = median(p50[k]); M[k, "p99"] = median(p99[k])
-        M[k, "px"] = median(px[k]); M[k, "sv"] = median(sv[k]); M[k, "cl"] = median(cl[k])
-        printf "%5s %-8s %-9s %9.0f %7d %7d %8s %8s %8s\n", f[1], f[2], f[3], M[k, "rps"], M[k, "p50"], M[k, "p99"], cpu(M[k, "px"]), cpu(M[k, "sv"]), cpu(M[k, "cl"])
+        printf "%5s %-8s %-9s %9.0f %7d %7d %8s %8s %8s\n", f[1], f[2], f[3], median(rps[k]), median(p50[k]), median(p99[k]), cpu(median(px[k])), cpu(median(sv[k])), cpu(median(cl[k]))
       }
-      printf "\nreadings of \"what a proxy adds per operation\", each against direct (docs/performance.md)\n"
-      printf "%5s %-8s %-9s %11s %13s %17s %19s\n", "conns", "workload", "path", "throughput", "p50 added", "CPU above relay", "CPU of the hop"
+      printf "\nreadings of \"what a proxy adds per operation\" against direct: medians of the per-round values\n"
+      printf "%5s %-8s %-9s %10s %10s %8s %12s %8s %10s %8s\n", "conns", "workload", "path", "throughput", "p50 added", "", "CPU > relay", "", "CPU of hop", ""
       for (j = 1; j <= ncw; j++) {
-        split(cw[j], g, SUBSEP); d = cw[j] SUBSEP "direct"; r = cw[j] SUBSEP "relay"
-        dcpu = (M[d, "sv"] >= 0 ? M[d, "sv"] : 0) + M[d, "cl"]
+        split(cws[j], g, SUBSEP); d = cws[j] SUBSEP "direct"; rl = cws[j] SUBSEP "relay"
+        dc = ""
+        for (r in rounds) if ((r, d, "rps") in R) dc = dc " " ((R[r, d, "sv"] >= 0 ? R[r, d, "sv"] : 0) + R[r, d, "cl"])
         for (q = 1; q <= np; q++) {
           if (paths[q] == "direct") continue
-          k = cw[j] SUBSEP paths[q]
+          k = cws[j] SUBSEP paths[q]
           if (!(k in seen)) continue
-          added = M[k, "p50"] - M[d, "p50"]
-          above = (paths[q] == "relay" || M[k, "px"] < 0 || M[r, "px"] < 0) ? "" : sprintf("%+.1fµs %s", M[k, "px"] - M[r, "px"], pct(M[k, "px"] - M[r, "px"], dcpu))
-          hop = M[k, "px"] < 0 ? "-" : sprintf("%.1fµs %s", M[k, "px"], pct(M[k, "px"], dcpu))
-          printf "%5s %-8s %-9s %11s %+7dµs %4s %17s %19s\n", g[1], g[2], paths[q], pct(M[k, "rps"], M[d, "rps"]), added, pct(added, M[d, "p50"]), above, hop
+          tr = ""; la = ""; lp = ""; ca = ""; cap = ""; ch = ""; chp = ""
+          for (r in rounds) {
+            if (!((r, k, "rps") in R) || !((r, d, "rps") in R)) continue
+            dcpu = (R[r, d, "sv"] >= 0 ? R[r, d, "sv"] : 0) + R[r, d, "cl"]
+            tr = tr " " 100 * R[r, k, "rps"] / R[r, d, "rps"]
+            la = la " " (R[r, k, "p50"] - R[r, d, "p50"]); lp = lp " " 100 * (R[r, k, "p50"] - R[r, d, "p50"]) / R[r, d, "p50"]
+            if (R[r, k, "px"] >= 0 && dcpu > 0) { ch = ch " " R[r, k, "px"]; chp = chp " " 100 * R[r, k, "px"] / dcpu }
+            if (paths[q] != "relay" && R[r, k, "px"] >= 0 && ((r, rl, "px") in R) && R[r, rl, "px"] >= 0 && dcpu > 0) {
+              ca = ca " " (R[r, k, "px"] - R[r, rl, "px"]); cap = cap " " 100 * (R[r, k, "px"] - R[r, rl, "px"]) / dcpu
+            }
+          }
+          printf "%5s %-8s %-9s %9.0f%% %+8dµs %+7.0f%% %11s %8s %10s %8s\n", g[1], g[2], paths[q], median(tr), median(la), median(lp),
+            ca == "" ? "" : sprintf("%+.1fµs", median(ca)), cap == "" ? "" : sprintf("%+.0f%%", median(cap)),
+            ch == "" ? "-" : sprintf("%.1fµs", median(ch)), chp == "" ? "" : sprintf("%.0f%%", median(chp))
         }
-        printf "%5s %-8s %-9s direct CPU per operation (server + client): %.1fµs%s\n", g[1], g[2], "", dcpu, M[d, "sv"] < 0 ? " (server not read: client only)" : ""
+        printf "%5s %-8s %-9s direct CPU per operation (server + client): %.1fµs\n", g[1], g[2], "", median(dc)
       }
       print "(throughput: ops/s as a share of direct; p50 added: the median latency above direct, in µs and as a share"
-      print " of the direct median; CPU above relay: the proxy CPU per operation beyond the bare relay, in µs and as a"
-      print " share of the direct path'"'"'s CPU per operation (server + client); CPU of the hop: the proxy'"'"'s whole CPU per"
-      print " operation, the same way. The server is shared with anything else on this machine that uses it.)"
+      print " of the direct median; CPU > relay: the proxy CPU per operation beyond the bare relay, in µs and as a share"
+      print " of the direct path'"'"'s CPU per operation (server + client; server CPU includes whatever else uses that"
+      print " server meanwhile); CPU of hop: the proxy'"'"'s whole CPU per operation, and the same share.)"
     }' "$runs"
 }
