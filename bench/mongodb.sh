@@ -7,14 +7,14 @@
 # run, the medians of the rounds and the readings of "what the listener adds
 # per operation" (docs/performance.md). A comparison, not a test.
 #
-#   bench/mongodb.sh                                  # 1 and 4 connections, 5 s per run
+#   bench/mongodb.sh                                  # 1 and 4 connections, 2 s per run, 7 rounds
 #   MONGO_CONNS=8 MONGO_SECONDS=10 MONGO_ROUNDS=3 bench/mongodb.sh
 #   MONGO_UPSTREAM=127.0.0.1:27017 bench/mongodb.sh   # a real mongod instead
 #   MONGO_STUB=1 bench/mongodb.sh                     # an in-memory stand-in: the listener's own cost
 #   SIDECAR_BASE_BIN=/tmp/old-sidecar bench/mongodb.sh  # an older build as a fourth path, "base"
 #
 # Environment: MONGO_CONNS (4: the second concurrency; the first is 1),
-# MONGO_SECONDS (5 per run), MONGO_WARMUP (1s), MONGO_ROUNDS (3: each round
+# MONGO_SECONDS (2 per run), MONGO_WARMUP (0.5s), MONGO_ROUNDS (7: each round
 # runs both concurrencies directly, through the relay, then through the
 # Sidecar), MONGO_DOCS (1000), MONGO_UPSTREAM (host:port; unset: FerretDB
 # v1.24.2 embedded in bench/mongoupstream, SQLite handler; MONGO_STUB=1: its
@@ -30,9 +30,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 conns=${MONGO_CONNS:-4}
-seconds=${MONGO_SECONDS:-5}
-warmup=${MONGO_WARMUP:-1s}
-rounds=${MONGO_ROUNDS:-3}
+seconds=${MONGO_SECONDS:-2}
+warmup=${MONGO_WARMUP:-0.5s}
+rounds=${MONGO_ROUNDS:-7}
 ndocs=${MONGO_DOCS:-1000}
 command -v go >/dev/null || { echo "mongodb.sh: go is not installed" >&2; exit 1; }
 . bench/lib.sh

@@ -13,8 +13,8 @@
 #
 # Environment: MYSQL_HOST (127.0.0.1), MYSQL_PORT (3306), MYSQL_USER (root),
 # MYSQL_PASSWORD (empty), MYSQL_CLIENTS (4 connections: the second
-# concurrency; the first is 1), MYSQL_SECONDS (5 per run), MYSQL_WARMUP (1s),
-# MYSQL_ROUNDS (3; each round runs every concurrency and workload directly,
+# concurrency; the first is 1), MYSQL_SECONDS (2 per run), MYSQL_WARMUP (0.5s),
+# MYSQL_ROUNDS (7; each round runs every concurrency and workload directly,
 # through the relay, then through the Sidecar), MYSQL_WORKLOADS ("point
 # varied"), MYSQL_SERVER_PID (the server process whose CPU is read; found with
 # pidof mariadbd/mysqld for a local server), SIDECAR_BIN (built from this
@@ -37,9 +37,9 @@ port=${MYSQL_PORT:-3306}
 user=${MYSQL_USER:-root}
 password=${MYSQL_PASSWORD:-}
 clients=${MYSQL_CLIENTS:-4}
-seconds=${MYSQL_SECONDS:-5}
-warmup=${MYSQL_WARMUP:-1s}
-rounds=${MYSQL_ROUNDS:-3}
+seconds=${MYSQL_SECONDS:-2}
+warmup=${MYSQL_WARMUP:-0.5s}
+rounds=${MYSQL_ROUNDS:-7}
 workloads=${MYSQL_WORKLOADS:-point varied}
 cli=$(command -v mariadb || command -v mysql || true)
 [ -n "$cli" ] || { echo "mysql.sh: the mariadb CLI is needed (apt-get install mariadb-client)" >&2; exit 1; }
