@@ -65,7 +65,7 @@ type ListenerSettings struct {
 	TLS         TLSServer
 	// X509Logins are the client certificate subjects the listener logs in
 	// upstream for, each with its upstream certificate (mongodb only).
-	X509Logins []X509Login
+	X509Logins  []X509Login
 	Mode        Mode
 	WaitTimeout time.Duration
 	SpendOn     ports.SpendOn

@@ -29,7 +29,7 @@ type UpstreamKind struct {
 	// NoImage, for a kind with no Image built here, says why; a container
 	// then runs only from an image named in ImageEnv.
 	NoImage string
-	Port     string // the server's port in the container, e.g. "5432/tcp"
+	Port    string // the server's port in the container, e.g. "5432/tcp"
 	// Env is the container's environment; it also makes the official
 	// image (docs/container.md) behave like Image.
 	Env map[string]string

@@ -57,11 +57,11 @@ type session struct {
 
 // pending is what the relay does with the reply to one forwarded request.
 type pending struct {
-	hello   bool          // read maxMessageSizeBytes (and speculative authentication)
-	auth    *command.Auth // confirm the user on success
-	user    string        // the user the conversation claimed when this step was sent
-	ticket  *app.Ticket   // spend_approval_on: accepted: settle on the reply
-	own     chan []byte   // the listener's own request (ask): its reply goes here, never to the client
+	hello  bool          // read maxMessageSizeBytes (and speculative authentication)
+	auth   *command.Auth // confirm the user on success
+	user   string        // the user the conversation claimed when this step was sent
+	ticket *app.Ticket   // spend_approval_on: accepted: settle on the reply
+	own    chan []byte   // the listener's own request (ask): its reply goes here, never to the client
 }
 
 // errMalformed is a message that breaks the wire protocol: the connection
