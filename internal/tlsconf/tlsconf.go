@@ -114,6 +114,18 @@ func LoadServer(t app.TLSServer) (*tls.Certificate, error) {
 	return &cert, nil
 }
 
+// LoadX509Logins loads the upstream certificate of each X.509 login, so
+// that one which does not load refuses the start or the reload instead of
+// every login of that client. Errors name the files and the subject.
+func LoadX509Logins(logins []app.X509Login) error {
+	for _, x := range logins {
+		if _, err := tls.LoadX509KeyPair(x.CertFile, x.KeyFile); err != nil {
+			return fmt.Errorf("x509_logins %q: load %s / %s: %w", x.Subject, x.CertFile, x.KeyFile, err)
+		}
+	}
+	return nil
+}
+
 // ClientCAs returns the pool of a listener's client_ca_file, the CAs a
 // client certificate is verified against (nil when none is configured).
 // Errors name the file.
