@@ -176,7 +176,4 @@ func (f *bulkFront) bulkWrite(m frontMsg) bsoncore.Document {
 }
 
 // errorReply is a server's refusal of a command it cannot run.
-func errorReply(msg string) bsoncore.Document {
-	return bsoncore.NewDocumentBuilder().AppendDouble("ok", 0).AppendString("errmsg", msg).
-		AppendInt32("code", 2).AppendString("codeName", "BadValue").Build()
-}
+func errorReply(msg string) bsoncore.Document { return serverError(2, "BadValue", msg) }

@@ -170,12 +170,14 @@ func saslReply(payload string, done bool) bsoncore.Document {
 func (f *scramFront) authFailed(sc *scramConv, msg string) bsoncore.Document {
 	sc.conv = nil
 	f.Refused.Add(1)
-	return bsoncore.NewDocumentBuilder().
-		AppendDouble("ok", 0).
-		AppendString("errmsg", msg).
-		AppendInt32("code", 18).
-		AppendString("codeName", "AuthenticationFailed").
-		Build()
+	return serverError(18, "AuthenticationFailed", msg)
+}
+
+// serverError is a MongoDB server's error reply: {ok: 0, errmsg, code,
+// codeName}.
+func serverError(code int32, codeName, msg string) bsoncore.Document {
+	return bsoncore.NewDocumentBuilder().AppendDouble("ok", 0).AppendString("errmsg", msg).
+		AppendInt32("code", code).AppendString("codeName", codeName).Build()
 }
 
 // commandOK reports whether a reply document says ok: 1.

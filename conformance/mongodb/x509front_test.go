@@ -68,9 +68,7 @@ func startX509Front(t *testing.T, target, dir string, ca *testcert.CA, users ...
 		}
 		if s.user == "" && !slices.Contains(preAuth, m.Name) {
 			f.Refused.Add(1)
-			return bsoncore.NewDocumentBuilder().AppendDouble("ok", 0).
-				AppendString("errmsg", "Command "+m.Name+" requires authentication").
-				AppendInt32("code", 13).AppendString("codeName", "Unauthorized").Build(), true
+			return serverError(13, "Unauthorized", "Command "+m.Name+" requires authentication"), true
 		}
 		return nil, false
 	}
@@ -88,10 +86,7 @@ func (f *x509Front) Logins() []string {
 
 // authenticate answers MONGODB-X509 as mongod does.
 func (f *x509Front) authenticate(s *x509Conn, c net.Conn, body bsoncore.Document) bsoncore.Document {
-	fail := func(msg string) bsoncore.Document {
-		return bsoncore.NewDocumentBuilder().AppendDouble("ok", 0).AppendString("errmsg", msg).
-			AppendInt32("code", 18).AppendString("codeName", "AuthenticationFailed").Build()
-	}
+	fail := func(msg string) bsoncore.Document { return serverError(18, "AuthenticationFailed", msg) }
 	if mech, _ := body.Lookup("mechanism").StringValueOK(); mech != "MONGODB-X509" {
 		return fail("Received authentication for mechanism " + mech + " which is not enabled")
 	}

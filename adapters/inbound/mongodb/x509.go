@@ -119,14 +119,7 @@ func (s *session) loginX509(a *command.Auth) bsoncore.Document {
 
 // authFailed is mongod's answer to a failed authentication: 18
 // AuthenticationFailed.
-func authFailed(msg string) bsoncore.Document {
-	return bsoncore.NewDocumentBuilder().
-		AppendDouble("ok", 0).
-		AppendString("errmsg", msg).
-		AppendInt32("code", 18).
-		AppendString("codeName", "AuthenticationFailed").
-		Build()
-}
+func authFailed(msg string) bsoncore.Document { return errorDoc(CodeAuthFailed, msg) }
 
 // withoutSpeculative returns a client's hello message (OP_MSG or OP_QUERY,
 // OP_COMPRESSED decompressed) without its speculativeAuthenticate (also
