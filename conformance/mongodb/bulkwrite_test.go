@@ -48,6 +48,9 @@ func TestClientBulkWriteHeld(t *testing.T) {
 		_, err := send()
 		id := heldID(t, err)
 		t.Logf("held: %v", err)
+		if st := e.cp.Review(t, id).Statement; !strings.Contains(st, e.db+".gb") || !strings.Contains(st, e.db+".gt") || !strings.Contains(st, `"bulkWrite"`) {
+			t.Fatalf("the approver reads %s, want the one bulkWrite naming both namespaces", st)
+		}
 		if ran := bf.Ran()[before:]; len(ran) != 0 || e.count("gb", bson.D{}) != 0 || e.count("gt", bson.D{}) != 3 {
 			t.Fatalf("the held bulkWrite ran something: front ran %q; gb has %d, gt %d", ran, e.count("gb", bson.D{}), e.count("gt", bson.D{}))
 		}
