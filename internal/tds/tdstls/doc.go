@@ -67,6 +67,11 @@
 //   - selfsigned.go: SelfSigned.
 //   - errors.go: the package's errors.
 //
+// Fuzz targets (fuzz_test.go, run by scripts/fuzz.sh): FuzzWrappedReader
+// (handshake bytes in PRELOGIN packets), FuzzRecordReader (one TLS record at
+// a time), FuzzFirstMessage (where LOGIN7 ends); seeds in testdata/handshake,
+// recorded from a real handshake (go test -run TestCaptureSeeds -update).
+//
 // Choices: the PRELOGIN-wrapped handshake is TLS 1.2 at most (SQL Server
 // offers TLS 1.3 only with TDS 8.0, and TLS 1.3's post-handshake messages
 // have no PRELOGIN packet to travel in); strict is TLS 1.2 or later. A strict
