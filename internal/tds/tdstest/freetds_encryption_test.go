@@ -50,6 +50,7 @@ func TestFreeTDSEncryption(t *testing.T) {
 		{"request", certFile, tdstls.On, tdstls.Full, false},
 		{"require", "", tdstls.NotSupported, 0, true}, // closed, never NOT_SUP
 		{"require", certFile, tdstls.Off, tdstls.Full, false},
+		{"require", "", tdstls.On, tdstls.Full, false}, // no ca file: FreeTDS does not verify
 		{"require", certFile, tdstls.Required, tdstls.Full, false},
 		{"require", otherCA, tdstls.Off, 0, true},     // certificate not trusted
 		{"require", certFile, tdstls.Strict, 0, true}, // TDS 7.x refused by a strict server
