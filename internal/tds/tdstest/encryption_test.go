@@ -1,12 +1,15 @@
 package tdstest_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"database/sql"
 	"fmt"
 	"net/url"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -66,7 +69,8 @@ func TestGoMSSQLDBEncryption(t *testing.T) {
 		{tdstls.NotSupported, "encrypt=strict" + ca, 0, "TLS Handshake failed"},
 	}
 	for _, c := range cases {
-		t.Run(fmt.Sprintf("%v/%s", c.server, strings.SplitN(c.params, "&certificate", 2)[0]), func(t *testing.T) {
+		name := strings.NewReplacer(ca, "&ca", "&certificate="+url.QueryEscape(otherCA), "&other-ca", trust, "&trust").Replace(c.params)
+		t.Run(fmt.Sprintf("%v/%s", c.server, name), func(t *testing.T) {
 			srv := &tdstest.Server{Encryption: c.server, TLS: &tls.Config{Certificates: []tls.Certificate{cert}}}
 			srv.OnBatch = func(b *tds.SQLBatch) []byte {
 				return tdstest.ResultSet([]tds.Column{tdstest.NVarCharColumn("")},
@@ -118,4 +122,59 @@ func pemCopy(t *testing.T, crt string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestLargeHandshakeFlight: a certificate chain larger than a 4096-byte
+// packet makes the server's first handshake flight span several PRELOGIN
+// packets (EOM on the last only); go-mssqldb and FreeTDS reassemble it.
+func TestLargeHandshakeFlight(t *testing.T) {
+	dir := t.TempDir()
+	certFile, keyFile := testcert.Write(t, dir, "localhost")
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 24 { // unrelated certificates sent as "intermediates"
+		c, _ := testcert.Write(t, dir, fmt.Sprintf("filler%d", i))
+		more, err := tls.LoadX509KeyPair(c, strings.TrimSuffix(c, ".crt")+".key")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cert.Certificate = append(cert.Certificate, more.Certificate[0])
+	}
+	if n := len(bytes.Join(cert.Certificate, nil)); n < 2*tds.DefaultPacketSize {
+		t.Fatalf("chain of %d bytes is too small for the test", n)
+	}
+	srv := &tdstest.Server{Encryption: tdstls.Required, TLS: &tls.Config{Certificates: []tls.Certificate{cert}}}
+	srv.OnBatch = func(*tds.SQLBatch) []byte {
+		return tdstest.ResultSet([]tds.Column{tdstest.IntColumn("n")}, [][][]byte{{tdstest.Int4(42)}}, tds.TokenDone, false)
+	}
+	addr := srv.Start(t)
+	db, err := sql.Open("sqlserver", fmt.Sprintf("sqlserver://u:pw@%s?encrypt=true&certificate=%s", addr, url.QueryEscape(pemCopy(t, certFile))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow("SELECT 1").Scan(&n); err != nil || n != 42 {
+		t.Fatalf("go-mssqldb: %d %v", n, err)
+	}
+	if tsql, err := exec.LookPath("tsql"); err == nil {
+		host, port, _ := strings.Cut(addr, ":")
+		// No ca file: GnuTLS refuses a chain padded with unrelated
+		// certificates, which is this test's device, not the handshake.
+		conf := filepath.Join(dir, "freetds.conf")
+		if err := os.WriteFile(conf, []byte("[global]\n\ttds version = 7.4\n\tencryption = require\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(tsql, "-H", host, "-p", port, "-U", "u", "-P", "pw", "-o", "q")
+		cmd.Env = append(cmd.Environ(), "FREETDSCONF="+conf)
+		cmd.Stdin = strings.NewReader("SELECT 1\ngo\nexit\n")
+		if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "42") {
+			t.Fatalf("tsql: %v\n%s", err, out)
+		}
+	}
+	if got := srv.Outcomes(); len(got) < 1 || got[0] != tdstls.Full {
+		t.Fatalf("outcomes %v", got)
+	}
 }
