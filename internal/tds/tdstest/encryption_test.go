@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -26,11 +25,7 @@ import (
 // either as its CA (certificate=) or with TrustServerCertificate.
 func TestGoMSSQLDBEncryption(t *testing.T) {
 	dir := t.TempDir()
-	certFile, keyFile := testcert.Write(t, dir, "localhost")
-	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cert, certFile := loadCert(t, dir, "localhost")
 	otherCA, _ := testcert.Write(t, dir, "other")
 	// go-mssqldb reads certificate= by extension: .pem or .der.
 	certFile, otherCA = pemCopy(t, certFile), pemCopy(t, otherCA)
@@ -129,17 +124,9 @@ func pemCopy(t *testing.T, crt string) string {
 // packets (EOM on the last only); go-mssqldb and FreeTDS reassemble it.
 func TestLargeHandshakeFlight(t *testing.T) {
 	dir := t.TempDir()
-	certFile, keyFile := testcert.Write(t, dir, "localhost")
-	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cert, certFile := loadCert(t, dir, "localhost")
 	for i := range 24 { // unrelated certificates sent as "intermediates"
-		c, _ := testcert.Write(t, dir, fmt.Sprintf("filler%d", i))
-		more, err := tls.LoadX509KeyPair(c, strings.TrimSuffix(c, ".crt")+".key")
-		if err != nil {
-			t.Fatal(err)
-		}
+		more, _ := loadCert(t, dir, fmt.Sprintf("filler%d", i))
 		cert.Certificate = append(cert.Certificate, more.Certificate[0])
 	}
 	if n := len(bytes.Join(cert.Certificate, nil)); n < 2*tds.DefaultPacketSize {
@@ -160,21 +147,25 @@ func TestLargeHandshakeFlight(t *testing.T) {
 		t.Fatalf("go-mssqldb: %d %v", n, err)
 	}
 	if tsql, err := exec.LookPath("tsql"); err == nil {
-		host, port, _ := strings.Cut(addr, ":")
 		// No ca file: GnuTLS refuses a chain padded with unrelated
 		// certificates, which is this test's device, not the handshake.
-		conf := filepath.Join(dir, "freetds.conf")
-		if err := os.WriteFile(conf, []byte("[global]\n\ttds version = 7.4\n\tencryption = require\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command(tsql, "-H", host, "-p", port, "-U", "u", "-P", "pw", "-o", "q")
-		cmd.Env = append(cmd.Environ(), "FREETDSCONF="+conf)
-		cmd.Stdin = strings.NewReader("SELECT 1\ngo\nexit\n")
-		if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "42") {
+		if out, err := tsqlSelect(t, tsql, dir, addr, "encryption = require"); err != nil || !strings.Contains(out, "42") {
 			t.Fatalf("tsql: %v\n%s", err, out)
 		}
 	}
 	if got := srv.Outcomes(); len(got) < 1 || got[0] != tdstls.Full {
 		t.Fatalf("outcomes %v", got)
 	}
+}
+
+// loadCert writes a testcert certificate for name into dir and returns it
+// loaded, with the path of its certificate file (its own CA).
+func loadCert(t *testing.T, dir, name string) (tls.Certificate, string) {
+	t.Helper()
+	certFile, keyFile := testcert.Write(t, dir, name)
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cert, certFile
 }

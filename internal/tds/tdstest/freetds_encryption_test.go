@@ -29,11 +29,7 @@ func TestFreeTDSEncryption(t *testing.T) {
 		t.Skip("FreeTDS tsql is not installed (make deps installs freetds-bin); this client is not covered")
 	}
 	dir := t.TempDir()
-	certFile, keyFile := testcert.Write(t, dir, "localhost")
-	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cert, certFile := loadCert(t, dir, "localhost")
 	otherCA, _ := testcert.Write(t, dir, "other")
 	cases := []struct {
 		encryption string
@@ -105,7 +101,16 @@ func runTSQL(t *testing.T, tsql, dir string, s tdstls.Setting, cert tls.Certific
 	srv.OnBatch = func(*tds.SQLBatch) []byte {
 		return tdstest.ResultSet([]tds.Column{tdstest.IntColumn("n")}, [][][]byte{{tdstest.Int4(42)}}, tds.TokenDone, false)
 	}
-	host, port, _ := strings.Cut(srv.Start(t), ":")
+	out, err := tsqlSelect(t, tsql, dir, srv.Start(t), extra)
+	return srv, out, err
+}
+
+// tsqlSelect runs `SELECT 1` through tsql at addr with a freetds.conf
+// [global] section of TDS 7.4 and extra (written in dir); it returns tsql's
+// output and exit error.
+func tsqlSelect(t *testing.T, tsql, dir, addr, extra string) (string, error) {
+	t.Helper()
+	host, port, _ := strings.Cut(addr, ":")
 	conf := filepath.Join(dir, "freetds.conf")
 	if err := os.WriteFile(conf, []byte("[global]\n\ttds version = 7.4\n\t"+extra+"\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -114,5 +119,5 @@ func runTSQL(t *testing.T, tsql, dir string, s tdstls.Setting, cert tls.Certific
 	cmd.Env = append(cmd.Environ(), "FREETDSCONF="+conf)
 	cmd.Stdin = strings.NewReader("SELECT 1\ngo\nexit\n")
 	out, err := cmd.CombinedOutput()
-	return srv, string(out), err
+	return string(out), err
 }

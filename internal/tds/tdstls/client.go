@@ -67,19 +67,5 @@ func (cl *Client) Outcome(server *tds.Prelogin) (Outcome, error) {
 // The caller's deadlines on c bound the handshake. Errors: ErrNoConfig, the
 // handshake's error (certificate verification among them).
 func (cl *Client) Upgrade(c net.Conn, o Outcome) (net.Conn, error) {
-	if o == Plain || o == StrictTLS {
-		return c, nil
-	}
-	if cl.Config == nil {
-		return nil, ErrNoConfig
-	}
-	sw := &switchConn{Conn: c, wrapped: newWrappedConn(c)}
-	tc := tls.Client(sw, wrappedConfig(cl.Config))
-	if err := wrappedHandshake(tc, sw, false); err != nil {
-		return nil, fmt.Errorf("tdstls: TLS handshake in PRELOGIN packets: %w", err)
-	}
-	if o == LoginOnly {
-		return &loginOnlyClient{Conn: c, tc: tc, clear: sw.src}, nil
-	}
-	return tc, nil
+	return upgrade(c, o, cl.Config, false)
 }

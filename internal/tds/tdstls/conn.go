@@ -3,6 +3,7 @@ package tdstls
 import (
 	"bytes"
 	"crypto/tls"
+	"fmt"
 	"io"
 	"net"
 )
@@ -11,22 +12,41 @@ import (
 // TLS handshake (MS-TDS 2.1, TDS 8.0).
 const ALPN = "tds/8.0"
 
-// wrappedHandshake runs the TLS handshake of tc (built over sw) in PRELOGIN
-// packets, then switches sw to the socket; limit makes the socket side read
-// one TLS record at a time (login-only: nothing after LOGIN7 is buffered).
-func wrappedHandshake(tc *tls.Conn, sw *switchConn, limit bool) error {
+// upgrade is Server.Upgrade (server) and Client.Upgrade: after the
+// PRELOGIN exchange, the handshake in PRELOGIN packets for LoginOnly and
+// Full, then the connection for the rest of the session.
+func upgrade(c net.Conn, o Outcome, cfg *tls.Config, server bool) (net.Conn, error) {
+	if o == Plain || o == StrictTLS {
+		return c, nil
+	}
+	if cfg == nil {
+		return nil, ErrNoConfig
+	}
+	sw := &switchConn{Conn: c, wrapped: newWrappedConn(c)}
+	var tc *tls.Conn
+	if server {
+		tc = tls.Server(sw, wrappedConfig(cfg))
+	} else {
+		tc = tls.Client(sw, wrappedConfig(cfg))
+	}
 	if err := tc.Handshake(); err != nil {
-		return err
+		return nil, fmt.Errorf("tdstls: TLS handshake in PRELOGIN packets: %w", err)
 	}
 	if err := sw.raw(); err != nil {
-		return err
+		return nil, err
 	}
 	sw.src = io.MultiReader(bytes.NewReader(sw.rest), sw.Conn)
 	sw.rest = nil
-	if limit {
+	switch {
+	case o == Full:
+		return tc, nil
+	case server:
+		// One TLS record at a time: the clear messages after LOGIN7
+		// stay on the socket, not inside tls.Conn.
 		sw.rec = &recordReader{R: sw.src}
+		return &loginOnlyServer{Conn: c, tc: tc, clear: sw.src}, nil
 	}
-	return nil
+	return &loginOnlyClient{Conn: c, tc: tc, clear: sw.src}, nil
 }
 
 // wrappedConfig is cfg for a handshake carried in PRELOGIN packets: TLS 1.2

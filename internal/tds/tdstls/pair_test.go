@@ -51,11 +51,7 @@ func serverSide(c net.Conn, s *tdstls.Server) (net.Conn, tdstls.Outcome, error) 
 	if err != nil {
 		return nil, 0, err
 	}
-	m, err := (&tds.MessageReader{R: conn}).ReadMessage()
-	if err != nil {
-		return nil, 0, err
-	}
-	p, err := tds.DecodePrelogin(m.Data)
+	p, err := readPrelogin(conn)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -86,11 +82,7 @@ func clientSide(c net.Conn, cl *tdstls.Client) (net.Conn, tdstls.Outcome, error)
 	if err := tds.WriteMessage(conn, tds.PacketPrelogin, 0, 0, pre.Encode(), 0); err != nil {
 		return nil, 0, err
 	}
-	m, err := (&tds.MessageReader{R: conn}).ReadMessage()
-	if err != nil {
-		return nil, 0, err
-	}
-	p, err := tds.DecodePrelogin(m.Data)
+	p, err := readPrelogin(conn)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -100,6 +92,16 @@ func clientSide(c net.Conn, cl *tdstls.Client) (net.Conn, tdstls.Outcome, error)
 	}
 	conn, err = cl.Upgrade(conn, o)
 	return conn, o, err
+}
+
+// readPrelogin reads one PRELOGIN message (a MessageReader reads exactly
+// its packets, nothing of the handshake after it).
+func readPrelogin(conn net.Conn) (*tds.Prelogin, error) {
+	m, err := (&tds.MessageReader{R: conn}).ReadMessage()
+	if err != nil {
+		return nil, err
+	}
+	return tds.DecodePrelogin(m.Data)
 }
 
 func certConfigs(t *testing.T) (server, client *tls.Config) {

@@ -75,19 +75,5 @@ func (s *Server) Answer(client *tds.Prelogin, strict bool) (answer byte, o Outco
 // caller's deadlines on c bound the handshake. Errors: ErrNoConfig, the
 // handshake's error, ErrBadPacket for a non-PRELOGIN packet during it.
 func (s *Server) Upgrade(c net.Conn, o Outcome) (net.Conn, error) {
-	if o == Plain || o == StrictTLS {
-		return c, nil
-	}
-	if s.Config == nil {
-		return nil, ErrNoConfig
-	}
-	sw := &switchConn{Conn: c, wrapped: newWrappedConn(c)}
-	tc := tls.Server(sw, wrappedConfig(s.Config))
-	if err := wrappedHandshake(tc, sw, o == LoginOnly); err != nil {
-		return nil, fmt.Errorf("tdstls: TLS handshake in PRELOGIN packets: %w", err)
-	}
-	if o == LoginOnly {
-		return &loginOnlyServer{Conn: c, tc: tc, clear: sw.src}, nil
-	}
-	return tc, nil
+	return upgrade(c, o, s.Config, true)
 }
