@@ -169,3 +169,29 @@ func loadCert(t *testing.T, dir, name string) (tls.Certificate, string) {
 	}
 	return cert, certFile
 }
+
+// TestSelfSignedFallback: a server without a configured certificate makes
+// one (tdstls.SelfSigned), as SQL Server does; go-mssqldb accepts it only
+// with TrustServerCertificate.
+func TestSelfSignedFallback(t *testing.T) {
+	srv := &tdstest.Server{Encryption: tdstls.Off}
+	srv.OnBatch = func(*tds.SQLBatch) []byte {
+		return tdstest.ResultSet([]tds.Column{tdstest.IntColumn("n")}, [][][]byte{{tdstest.Int4(42)}}, tds.TokenDone, false)
+	}
+	addr := srv.Start(t)
+	for params, ok := range map[string]bool{"encrypt=true&TrustServerCertificate=true": true, "encrypt=true": false} {
+		db, err := sql.Open("sqlserver", fmt.Sprintf("sqlserver://u:pw@%s?%s", addr, params))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		err = db.QueryRow("SELECT 1").Scan(&n)
+		db.Close()
+		if ok && (err != nil || n != 42) {
+			t.Errorf("%s: %d %v", params, n, err)
+		}
+		if !ok && (err == nil || !strings.Contains(err.Error(), "certificate")) {
+			t.Errorf("%s: error %v, want a certificate error", params, err)
+		}
+	}
+}

@@ -152,7 +152,10 @@ func session(t *testing.T, srv *tdstls.Server, cl *tdstls.Client) (server, clien
 			server.err = err
 			return
 		}
-		if st, ok := tdstls.ConnectionState(conn); ok != (o != tdstls.Plain) || ok && (st.NegotiatedProtocol == tdstls.ALPN) != (o == tdstls.StrictTLS) {
+		// TLS 1.2 inside PRELOGIN packets, as SQL Server; TLS 1.3 when strict.
+		st, ok := tdstls.ConnectionState(conn)
+		if ok != (o != tdstls.Plain) || ok && (st.NegotiatedProtocol == tdstls.ALPN) != (o == tdstls.StrictTLS) ||
+			ok && (st.Version == tls.VersionTLS13) != (o == tdstls.StrictTLS) {
 			server.err = fmt.Errorf("TLS state %v %+v for %v", ok, st, o)
 			return
 		}
