@@ -20,7 +20,8 @@
 // Encryption: Server.Encryption picks any tdstls setting (encryption.go;
 // default NotSupported: a client that asks for encryption is refused by
 // closing, never downgraded); encryption_test.go runs go-mssqldb in every
-// encrypt mode against every setting.
+// encrypt mode against every setting, freetds_encryption_test.go FreeTDS
+// tsql in every `encryption` value.
 //
 // Limits: no MARS, TDS 7.2+ clients only.
 package tdstest

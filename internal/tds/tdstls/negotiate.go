@@ -143,8 +143,12 @@ func Negotiate(client int, server Setting, strict bool) (answer byte, o Outcome,
 	if server == Strict {
 		return 0, Plain, ErrStrictRequired
 	}
-	asked := client >= 0 && client&^clientCertBit == int(tds.EncryptOn) || client >= 0 && client&^clientCertBit == int(tds.EncryptReq)
-	if client >= 0 && !asked && client&^clientCertBit != int(tds.EncryptOff) && client&^clientCertBit != int(tds.EncryptNotSup) {
+	v := -1 // absent
+	if client >= 0 {
+		v = client &^ clientCertBit
+	}
+	asked := v == int(tds.EncryptOn) || v == int(tds.EncryptReq)
+	if v >= 0 && !asked && v != int(tds.EncryptOff) && v != int(tds.EncryptNotSup) {
 		return 0, Plain, fmt.Errorf("%w: client ENCRYPTION 0x%02X", ErrBadValue, client)
 	}
 	switch server {
@@ -157,7 +161,7 @@ func Negotiate(client int, server Setting, strict bool) (answer byte, o Outcome,
 		switch {
 		case asked:
 			return tds.EncryptOn, Full, nil
-		case client&^clientCertBit == int(tds.EncryptOff):
+		case v == int(tds.EncryptOff):
 			return tds.EncryptOff, LoginOnly, nil
 		}
 		return tds.EncryptNotSup, Plain, nil
