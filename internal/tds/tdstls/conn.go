@@ -1,7 +1,6 @@
 package tdstls
 
 import (
-	"bytes"
 	"crypto/tls"
 	"fmt"
 	"io"
@@ -35,8 +34,6 @@ func upgrade(c net.Conn, o Outcome, cfg *tls.Config, server bool) (net.Conn, err
 	if err := sw.raw(); err != nil {
 		return nil, err
 	}
-	sw.src = io.MultiReader(bytes.NewReader(sw.rest), sw.Conn)
-	sw.rest = nil
 	switch {
 	case o == Full:
 		return tc, nil

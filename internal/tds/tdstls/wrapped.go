@@ -1,6 +1,7 @@
 package tdstls
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net"
@@ -73,8 +74,7 @@ func (w *wrappedConn) flush() error {
 type switchConn struct {
 	net.Conn
 	wrapped *wrappedConn
-	rest    []byte
-	src     io.Reader     // after the handshake: rest, then the socket
+	src     io.Reader     // after the handshake: wrapped's unread bytes, then the socket
 	rec     *recordReader // login-only: src one TLS record at a time
 }
 
@@ -96,12 +96,11 @@ func (s *switchConn) Write(b []byte) (int, error) {
 }
 
 // raw ends the handshake phase: it flushes what the handshake left to send
-// and switches to the socket.
+// and switches to the socket, after any handshake bytes read but not yet
+// taken by tls.Conn.
 func (s *switchConn) raw() error {
-	if s.wrapped == nil {
-		return nil
-	}
 	err := s.wrapped.flush()
-	s.rest, s.wrapped = s.wrapped.in, nil
+	s.src = io.MultiReader(bytes.NewReader(s.wrapped.in), s.Conn)
+	s.wrapped = nil
 	return err
 }
