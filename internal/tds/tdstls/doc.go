@@ -42,7 +42,8 @@
 // After Upgrade, read and write TDS messages on the returned conn as on a
 // plain one; for LoginOnly it switches to clear by itself right after the
 // LOGIN7 message (the server's conn after reading it, the client's after
-// writing it), so a MessageReader built before the switch stays valid. Read
+// writing it), so one MessageReader on the returned conn serves the whole
+// session. Read
 // the PRELOGIN with a MessageReader (it reads exactly the packets of one
 // message): bytes read ahead of the handshake would be lost to it.
 //
@@ -62,10 +63,16 @@
 //   - boundary.go: firstMessage (where LOGIN7 ends in a packet stream) and
 //     recordReader (one TLS record at a time, so tls.Conn buffers nothing
 //     of the clear messages after LOGIN7).
-//   - conn.go: the login-only connections, the TLS configurations per mode,
-//     ConnectionState (for log lines).
+//   - conn.go: upgrade (both sides' Upgrade), the login-only connections,
+//     the TLS configurations per mode, ConnectionState (for log lines).
 //   - selfsigned.go: SelfSigned.
 //   - errors.go: the package's errors.
+//
+// Tests: negotiate_test.go (the table; a client that asked for encryption
+// never gets ENCRYPT_NOT_SUP; both sides read the same outcome),
+// pair_test.go (Client against Server over TCP in every setting pair, with
+// what an eavesdropper sees on the wire); real clients (go-mssqldb,
+// FreeTDS) against tdstest in ../tdstest/*encryption_test.go.
 //
 // Fuzz targets (fuzz_test.go, run by scripts/fuzz.sh): FuzzWrappedReader
 // (handshake bytes in PRELOGIN packets), FuzzRecordReader (one TLS record at
