@@ -14,6 +14,28 @@ ticks() {
   awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo -1
 }
 
+# free_port: a TCP port free on 127.0.0.1 now.
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null ||
+    echo $((20000 + RANDOM % 20000))
+}
+
+# start_sidecars binary: starts the Sidecar (the script's start_sidecar
+# binary port name, which leaves the pid in $started) on a free port, and the
+# older build SIDECAR_BASE_BIN, when set, on another: sets listen_port,
+# sidecar_pid, base_port and base_pid (empty without SIDECAR_BASE_BIN).
+start_sidecars() {
+  listen_port=$(free_port)
+  start_sidecar "$1" "$listen_port" sidecar
+  sidecar_pid=$started
+  base_port="" base_pid=""
+  if [ -n "${SIDECAR_BASE_BIN:-}" ]; then
+    base_port=$(free_port)
+    start_sidecar "$SIDECAR_BASE_BIN" "$base_port" base
+    base_pid=$started
+  fi
+}
+
 # field line key: the value of key=value in a load generator's result line.
 field() { tr ' ' '\n' <<<"$1" | awk -F= -v k="$2" '$1 == k { print $2 }'; }
 

@@ -54,10 +54,6 @@ if [ -z "$bin" ]; then
   bin="$work/sidecar"
 fi
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null ||
-    echo $((20000 + RANDOM % 20000))
-}
 wait_port() { # port: waits up to 10 s until something accepts on it
   for _ in $(seq 1 100); do
     (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
@@ -111,15 +107,7 @@ YAML
   pids+=($started)
   wait_port "$2" || { echo "mongodb.sh: the sidecar ($1) did not start; its log:" >&2; cat "$work/$3.log" >&2; exit 1; }
 }
-listen_port=$(free_port)
-start_sidecar "$bin" "$listen_port" sidecar
-sidecar_pid=$started
-base_port=""
-if [ -n "${SIDECAR_BASE_BIN:-}" ]; then
-  base_port=$(free_port)
-  start_sidecar "$SIDECAR_BASE_BIN" "$base_port" base
-  base_pid=$started
-fi
+start_sidecars "$bin"
 
 runs="$work/runs"
 : >"$runs"

@@ -77,10 +77,6 @@ for _ in $(seq 1 100); do [ -s "$work/relay.addr" ] && break; sleep 0.1; done
 relay_port=$(head -n1 "$work/relay.addr" | sed 's/.*://')
 [ -n "$relay_port" ] || { echo "mysql.sh: the relay did not start:" >&2; cat "$work/relay.log" >&2; exit 1; }
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null ||
-    echo $((20000 + RANDOM % 20000))
-}
 start_sidecar() { # binary port name: starts a Sidecar with the bench config; its pid in $started
   cat >"$work/$3.yaml" <<YAML
 sidecar: bench
@@ -106,15 +102,7 @@ YAML
   cat "$work/$3.log" >&2
   exit 1
 }
-listen_port=$(free_port)
-start_sidecar "$bin" "$listen_port" sidecar
-sidecar_pid=$started
-base_port=""
-if [ -n "${SIDECAR_BASE_BIN:-}" ]; then
-  base_port=$(free_port)
-  start_sidecar "$SIDECAR_BASE_BIN" "$base_port" base
-  base_pid=$started
-fi
+start_sidecars "$bin"
 server_pid=${MYSQL_SERVER_PID:-}
 if [ -z "$server_pid" ] && { [ "$host" = 127.0.0.1 ] || [ "$host" = localhost ]; }; then
   server_pid=$(pidof mariadbd || pidof mysqld || true)
