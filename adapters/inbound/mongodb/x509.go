@@ -2,6 +2,9 @@ package mongodb
 
 import (
 	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/asn1"
 	"fmt"
 	"net"
 	"strings"
@@ -47,7 +50,7 @@ func clientCertificate(c net.Conn, set *app.ListenerSettings) *x509Auth {
 	if tc, ok := c.(*tls.Conn); ok {
 		st := tc.ConnectionState()
 		if len(st.VerifiedChains) > 0 && len(st.PeerCertificates) > 0 {
-			a.subject = st.PeerCertificates[0].Subject.String()
+			a.subject = certSubject(st.PeerCertificates[0])
 		}
 	}
 	for i := range set.X509Logins {
@@ -57,6 +60,22 @@ func clientCertificate(c net.Conn, set *app.ListenerSettings) *x509Auth {
 		}
 	}
 	return a
+}
+
+// certSubject is cert's subject in RFC 2253 form, read from the RDN
+// sequence as the certificate has it (most specific RDN first, every
+// attribute, multi-valued RDNs joined with '+'), as mongod names an X.509
+// user. Not pkix.Name.String: a parsed pkix.Name keeps only the last CN,
+// orders attributes its own way and merges repeated attributes into one
+// RDN, so certificates with different names would share one text (and one
+// x509_logins entry). "" when the subject does not parse (never for a
+// certificate crypto/x509 verified).
+func certSubject(cert *x509.Certificate) string {
+	var rdns pkix.RDNSequence
+	if rest, err := asn1.Unmarshal(cert.RawSubject, &rdns); err != nil || len(rest) > 0 {
+		return ""
+	}
+	return rdns.String()
 }
 
 // upstreamTLS is the TLS towards the upstream for a connection: the
