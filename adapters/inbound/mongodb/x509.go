@@ -78,6 +78,21 @@ func certSubject(cert *x509.Certificate) string {
 	return rdns.String()
 }
 
+// stillMapped reports whether set (the listener's settings now) still
+// verifies client certificates and maps login's subject to login's
+// certificate.
+func stillMapped(set *app.ListenerSettings, login *app.X509Login) bool {
+	if set.TLS.ClientCAFile == "" {
+		return false
+	}
+	for _, l := range set.X509Logins {
+		if l.Subject == login.Subject {
+			return l.CertFile == login.CertFile && l.KeyFile == login.KeyFile
+		}
+	}
+	return false
+}
+
 // upstreamTLS is the TLS towards the upstream for a connection: the
 // listener's upstream_tls, with the client certificate of the
 // connection's x509_logins entry when it has one.
@@ -111,6 +126,13 @@ func (s *session) loginX509(a *command.Auth) bsoncore.Document {
 		return authFailed("There is no x.509 client certificate matching the user.")
 	case x.login == nil:
 		s.log.Warn("mongodb X.509 login refused: no x509_logins entry for the client certificate's subject", "subject", x.subject)
+		return authFailed("Authentication failed.")
+	case !stillMapped(s.l.Settings(), x.login):
+		// A reload since the client connected removed the entry or gave it
+		// another certificate: the entry in force now decides, so a
+		// revoked mapping cannot be used by a connection opened before.
+		s.log.Warn("mongodb X.509 login refused: the client certificate's x509_logins entry changed since it connected (reload); reconnect",
+			"subject", x.subject)
 		return authFailed("Authentication failed.")
 	}
 	body := bsoncore.NewDocumentBuilder().

@@ -1,6 +1,7 @@
 package mongodb
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -10,6 +11,11 @@ import (
 	"math/big"
 	"testing"
 	"time"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/hoophq/sidecar/adapters/inbound/mongodb/wire"
+	"github.com/hoophq/sidecar/app"
 )
 
 // The X.509 user is the certificate's subject as its RDN sequence says it
@@ -72,4 +78,47 @@ func certWithSubject(t *testing.T, rdns pkix.RDNSequence) *x509.Certificate {
 		t.Fatal(err)
 	}
 	return cert
+}
+
+// An x509_logins entry removed (or pointed at another certificate) by a
+// reload stops X.509 logins at once, also on connections made before the
+// reload that have not logged in yet: the listener refuses them without
+// logging in upstream with the certificate the connection was opened with.
+func TestX509LoginAfterReloadRemovedTheEntry(t *testing.T) {
+	defer func(w time.Duration) { x509LoginWait = w }(x509LoginWait)
+	x509LoginWait = 50 * time.Millisecond // the test's upstream never answers
+	const subject = "CN=agent-1,O=example"
+	for _, tc := range []struct {
+		name   string
+		logins []app.X509Login
+	}{
+		{"entry removed", nil},
+		{"another certificate", []app.X509Login{{Subject: subject, CertFile: "new.crt", KeyFile: "new.key"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := testListener(t)
+			set := *l.Settings()
+			set.TLS.ClientCAFile = "agents.crt"
+			set.X509Logins = tc.logins // after the reload
+			l.Update(set)
+			auth := opMsg(9, 0, doc(func(b *bsoncore.DocumentBuilder) {
+				b.AppendInt32("authenticate", 1).AppendString("mechanism", "MONGODB-X509").AppendString("$db", "$external")
+			}))
+			var out, fwd bytes.Buffer
+			s := testSession(l, auth, &out, &fwd)
+			// Connected before the reload, with the entry then in force.
+			s.x509 = &x509Auth{subject: subject, login: &app.X509Login{Subject: subject, CertFile: "old.crt", KeyFile: "old.key"}}
+			_ = s.serve()
+			if fwd.Len() != 0 {
+				t.Fatal("the listener logged in upstream with the certificate of a removed x509_logins entry")
+			}
+			m, err := wire.DecodeMsg(out.Bytes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if code, _ := m.Body.Lookup("code").AsInt64OK(); code != 18 || s.identity() != "" {
+				t.Fatalf("reply %s, identity %q; want 18 and no identity", m.Body, s.identity())
+			}
+		})
+	}
 }
