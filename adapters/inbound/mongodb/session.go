@@ -218,11 +218,13 @@ func (s *session) decide(raw []byte, hdr wire.Header, cmd *command.Command, lega
 		}
 		return s.forward(raw, hdr, p, moreToCome)
 	case s.x509 != nil && isX509(cmd.Auth) && strings.EqualFold(cmd.Auth.Command, "authenticate"):
-		reply := s.loginX509(cmd.Auth)
-		if moreToCome {
-			return nil
+		reply, lost := s.loginX509(cmd.Auth)
+		if !moreToCome {
+			if err := s.reply(hdr, legacy, reply); err != nil {
+				return err
+			}
 		}
-		return s.reply(hdr, legacy, reply)
+		return lost // the upstream's login state is unknown: end the connection
 	case cmd.Auth != nil:
 		p = &pending{user: s.noteAuth(cmd.Auth), auth: cmd.Auth}
 		return s.forward(raw, hdr, p, moreToCome)

@@ -116,24 +116,29 @@ var x509LoginWait = 15 * time.Second
 // loginX509 answers a client's authenticate {mechanism: "MONGODB-X509"}
 // as mongod does: {dbname: "$external", user: <subject>, ok: 1}, or 18
 // AuthenticationFailed (with mongod's texts where it has one). On success
-// the subject becomes the connection's identity.
-func (s *session) loginX509(a *command.Auth) bsoncore.Document {
+// the subject becomes the connection's identity. The error is set (with
+// the 18 answer) when the upstream's answer to the listener's own
+// authenticate did not come (in x509LoginWait, or the write failed): the
+// upstream may still log in with the mapped certificate, so the caller
+// ends the connection rather than relay commands under an identity it
+// does not know.
+func (s *session) loginX509(a *command.Auth) (bsoncore.Document, error) {
 	x := s.x509
 	switch {
 	case x.subject == "":
-		return authFailed("No verified subject name available from client")
+		return authFailedNow("No verified subject name available from client")
 	case a.User != "" && a.User != x.subject:
-		return authFailed("There is no x.509 client certificate matching the user.")
+		return authFailedNow("There is no x.509 client certificate matching the user.")
 	case x.login == nil:
 		s.log.Warn("mongodb X.509 login refused: no x509_logins entry for the client certificate's subject", "subject", x.subject)
-		return authFailed("Authentication failed.")
+		return authFailedNow("Authentication failed.")
 	case !stillMapped(s.l.Settings(), x.login):
 		// A reload since the client connected removed the entry or gave it
 		// another certificate: the entry in force now decides, so a
 		// revoked mapping cannot be used by a connection opened before.
 		s.log.Warn("mongodb X.509 login refused: the client certificate's x509_logins entry changed since it connected (reload); reconnect",
 			"subject", x.subject)
-		return authFailed("Authentication failed.")
+		return authFailedNow("Authentication failed.")
 	}
 	body := bsoncore.NewDocumentBuilder().
 		AppendInt32("authenticate", 1).
@@ -141,11 +146,16 @@ func (s *session) loginX509(a *command.Auth) bsoncore.Document {
 		AppendString("$db", "$external").
 		Build()
 	answer, err := s.ask(body, x509LoginWait)
-	if err != nil || !commandOK(answer) {
+	if err != nil {
+		s.log.Warn("mongodb X.509 login refused and connection closed: no answer from the upstream to the listener's authenticate, whose outcome is unknown",
+			"subject", x.subject, "upstream_cert", x.login.CertFile, "error", err)
+		return authFailed("Authentication failed."), fmt.Errorf("X.509 login for %s: %w", x.subject, err)
+	}
+	if !commandOK(answer) {
 		msg, _ := answer.Lookup("errmsg").StringValueOK()
 		s.log.Warn("mongodb X.509 login refused: the upstream did not accept the listener's certificate for this subject",
-			"subject", x.subject, "upstream_cert", x.login.CertFile, "error", err, "upstream_error", msg)
-		return authFailed("Authentication failed.")
+			"subject", x.subject, "upstream_cert", x.login.CertFile, "upstream_error", msg)
+		return authFailedNow("Authentication failed.")
 	}
 	s.mu.Lock()
 	s.user = x.subject
@@ -155,12 +165,16 @@ func (s *session) loginX509(a *command.Auth) bsoncore.Document {
 		AppendString("dbname", "$external").
 		AppendString("user", x.subject).
 		AppendDouble("ok", 1).
-		Build()
+		Build(), nil
 }
 
 // authFailed is mongod's answer to a failed authentication: 18
 // AuthenticationFailed.
 func authFailed(msg string) bsoncore.Document { return errorDoc(CodeAuthFailed, msg) }
+
+// authFailedNow is authFailed for loginX509's refusals that leave the
+// connection usable.
+func authFailedNow(msg string) (bsoncore.Document, error) { return authFailed(msg), nil }
 
 // withoutSpeculative returns a client's hello message (OP_MSG or OP_QUERY,
 // OP_COMPRESSED decompressed) without its speculativeAuthenticate (also

@@ -122,3 +122,44 @@ func TestX509LoginAfterReloadRemovedTheEntry(t *testing.T) {
 		})
 	}
 }
+
+// When the upstream does not answer the listener's own X.509 authenticate
+// in time, the upstream connection may still log in with the mapped
+// certificate later: the client is refused and the connection closed, so
+// no later command runs upstream with that certificate's user while the
+// session's identity is empty.
+func TestX509LoginUnansweredClosesTheConnection(t *testing.T) {
+	defer func(w time.Duration) { x509LoginWait = w }(x509LoginWait)
+	x509LoginWait = 50 * time.Millisecond // the test's upstream never answers
+	const subject = "CN=agent-1,O=example"
+	login := app.X509Login{Subject: subject, CertFile: "a.crt", KeyFile: "a.key"}
+	l := testListener(t)
+	set := *l.Settings()
+	set.TLS.ClientCAFile, set.X509Logins = "agents.crt", []app.X509Login{login}
+	l.Update(set)
+	in := append(opMsg(9, 0, doc(func(b *bsoncore.DocumentBuilder) {
+		b.AppendInt32("authenticate", 1).AppendString("mechanism", "MONGODB-X509").AppendString("$db", "$external")
+	})), opMsg(10, 0, doc(func(b *bsoncore.DocumentBuilder) {
+		b.AppendString("find", "t").AppendString("$db", "app")
+	}))...)
+	var out, fwd bytes.Buffer
+	s := testSession(l, in, &out, &fwd)
+	s.x509 = &x509Auth{subject: subject, login: &login}
+	if err := s.serve(); err == nil {
+		t.Fatal("the session went on after an unanswered X.509 login")
+	}
+	raw, err := wire.ReadMessage(bytes.NewReader(fwd.Bytes()), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := wire.DecodeMsg(raw); err != nil || m.Body.Lookup("authenticate").Type == 0 || len(raw) != fwd.Len() {
+		t.Fatalf("forwarded %d bytes, first %v (%v); want only the listener's authenticate", fwd.Len(), m, err)
+	}
+	m, err := wire.DecodeMsg(out.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := m.Body.Lookup("code").AsInt64OK(); code != 18 || s.identity() != "" {
+		t.Fatalf("reply %s, identity %q; want 18 and no identity", m.Body, s.identity())
+	}
+}
