@@ -129,6 +129,11 @@ func (s *session) loginX509(a *command.Auth) (bsoncore.Document, error) {
 		return authFailedNow("No verified subject name available from client")
 	case a.User != "" && a.User != x.subject:
 		return authFailedNow("There is no x.509 client certificate matching the user.")
+	case s.identity() != "" && s.identity() != x.subject:
+		// Logged in as another user (SCRAM through the upstream): mongod
+		// since 6.0 refuses a second user on a connection, and so does the
+		// listener, so the identity is always the user the upstream has.
+		return authFailedNow("Each client connection may only be authenticated once. Previously authenticated as: " + s.identity())
 	case x.login == nil:
 		s.log.Warn("mongodb X.509 login refused: no x509_logins entry for the client certificate's subject", "subject", x.subject)
 		return authFailedNow("Authentication failed.")

@@ -163,3 +163,36 @@ func TestX509LoginUnansweredClosesTheConnection(t *testing.T) {
 		t.Fatalf("reply %s, identity %q; want 18 and no identity", m.Body, s.identity())
 	}
 }
+
+// A connection already logged in as another user (SCRAM through the
+// upstream) cannot switch to an X.509 identity: like mongod since 6.0
+// ("Each client connection may only be authenticated once"), the listener
+// refuses without logging in upstream, and the identity stays the user
+// the upstream has.
+func TestX509LoginAfterAnotherLoginIsRefused(t *testing.T) {
+	defer func(w time.Duration) { x509LoginWait = w }(x509LoginWait)
+	x509LoginWait = 50 * time.Millisecond // the test's upstream never answers
+	const subject = "CN=agent-1,O=example"
+	login := app.X509Login{Subject: subject, CertFile: "a.crt", KeyFile: "a.key"}
+	l := testListener(t)
+	set := *l.Settings()
+	set.TLS.ClientCAFile, set.X509Logins = "agents.crt", []app.X509Login{login}
+	l.Update(set)
+	var out, fwd bytes.Buffer
+	s := testSession(l, opMsg(9, 0, doc(func(b *bsoncore.DocumentBuilder) {
+		b.AppendInt32("authenticate", 1).AppendString("mechanism", "MONGODB-X509").AppendString("$db", "$external")
+	})), &out, &fwd)
+	s.x509 = &x509Auth{subject: subject, login: &login}
+	s.user = "bob" // a SCRAM login the upstream confirmed
+	_ = s.serve()
+	if fwd.Len() != 0 {
+		t.Fatal("the listener logged in upstream with the mapped certificate on a connection logged in as bob")
+	}
+	m, err := wire.DecodeMsg(out.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := m.Body.Lookup("code").AsInt64OK(); code != 18 || s.identity() != "bob" {
+		t.Fatalf("reply %s, identity %q; want 18 and bob", m.Body, s.identity())
+	}
+}
