@@ -225,6 +225,11 @@ func (s *session) decide(raw []byte, hdr wire.Header, cmd *command.Command, lega
 			}
 		}
 		return lost // the upstream's login state is unknown: end the connection
+	case s.x509 != nil && cmd.Auth != nil && s.switchesFromX509(cmd.Auth):
+		if moreToCome {
+			return nil
+		}
+		return s.reply(hdr, legacy, authFailed("Each client connection may only be authenticated once. Previously authenticated as: "+s.identity()))
 	case cmd.Auth != nil:
 		p = &pending{user: s.noteAuth(cmd.Auth), auth: cmd.Auth}
 		return s.forward(raw, hdr, p, moreToCome)

@@ -173,6 +173,19 @@ func (s *session) loginX509(a *command.Auth) (bsoncore.Document, error) {
 		Build(), nil
 }
 
+// switchesFromX509 reports whether a begins a login (saslStart,
+// authenticate) on a connection the listener's X.509 login made the
+// certificate's subject's: mongod since 6.0 refuses a second user on a
+// connection, and an older upstream would add that user's rights while
+// the identity changed.
+func (s *session) switchesFromX509(a *command.Auth) bool {
+	if !strings.EqualFold(a.Command, "saslStart") && !strings.EqualFold(a.Command, "authenticate") {
+		return false
+	}
+	id := s.identity()
+	return id != "" && id == s.x509.subject
+}
+
 // authFailed is mongod's answer to a failed authentication: 18
 // AuthenticationFailed.
 func authFailed(msg string) bsoncore.Document { return errorDoc(CodeAuthFailed, msg) }

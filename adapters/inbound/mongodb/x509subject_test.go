@@ -196,3 +196,28 @@ func TestX509LoginAfterAnotherLoginIsRefused(t *testing.T) {
 		t.Fatalf("reply %s, identity %q; want 18 and bob", m.Body, s.identity())
 	}
 }
+
+// After an X.509 login, a saslStart as another user is refused by the
+// listener, not relayed: an upstream before 6.0 would add that user's
+// rights to the connection while the approvals' identity changed.
+func TestSaslStartAfterX509LoginIsRefused(t *testing.T) {
+	const subject = "CN=agent-1,O=example"
+	var out, fwd bytes.Buffer
+	s := testSession(testListener(t), opMsg(9, 0, doc(func(b *bsoncore.DocumentBuilder) {
+		b.AppendInt32("saslStart", 1).AppendString("mechanism", "SCRAM-SHA-256").
+			AppendBinary("payload", 0, []byte("n,,n=bob,r=abcdefghijkl")).AppendString("$db", "admin")
+	})), &out, &fwd)
+	s.x509 = &x509Auth{subject: subject, login: &app.X509Login{Subject: subject}}
+	s.user = subject // the listener's X.509 login succeeded
+	_ = s.serve()
+	if fwd.Len() != 0 {
+		t.Fatal("a saslStart as bob was relayed on a connection logged in with X.509")
+	}
+	m, err := wire.DecodeMsg(out.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := m.Body.Lookup("code").AsInt64OK(); code != 18 || s.identity() != subject {
+		t.Fatalf("reply %s, identity %q; want 18 and %s", m.Body, s.identity(), subject)
+	}
+}
