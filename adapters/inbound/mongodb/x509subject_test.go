@@ -2,9 +2,6 @@ package mongodb
 
 import (
 	"bytes"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/asn1"
@@ -64,20 +61,39 @@ func certWithSubject(t *testing.T, rdns pkix.RDNSequence) *x509.Certificate {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), RawSubject: raw, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cert, _ := issue(t, &x509.Certificate{SerialNumber: big.NewInt(1), RawSubject: raw,
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}, nil, nil)
 	return cert
+}
+
+// x509Listener is testListener verifying client certificates, with these
+// x509_logins.
+func x509Listener(t *testing.T, logins ...app.X509Login) *app.Listener {
+	l := testListener(t)
+	set := *l.Settings()
+	set.TLS.ClientCAFile, set.X509Logins = "agents.crt", logins
+	l.Update(set)
+	return l
+}
+
+// x509Authenticate is a driver's authenticate {mechanism: MONGODB-X509}.
+func x509Authenticate(id int32) []byte {
+	return opMsg(id, 0, doc(func(b *bsoncore.DocumentBuilder) {
+		b.AppendInt32("authenticate", 1).AppendString("mechanism", "MONGODB-X509").AppendString("$db", "$external")
+	}))
+}
+
+// wantAuthFailed fails the test unless out is an 18 AuthenticationFailed
+// and the session's identity is identity.
+func wantAuthFailed(t *testing.T, s *session, out *bytes.Buffer, identity string) {
+	t.Helper()
+	m, err := wire.DecodeMsg(out.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := m.Body.Lookup("code").AsInt64OK(); code != 18 || s.identity() != identity {
+		t.Fatalf("reply %s, identity %q; want 18 and identity %q", m.Body, s.identity(), identity)
+	}
 }
 
 // An x509_logins entry removed (or pointed at another certificate) by a
@@ -90,35 +106,21 @@ func TestX509LoginAfterReloadRemovedTheEntry(t *testing.T) {
 	const subject = "CN=agent-1,O=example"
 	for _, tc := range []struct {
 		name   string
-		logins []app.X509Login
+		logins []app.X509Login // after the reload
 	}{
 		{"entry removed", nil},
 		{"another certificate", []app.X509Login{{Subject: subject, CertFile: "new.crt", KeyFile: "new.key"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l := testListener(t)
-			set := *l.Settings()
-			set.TLS.ClientCAFile = "agents.crt"
-			set.X509Logins = tc.logins // after the reload
-			l.Update(set)
-			auth := opMsg(9, 0, doc(func(b *bsoncore.DocumentBuilder) {
-				b.AppendInt32("authenticate", 1).AppendString("mechanism", "MONGODB-X509").AppendString("$db", "$external")
-			}))
 			var out, fwd bytes.Buffer
-			s := testSession(l, auth, &out, &fwd)
+			s := testSession(x509Listener(t, tc.logins...), x509Authenticate(9), &out, &fwd)
 			// Connected before the reload, with the entry then in force.
 			s.x509 = &x509Auth{subject: subject, login: &app.X509Login{Subject: subject, CertFile: "old.crt", KeyFile: "old.key"}}
 			_ = s.serve()
 			if fwd.Len() != 0 {
 				t.Fatal("the listener logged in upstream with the certificate of a removed x509_logins entry")
 			}
-			m, err := wire.DecodeMsg(out.Bytes())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if code, _ := m.Body.Lookup("code").AsInt64OK(); code != 18 || s.identity() != "" {
-				t.Fatalf("reply %s, identity %q; want 18 and no identity", m.Body, s.identity())
-			}
+			wantAuthFailed(t, s, &out, "")
 		})
 	}
 }
@@ -133,17 +135,11 @@ func TestX509LoginUnansweredClosesTheConnection(t *testing.T) {
 	x509LoginWait = 50 * time.Millisecond // the test's upstream never answers
 	const subject = "CN=agent-1,O=example"
 	login := app.X509Login{Subject: subject, CertFile: "a.crt", KeyFile: "a.key"}
-	l := testListener(t)
-	set := *l.Settings()
-	set.TLS.ClientCAFile, set.X509Logins = "agents.crt", []app.X509Login{login}
-	l.Update(set)
-	in := append(opMsg(9, 0, doc(func(b *bsoncore.DocumentBuilder) {
-		b.AppendInt32("authenticate", 1).AppendString("mechanism", "MONGODB-X509").AppendString("$db", "$external")
-	})), opMsg(10, 0, doc(func(b *bsoncore.DocumentBuilder) {
+	in := append(x509Authenticate(9), opMsg(10, 0, doc(func(b *bsoncore.DocumentBuilder) {
 		b.AppendString("find", "t").AppendString("$db", "app")
 	}))...)
 	var out, fwd bytes.Buffer
-	s := testSession(l, in, &out, &fwd)
+	s := testSession(x509Listener(t, login), in, &out, &fwd)
 	s.x509 = &x509Auth{subject: subject, login: &login}
 	if err := s.serve(); err == nil {
 		t.Fatal("the session went on after an unanswered X.509 login")
@@ -155,69 +151,41 @@ func TestX509LoginUnansweredClosesTheConnection(t *testing.T) {
 	if m, err := wire.DecodeMsg(raw); err != nil || m.Body.Lookup("authenticate").Type == 0 || len(raw) != fwd.Len() {
 		t.Fatalf("forwarded %d bytes, first %v (%v); want only the listener's authenticate", fwd.Len(), m, err)
 	}
-	m, err := wire.DecodeMsg(out.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if code, _ := m.Body.Lookup("code").AsInt64OK(); code != 18 || s.identity() != "" {
-		t.Fatalf("reply %s, identity %q; want 18 and no identity", m.Body, s.identity())
-	}
+	wantAuthFailed(t, s, &out, "")
 }
 
-// A connection already logged in as another user (SCRAM through the
-// upstream) cannot switch to an X.509 identity: like mongod since 6.0
-// ("Each client connection may only be authenticated once"), the listener
-// refuses without logging in upstream, and the identity stays the user
-// the upstream has.
-func TestX509LoginAfterAnotherLoginIsRefused(t *testing.T) {
+// One user per connection, as mongod since 6.0 ("Each client connection
+// may only be authenticated once"); an upstream before 6.0 would add the
+// second user's rights while the approvals' identity changed. An X.509
+// login on a connection logged in as bob (SCRAM through the upstream), and
+// a saslStart as bob after an X.509 login, are refused by the listener:
+// nothing is relayed and the identity stays the user the upstream has.
+func TestX509OneUserPerConnection(t *testing.T) {
 	defer func(w time.Duration) { x509LoginWait = w }(x509LoginWait)
 	x509LoginWait = 50 * time.Millisecond // the test's upstream never answers
 	const subject = "CN=agent-1,O=example"
 	login := app.X509Login{Subject: subject, CertFile: "a.crt", KeyFile: "a.key"}
-	l := testListener(t)
-	set := *l.Settings()
-	set.TLS.ClientCAFile, set.X509Logins = "agents.crt", []app.X509Login{login}
-	l.Update(set)
-	var out, fwd bytes.Buffer
-	s := testSession(l, opMsg(9, 0, doc(func(b *bsoncore.DocumentBuilder) {
-		b.AppendInt32("authenticate", 1).AppendString("mechanism", "MONGODB-X509").AppendString("$db", "$external")
-	})), &out, &fwd)
-	s.x509 = &x509Auth{subject: subject, login: &login}
-	s.user = "bob" // a SCRAM login the upstream confirmed
-	_ = s.serve()
-	if fwd.Len() != 0 {
-		t.Fatal("the listener logged in upstream with the mapped certificate on a connection logged in as bob")
-	}
-	m, err := wire.DecodeMsg(out.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if code, _ := m.Body.Lookup("code").AsInt64OK(); code != 18 || s.identity() != "bob" {
-		t.Fatalf("reply %s, identity %q; want 18 and bob", m.Body, s.identity())
-	}
-}
-
-// After an X.509 login, a saslStart as another user is refused by the
-// listener, not relayed: an upstream before 6.0 would add that user's
-// rights to the connection while the approvals' identity changed.
-func TestSaslStartAfterX509LoginIsRefused(t *testing.T) {
-	const subject = "CN=agent-1,O=example"
-	var out, fwd bytes.Buffer
-	s := testSession(testListener(t), opMsg(9, 0, doc(func(b *bsoncore.DocumentBuilder) {
+	saslStart := opMsg(9, 0, doc(func(b *bsoncore.DocumentBuilder) {
 		b.AppendInt32("saslStart", 1).AppendString("mechanism", "SCRAM-SHA-256").
 			AppendBinary("payload", 0, []byte("n,,n=bob,r=abcdefghijkl")).AppendString("$db", "admin")
-	})), &out, &fwd)
-	s.x509 = &x509Auth{subject: subject, login: &app.X509Login{Subject: subject}}
-	s.user = subject // the listener's X.509 login succeeded
-	_ = s.serve()
-	if fwd.Len() != 0 {
-		t.Fatal("a saslStart as bob was relayed on a connection logged in with X.509")
-	}
-	m, err := wire.DecodeMsg(out.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if code, _ := m.Body.Lookup("code").AsInt64OK(); code != 18 || s.identity() != subject {
-		t.Fatalf("reply %s, identity %q; want 18 and %s", m.Body, s.identity(), subject)
+	}))
+	for _, tc := range []struct {
+		name, user string // user: the identity the connection already has
+		in         []byte
+	}{
+		{"X.509 after SCRAM", "bob", x509Authenticate(9)},
+		{"saslStart after X.509", subject, saslStart},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, fwd bytes.Buffer
+			s := testSession(x509Listener(t, login), tc.in, &out, &fwd)
+			s.x509 = &x509Auth{subject: subject, login: &login}
+			s.user = tc.user
+			_ = s.serve()
+			if fwd.Len() != 0 {
+				t.Fatalf("%d bytes relayed to the upstream on a connection logged in as %s", fwd.Len(), tc.user)
+			}
+			wantAuthFailed(t, s, &out, tc.user)
+		})
 	}
 }
