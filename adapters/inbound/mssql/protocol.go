@@ -59,6 +59,7 @@ func (p *Protocol) handle(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoa
 		var pe *protocolError
 		if errors.As(err, &pe) {
 			log.Warn("mssql client broke the protocol during login; connection closed", "error", err)
+			writeLoginError(conn, errProtocol.with("hoop sidecar: "+pe.msg))
 		} else if !isClosed(err) {
 			log.Info("mssql connection ended during login", "error", err)
 		}

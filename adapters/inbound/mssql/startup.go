@@ -235,8 +235,14 @@ func refuseLogin(conn net.Conn, log *slog.Logger, e sqlError, msg string) error 
 		e = e.with(msg)
 	}
 	log.Info("mssql login refused", "reason", msg)
-	tds.WriteMessage(conn, tds.PacketReply, 0, 0, errorReply(e, tds.TokenDone, false), tds.DefaultPacketSize)
+	writeLoginError(conn, e)
 	return nil
+}
+
+// writeLoginError answers a client during login with ERROR e and DONE.
+func writeLoginError(conn net.Conn, e sqlError) {
+	conn.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	tds.WriteMessage(conn, tds.PacketReply, 0, 0, errorReply(e, tds.TokenDone, false), tds.DefaultPacketSize)
 }
 
 // loginReadErr classifies an error reading the client during login.
