@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	mssqldb "github.com/microsoft/go-mssqldb"
 
@@ -32,9 +34,33 @@ type fixture struct {
 	l    *app.Listener
 	addr string
 
-	mu   sync.Mutex
-	ran  []string // batch texts and RPC statements the upstream ran
-	wait chan struct{}
+	mu        sync.Mutex
+	ran       []string // batch texts and RPC statements the upstream ran
+	decisions []string // the gate's audit decisions
+	wait      chan struct{}
+}
+
+// Record implements ports.AuditSink: the fixture keeps the decisions.
+func (f *fixture) Record(e ports.AuditEvent) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.decisions = append(f.decisions, e.Decision)
+}
+
+// waitDecision waits (≤ 10 s) until the gate has recorded decision d.
+func (f *fixture) waitDecision(d string) {
+	f.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		f.mu.Lock()
+		found := slices.Contains(f.decisions, d)
+		f.mu.Unlock()
+		if found {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	f.t.Fatalf("the gate never recorded %s", d)
 }
 
 type option func(*app.ListenerSettings, *app.CoreOptions)
@@ -68,6 +94,7 @@ func newFixture(t testing.TB, opts ...option) *fixture {
 	}
 	core := listenertest.NewCore(f.cp, o.Limits)
 	core.Gate.WithMCP = o.WithMCP
+	core.Gate.Audit = f
 	f.l = core.Listener(s)
 	f.addr = listenertest.Serve(t, New(nil), f.l)
 	return f
