@@ -2,6 +2,8 @@ package mssql
 
 import (
 	"context"
+	"database/sql"
+	"net/url"
 	"errors"
 	"strings"
 	"testing"
@@ -246,5 +248,30 @@ func TestAttentionEndsTheWait(t *testing.T) {
 	}
 	if r := f.cp.Records(); len(r) != 1 || r[0].Status != domain.StatusPending {
 		t.Fatalf("approval after the cancel: %+v", r)
+	}
+}
+
+// A pooled connection reused by database/sql is reset (RESETCONNECTION):
+// the server goes back to the login's database, and so does the listener's
+// fingerprint.
+func TestResetConnectionGoesBackToTheLoginDatabase(t *testing.T) {
+	f := newFixture(t)
+	q := url.Values{"database": {"hoopdb"}, "encrypt": {"disable"}, "app name": {returnApp}}
+	pool, err := sql.Open("sqlserver", "sqlserver://agent:pw@"+f.addr+"?"+q.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	pool.SetMaxOpenConns(1)
+	ctx := context.Background()
+	_, err = pool.ExecContext(ctx, "DELETE FROM t")
+	first := heldID(t, err)
+	if _, err := pool.ExecContext(ctx, "USE otherdb"); err != nil {
+		t.Fatal(err)
+	}
+	// The pool resets the connection before this one: hoopdb again.
+	_, err = pool.ExecContext(ctx, "DELETE FROM t")
+	if again := heldID(t, err); again != first {
+		t.Fatalf("after a reset the same DELETE filed %s, want %s (the login's database)", again, first)
 	}
 }

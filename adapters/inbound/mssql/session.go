@@ -73,6 +73,7 @@ type session struct {
 	cond        *sync.Cond // state became stIdle, or the session closed
 	state       int
 	database    string         // the current database (LOGINACK's and later ENVCHANGE type 1)
+	loginDB     string         // the database the login ended in (RESETCONNECTION goes back to it)
 	tx          uint64         // the open transaction's descriptor (ENVCHANGE 8/9/10/17), 0 outside one
 	attnCancel  bool           // an Attention arrived for the request in stBusy, not yet answered
 	attnPending int            // Attentions forwarded whose DONE(ATTN) has not come back
@@ -186,7 +187,10 @@ func (s *session) request(r request) error {
 		s.log.Warn("mssql request refused: the held-payload budget is full", "budget", r.refused.Size)
 		return s.writeClient(errorReply(errNoMemory.with("hoop sidecar: "+r.refused.Error()+"; nothing was run"), tds.TokenDone, s.inTx()))
 	}
-	if s.doomed && s.inTx() == false {
+	if r.msg.Status&(tds.StatusResetConnection|tds.StatusResetConnectionSkipTran) != 0 {
+		s.reset(r.msg.Status&tds.StatusResetConnection != 0)
+	}
+	if s.doomed && !s.inTx() {
 		s.doomed = false // the transaction ended (ROLLBACK, or the server's own)
 	}
 	switch r.msg.Type {
@@ -202,6 +206,20 @@ func (s *session) request(r request) error {
 		return err
 	}
 	return protoErr("message type %d is not a request this listener relays after login", r.msg.Type)
+}
+
+// reset applies a request's RESETCONNECTION bit (MS-TDS 2.2.3.1.2: a
+// pooled connection reused by the driver): the server drops the session's
+// prepared handles and goes back to the login's database; without
+// SKIPTRAN it also rolls back an open transaction.
+func (s *session) reset(tran bool) {
+	s.prepared = map[int32]*prepared{}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.database = s.loginDB
+	if tran {
+		s.tx, s.doomed = 0, false
+	}
 }
 
 // idle ends a request: an Attention the listener has not answered yet gets

@@ -144,6 +144,7 @@ func (p *Protocol) startup(conn net.Conn, l *app.Listener, certs *tlsconf.CertLo
 	if err != nil || !accepted {
 		return nil, err
 	}
+	s.loginDB = s.database
 	conn.SetDeadline(time.Time{})
 	up.SetDeadline(time.Time{})
 	ok = true
