@@ -3,7 +3,6 @@ package mssql
 import (
 	"bufio"
 	"bytes"
-	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -11,41 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hoophq/sidecar/app"
-	"github.com/hoophq/sidecar/domain"
-	"github.com/hoophq/sidecar/internal/fakecp"
+	"github.com/hoophq/sidecar/internal/listenertest"
 	"github.com/hoophq/sidecar/internal/tds"
 	"github.com/hoophq/sidecar/ports"
 )
-
-// fuzzConn is the client connection of the fuzz target: reads come from r
-// (EOF after), writes are discarded, deadlines are ignored.
-type fuzzConn struct{ r io.Reader }
-
-func (c fuzzConn) Read(b []byte) (int, error)     { return c.r.Read(b) }
-func (fuzzConn) Write(b []byte) (int, error)      { return len(b), nil }
-func (fuzzConn) Close() error                     { return nil }
-func (fuzzConn) LocalAddr() net.Addr              { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1433} }
-func (fuzzConn) RemoteAddr() net.Addr             { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000} }
-func (fuzzConn) SetDeadline(time.Time) error      { return nil }
-func (fuzzConn) SetReadDeadline(time.Time) error  { return nil }
-func (fuzzConn) SetWriteDeadline(time.Time) error { return nil }
-
-// fuzzListener is a return-mode listener on the in-memory Control Plane
-// with an approval rule (DELETE, DROP, UNKNOWN) and a policy rule
-// (TRUNCATE), so fuzzed requests reach every verdict.
-func fuzzListener(tb testing.TB) *app.Listener {
-	tb.Helper()
-	s := app.ListenerSettings{Name: "ms", Protocol: "mssql", Mode: app.ModeReturn, SpendOn: ports.SpendOnAccepted,
-		Approvals: []domain.ApprovalRule{{Name: "destructive", Match: domain.Match{Actions: []string{"DELETE", "DROP", "UNKNOWN"}}}},
-		Policies:  []domain.PolicyRule{{Name: "no-truncate", Match: domain.Match{Actions: []string{"TRUNCATE"}}}}}
-	for _, m := range []*domain.Match{&s.Approvals[0].Match, &s.Policies[0].Match} {
-		if err := m.Compile(); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	return app.NewCore(app.CoreOptions{Sidecar: "fuzz", CP: fakecp.New(nil)}).Listener(s)
-}
 
 // fakeUpstream answers every message on conn with DONE (DONE(ATTN) for an
 // Attention), returning a prepared handle for sp_prepexec-like RPCs.
@@ -96,10 +64,10 @@ func FuzzSession(f *testing.F) {
 	f.Add(append(batch("TRUNCATE TABLE t"), tds.AppendAttention(nil, 0)...))
 	f.Add(tds.AppendAttention(nil, 0))
 	f.Add([]byte{tds.PacketSQLBatch, tds.StatusEOM, 0, 4, 0, 0, 1, 0})
-	l := fuzzListener(f)
+	l := listenertest.FuzzListener(f, "mssql", ports.SpendOnAccepted)
 	p := New(slog.New(slog.DiscardHandler))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		client := fuzzConn{r: bytes.NewReader(in)}
+		client := listenertest.ReadConn{R: bytes.NewReader(in)}
 		upA, upB := net.Pipe()
 		go fakeUpstream(upB)
 		s := newSession(p, l, p.log, client, bufio.NewReader(client), upA, bufio.NewReader(upA))
