@@ -28,11 +28,12 @@ import (
 // (tdstest) that keeps a tiny state: the current database and one
 // transaction, and the text of every statement it ran.
 type fixture struct {
-	t    testing.TB
-	cp   *fakecp.CP
-	up   *tdstest.Server
-	l    *app.Listener
-	addr string
+	t      testing.TB
+	cp     *fakecp.CP
+	up     *tdstest.Server
+	l      *app.Listener
+	addr   string
+	upAddr string // the upstream, for direct connections
 
 	mu        sync.Mutex
 	ran       []string // batch texts and RPC statements the upstream ran
@@ -83,6 +84,7 @@ func newFixture(t testing.TB, opts ...option) *fixture {
 	f := &fixture{t: t, cp: fakecp.New(nil), wait: make(chan struct{}, 4)}
 	f.up = &tdstest.Server{Database: "hoopdb", OnBatch: f.onBatch, OnRPC: f.onRPC}
 	upAddr := f.up.Start(t)
+	f.upAddr = upAddr
 	s := app.ListenerSettings{Name: "unit-mssql", Protocol: "mssql", Mode: app.ModeWait, SpendOn: ports.SpendOnSent, Upstream: upAddr,
 		Approvals: []domain.ApprovalRule{{Name: "destructive", Match: domain.Match{Actions: []string{"DELETE", "DROP", "UNKNOWN"}}}}}
 	o := app.CoreOptions{Sidecar: "test", CP: f.cp}

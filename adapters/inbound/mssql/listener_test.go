@@ -3,8 +3,8 @@ package mssql
 import (
 	"context"
 	"database/sql"
-	"net/url"
 	"errors"
+	"net/url"
 	"strings"
 	"testing"
 
