@@ -3,7 +3,7 @@ package mssql
 import (
 	"fmt"
 
-	analyzer "github.com/hoophq/sidecar/adapters/inbound/mssql/anstub"
+	"github.com/hoophq/sidecar/adapters/inbound/mssql/analyzer"
 )
 
 // Actions returns every action an mssql listener reports: the T-SQL

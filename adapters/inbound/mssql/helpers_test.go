@@ -73,6 +73,9 @@ func withSpend(sp ports.SpendOn) option {
 	return func(s *app.ListenerSettings, _ *app.CoreOptions) { s.SpendOn = sp }
 }
 func withMCP() option { return func(_ *app.ListenerSettings, o *app.CoreOptions) { o.WithMCP = true } }
+func withActions(actions ...string) option {
+	return func(s *app.ListenerSettings, _ *app.CoreOptions) { s.Approvals[0].Match.Actions = actions }
+}
 func withHeld(n int64) option {
 	return func(_ *app.ListenerSettings, o *app.CoreOptions) { o.Limits.HeldBytes = n }
 }

@@ -275,3 +275,21 @@ func TestResetConnectionGoesBackToTheLoginDatabase(t *testing.T) {
 		t.Fatalf("after a reset the same DELETE filed %s, want %s (the login's database)", again, first)
 	}
 }
+
+// A text the analyzer cannot read is UNKNOWN: held for a person when a
+// rule covers UNKNOWN, refused unchecked (229, state 124) otherwise; never
+// run.
+func TestUnreadableTextFailsClosed(t *testing.T) {
+	const q = "DELETE FROM t WHERE (("
+	f := newFixture(t)
+	_, err := f.conn(returnApp).ExecContext(context.Background(), q)
+	heldID(t, err)
+	f2 := newFixture(t, withActions("DROP"))
+	_, err = f2.conn(returnApp).ExecContext(context.Background(), q)
+	if me := sqlErr(t, err, 229); me.State != 124 || !strings.Contains(me.Message, "cannot be checked") {
+		t.Fatalf("unreadable text without a rule on UNKNOWN: state %d %q", me.State, me.Message)
+	}
+	if f.ranCount(q)+f2.ranCount(q) != 0 {
+		t.Fatal("an unreadable text ran")
+	}
+}

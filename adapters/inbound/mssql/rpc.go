@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	analyzer "github.com/hoophq/sidecar/adapters/inbound/mssql/anstub"
+	"github.com/hoophq/sidecar/adapters/inbound/mssql/analyzer"
 	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/internal/tds"
 )
@@ -123,6 +123,9 @@ func (s *session) addResult(u *unit, res analyzer.Result) {
 	}
 	if res.Err != nil && u.why == "" {
 		u.why = res.Err.Error()
+	}
+	if errors.Is(res.Err, analyzer.ErrUncheckable) {
+		u.uncheckable = true
 	}
 }
 
