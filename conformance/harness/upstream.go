@@ -26,7 +26,10 @@ type UpstreamKind struct {
 	URLEnv   string // e.g. HOOP_TEST_POSTGRES_URL
 	ImageEnv string // e.g. HOOP_TEST_POSTGRES_IMAGE: an image to use instead of Image (may be pulled)
 	Image    string // the image built here by scripts/test-images.sh, e.g. hoop-test/postgres:15
-	Port     string // the server's port in the container, e.g. "5432/tcp"
+	// NoImage, for a kind with no Image built here, says why; a container
+	// then runs only from an image named in ImageEnv.
+	NoImage string
+	Port    string // the server's port in the container, e.g. "5432/tcp"
 	// Env is the container's environment; it also makes the official
 	// image (docs/container.md) behave like Image.
 	Env map[string]string
