@@ -20,6 +20,7 @@ type Protocol struct {
 	log   *slog.Logger
 	cache *analyzer.Cache
 	warm  sync.Once
+	selfSigned
 }
 
 // New returns the mssql protocol, logging to log (discarded when nil).
