@@ -56,6 +56,7 @@ type session struct {
 	uwMu sync.Mutex // the upstream connection: a request's packets, then an Attention
 
 	packetSize atomic.Int32 // negotiated (LOGIN7, ENVCHANGE type 4)
+	spid       uint16       // the upstream's session id, in the header of every reply
 
 	user       string // the LOGIN7 user: the identity
 	returnMode bool   // hoop-approval=return in the LOGIN7 app name
@@ -264,7 +265,7 @@ func (s *session) currentDB() string {
 func (s *session) writeClient(data []byte) error {
 	s.cwMu.Lock()
 	defer s.cwMu.Unlock()
-	if _, err := s.cw.Write(appendMessage(nil, tds.PacketReply, 0, 0, data, int(s.packetSize.Load()))); err != nil {
+	if _, err := s.cw.Write(appendMessage(nil, tds.PacketReply, 0, s.spid, data, int(s.packetSize.Load()))); err != nil {
 		return err
 	}
 	return s.cw.Flush()

@@ -229,6 +229,7 @@ func (s *session) loginAnswer(log *slog.Logger) (bool, error) {
 			return false, fmt.Errorf("upstream login answer: %w", err)
 		}
 		buf = body[:0]
+		s.spid = h.SPID // the upstream session's id: the listener's own replies carry it too
 		raw = h.Append(raw)
 		raw = append(raw, body...)
 		data = append(data, body...)
