@@ -90,7 +90,7 @@ type session struct {
 // request is one client message for the decider.
 type request struct {
 	msg  tds.Message
-	held heldSet
+	held app.Reservations
 	// refused is set when the held-payload budget refused the message
 	// (skipped unread): the decider answers ERROR 701.
 	refused *app.BudgetError
