@@ -80,3 +80,18 @@ func largeResult(b *testing.B, addr string, answer []byte, want int) {
 		}
 	}
 }
+
+// BenchmarkLargeValue is one NVARCHAR(MAX) value of 2 MB (read by the
+// relay) and of 8 MB (past what it reads: copied unread), directly and
+// through the listener.
+func BenchmarkLargeValue(b *testing.B) {
+	col := tds.Column{Flags: 1, Type: tds.TypeInfo{Type: tds.TypeNVarChar, Size: tds.MaxLenPLP, Collation: [5]byte{0x09, 0x04, 0xD0, 0x00, 0x34}}, Name: "v"}
+	for _, mb := range []int{2, 8} {
+		answer := tdstest.ResultSet([]tds.Column{col}, [][][]byte{{tdstest.NVarChar(strings.Repeat("x", mb<<19))}}, tds.TokenDone, false)
+		f := newFixture(b)
+		f.up.OnBatch = func(*tds.SQLBatch) []byte { return answer }
+		for _, c := range []struct{ name, addr string }{{"direct", f.upAddr}, {"listener", f.addr}} {
+			b.Run(fmt.Sprintf("%dMB/%s", mb, c.name), func(b *testing.B) { largeResult(b, c.addr, answer, 1) })
+		}
+	}
+}
