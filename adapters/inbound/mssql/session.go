@@ -186,7 +186,8 @@ func (s *session) decideLoop() error {
 func (s *session) request(r request) error {
 	if r.refused != nil {
 		s.log.Warn("mssql request refused: the held-payload budget is full", "budget", r.refused.Size)
-		return s.writeClient(errorReply(errNoMemory.with("hoop sidecar: "+r.refused.Error()+"; nothing was run"), tds.TokenDone, s.inTx()))
+		// Nothing of it ran: inside a transaction that dooms it, as a denial does.
+		return s.refuse(errNoMemory.with(r.refused.Error()), tds.TokenDone)
 	}
 	if r.msg.Status&(tds.StatusResetConnection|tds.StatusResetConnectionSkipTran) != 0 {
 		s.reset(r.msg.Status&tds.StatusResetConnection != 0)
