@@ -77,7 +77,13 @@ func TestAnalyzeStatements(t *testing.T) {
 		{"sp_who", want{actions: []string{"EXEC"}, targets: []string{"sp_who"}}},
 		{"EXEC [prod].dbo.[my proc] 1, @b = 'x'", want{actions: []string{"EXEC"}, targets: []string{"my proc", "prod.dbo.my proc"}}},
 		{"EXEC @rc = dbo.p", want{actions: []string{"EXEC"}, targets: []string{"p"}}},
-		{"EXEC master..xp_cmdshell 'dir'", want{actions: []string{"EXEC"}, targets: []string{"xp_cmdshell", "master.dbo.xp_cmdshell"}}},
+		{"EXEC master..xp_cmdshell 'dir'", want{actions: []string{"EXEC", "UNKNOWN"}, targets: []string{"xp_cmdshell", "master.dbo.xp_cmdshell"}}},
+		// Procedures that run a text they are given: analysed when a literal, else UNKNOWN.
+		{"EXEC sp_sqlexec 'DROP TABLE t'", want{actions: []string{"DROP", "DROP_TABLE"}, targets: []string{"prod.dbo.t"}}},
+		{"EXEC sp_sqlexec @s", want{actions: []string{"UNKNOWN"}}},
+		{"EXEC sp_MSforeachtable 'DELETE FROM ?'", want{actions: []string{"EXEC", "UNKNOWN"}, targets: []string{"sp_msforeachtable"}}},
+		{"EXEC sys.sp_MSforeachdb @command1 = 'DROP TABLE ?..t'", want{actions: []string{"EXEC", "UNKNOWN"}}},
+		{"EXEC sp_execute_external_script @language = N'Python', @script = N'x'", want{actions: []string{"EXEC", "UNKNOWN"}}},
 		{"EXEC @name", want{actions: []string{"EXEC", Unknown}}},
 		{"EXEC sp_execute 1, 2", want{actions: []string{"EXEC", Unknown}}},
 		// Dynamic SQL.
@@ -247,6 +253,9 @@ func TestAnalyzeProc(t *testing.T) {
 		{"master..sp_who", []string{"EXEC"}, []string{"master.dbo.sp_who"}},
 		{"sp_executesql", []string{"EXEC", Unknown}, []string{"sp_executesql"}},
 		{"sp_cursoropen", []string{"EXEC", Unknown}, []string{"sp_cursoropen"}},
+		{"sp_sqlexec", []string{"EXEC", Unknown}, []string{"sp_sqlexec"}},
+		{"master.sys.sp_MSforeachtable", []string{"EXEC", Unknown}, []string{"sp_msforeachtable"}},
+		{"xp_cmdshell", []string{"EXEC", Unknown}, []string{"xp_cmdshell"}},
 	} {
 		r := AnalyzeProc(c.name, "Prod")
 		if r.Err != nil || len(r.Statements) != 1 || !slices.Equal(r.Statements[0].Analysis.Actions, c.actions) {
