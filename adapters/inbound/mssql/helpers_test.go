@@ -145,6 +145,8 @@ func (f *fixture) onBatch(b *tds.SQLBatch) []byte {
 		return (&tds.Done{Status: tds.DoneInXact}).Append((&tds.EnvChange{Type: tds.EnvBeginTran, NewValue: desc}).Append(nil))
 	case strings.HasPrefix(up, "COMMIT"):
 		return (&tds.Done{}).Append((&tds.EnvChange{Type: tds.EnvCommitTran, OldValue: desc}).Append(nil))
+	case strings.HasPrefix(up, "ROLLBACK TRAN SP"): // to a savepoint: the transaction stays open
+		return (&tds.Done{Status: tds.DoneInXact}).Append(nil)
 	case strings.HasPrefix(up, "ROLLBACK"), strings.HasPrefix(up, "IF @@TRANCOUNT > 0 ROLLBACK"):
 		return (&tds.Done{}).Append((&tds.EnvChange{Type: tds.EnvRollbackTran, OldValue: desc}).Append(nil))
 	case strings.HasPrefix(up, "WAITFOR"):

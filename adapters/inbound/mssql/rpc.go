@@ -56,7 +56,7 @@ func (s *session) rpc(m tds.Message) error {
 		case tds.ProcExecuteSQL, tds.ProcPrepExec, tds.ProcCursorOpen:
 			text, values, ok := c.Statement()
 			if !ok {
-				s.unknownCall(u, &renders, c, "its statement parameter is not text")
+				s.unknownCall(u, &renders, c, "its statement parameter is not text, or a parameter is named out of its place")
 				continue
 			}
 			decl := declOf(c)

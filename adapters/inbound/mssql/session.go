@@ -63,6 +63,7 @@ type session struct {
 
 	// Owned by the decider.
 	doomed   bool                // a statement was denied inside the open transaction (transaction.go)
+	doomedTx uint64              // that transaction's descriptor
 	prepared map[int32]*prepared // sp_prepare / sp_prepexec handles (rpc.go)
 
 	reqs     chan request  // reader → decider
@@ -192,7 +193,7 @@ func (s *session) request(r request) error {
 	if r.msg.Status&(tds.StatusResetConnection|tds.StatusResetConnectionSkipTran) != 0 {
 		s.reset(r.msg.Status&tds.StatusResetConnection != 0)
 	}
-	if s.doomed && !s.inTx() {
+	if s.doomed && s.txDesc() != s.doomedTx {
 		s.doomed = false // the transaction ended (ROLLBACK, or the server's own)
 	}
 	switch r.msg.Type {
@@ -248,10 +249,13 @@ func (s *session) idle() bool {
 }
 
 // inTx reports whether the upstream said a transaction is open.
-func (s *session) inTx() bool {
+func (s *session) inTx() bool { return s.txDesc() != 0 }
+
+// txDesc returns the open transaction's descriptor (0: none).
+func (s *session) txDesc() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.tx != 0
+	return s.tx
 }
 
 // currentDB returns the session's current database.

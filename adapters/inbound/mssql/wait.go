@@ -134,9 +134,10 @@ func (s *session) deny(out app.Outcome, doneTok byte) error {
 // refuse answers a request with e and runs nothing of it. Inside a
 // transaction the refusal dooms the transaction (transaction.go).
 func (s *session) refuse(e sqlError, doneTok byte) error {
-	inTx := s.inTx()
+	tx := s.txDesc()
+	inTx := tx != 0
 	if inTx {
-		s.doomed = true
+		s.doomed, s.doomedTx = true, tx
 	}
 	return s.writeClient(errorReply(e, doneTok, inTx))
 }

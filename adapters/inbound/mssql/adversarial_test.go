@@ -1,0 +1,102 @@
+package mssql
+
+import (
+	"context"
+	"testing"
+
+	"github.com/hoophq/sidecar/internal/tds"
+)
+
+// Requests an agent could craft to have the listener read one statement
+// while SQL Server runs another.
+
+// heldRPC sends an RPC and returns the approval id of its denial (229).
+func heldRPC(t *testing.T, c *rawClient, calls ...tds.RPCCall) string {
+	t.Helper()
+	c.send(tds.PacketRPC, (&tds.RPC{Headers: tds.TxHeaders(0, 1), Calls: calls}).Encode())
+	toks := tokens(t, c.read().Data)
+	e := firstError(t, toks)
+	m := approvalID.FindStringSubmatch(e.Message)
+	if e.Number != 229 || m == nil {
+		t.Fatalf("ERROR %d %q, want a held statement", e.Number, e.Message)
+	}
+	return m[1]
+}
+
+func named(name string, p tds.Param) tds.Param { p.Name = name; return p }
+
+func returnClient(t *testing.T, f *fixture) *rawClient {
+	c := dialRaw(t, f.addr)
+	l := agentLogin()
+	l.AppName = returnApp
+	c.login(l)
+	return c
+}
+
+// sp_executesql binds its parameters by name: @params = N'' first and
+// @stmt = N'DELETE …' second runs the DELETE. The listener must not read
+// the first parameter as the statement (an empty text, nothing to decide).
+func TestStatementParameterNamedOutOfPlace(t *testing.T) {
+	f := newFixture(t)
+	c := returnClient(t, f)
+	heldRPC(t, c, tds.RPCCall{ProcID: tds.ProcExecuteSQL, Params: []tds.Param{
+		named("@params", textParam("")), named("@stmt", textParam("DELETE FROM t"))}})
+	heldRPC(t, c, tds.RPCCall{ProcName: "sp_prepexec", Params: []tds.Param{
+		intParam("@handle", 0, true), named("@stmt", textParam("DELETE FROM t")), named("@params", textParam(""))}})
+}
+
+// Named values bind by name: @a = 1, @b = 2 and @b = 1, @a = 2 are two
+// statements, so an approval of one is not spent by the other.
+func TestNamedValuesAreBoundByName(t *testing.T) {
+	f := newFixture(t)
+	c := returnClient(t, f)
+	call := func(first, second tds.Param) tds.RPCCall {
+		return tds.RPCCall{ProcID: tds.ProcExecuteSQL, Params: []tds.Param{
+			textParam("DELETE FROM t WHERE a = @a AND b = @b"), textParam("@a int, @b int"), first, second}}
+	}
+	one := heldRPC(t, c, call(intParam("@a", 1, false), intParam("@b", 2, false)))
+	if two := heldRPC(t, c, call(intParam("@b", 1, false), intParam("@a", 2, false))); two == one {
+		t.Fatal("@b = 1, @a = 2 reused the approval of @a = 1, @b = 2")
+	}
+}
+
+// sp_cursoropen's bound values (after @paramdef) change what runs: each
+// set of values is its own statement.
+func TestCursorOpenValuesArePartOfTheStatement(t *testing.T) {
+	f := newFixture(t)
+	c := returnClient(t, f)
+	call := func(v int32) tds.RPCCall {
+		return tds.RPCCall{ProcID: tds.ProcCursorOpen, Params: []tds.Param{
+			intParam("", 0, true), textParam("DELETE FROM t WHERE id = @p1"), intParam("", 8, false), intParam("", 1, false),
+			intParam("", 0, false), textParam("@p1 int"), intParam("@p1", v, false)}}
+	}
+	if heldRPC(t, c, call(1)) == heldRPC(t, c, call(2)) {
+		t.Fatal("sp_cursoropen with @p1 = 2 reused the approval of @p1 = 1")
+	}
+}
+
+// ROLLBACK TRAN savepoint in a doomed transaction leaves it open and
+// doomed: the COMMIT after it must not commit what ran before the
+// savepoint.
+func TestRollbackToSavepointKeepsTheTransactionDoomed(t *testing.T) {
+	f := newFixture(t)
+	c := f.conn(returnApp)
+	ctx := context.Background()
+	for _, q := range []string{"BEGIN TRAN", "INSERT INTO t VALUES (1)", "SAVE TRAN sp1"} {
+		if _, err := c.ExecContext(ctx, q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	_, err := c.ExecContext(ctx, "DELETE FROM t")
+	heldID(t, err)
+	if _, err := c.ExecContext(ctx, "ROLLBACK TRAN sp1"); err != nil {
+		t.Fatalf("ROLLBACK TRAN sp1: %v", err)
+	}
+	_, err = c.ExecContext(ctx, "INSERT INTO t VALUES (2)")
+	sqlErr(t, err, 3930)
+	_, err = c.ExecContext(ctx, "COMMIT")
+	sqlErr(t, err, 3930)
+	if f.ranCount("COMMIT") != 0 || f.ranCount("INSERT INTO t VALUES (2)") != 0 {
+		t.Fatalf("the doomed transaction went on after ROLLBACK TRAN sp1: upstream ran %q", f.ran)
+	}
+}
