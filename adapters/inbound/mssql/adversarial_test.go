@@ -33,7 +33,7 @@ func returnClient(t *testing.T, f *fixture) *rawClient {
 	return c
 }
 
-// sp_executesql binds its parameters by name: @params = N'' first and
+// sp_executesql binds its parameters by name: @params = N” first and
 // @stmt = N'DELETE …' second runs the DELETE. The listener must not read
 // the first parameter as the statement (an empty text, nothing to decide).
 func TestStatementParameterNamedOutOfPlace(t *testing.T) {
