@@ -2,6 +2,8 @@ package mssql
 
 import (
 	"context"
+	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/tds/tdstest"
 	"testing"
 
 	"github.com/hoophq/sidecar/internal/tds"
@@ -99,4 +101,69 @@ func TestRollbackToSavepointKeepsTheTransactionDoomed(t *testing.T) {
 	if f.ranCount("COMMIT") != 0 || f.ranCount("INSERT INTO t VALUES (2)") != 0 {
 		t.Fatalf("the doomed transaction went on after ROLLBACK TRAN sp1: upstream ran %q", f.ran)
 	}
+}
+
+// prepareSelect prepares a harmless statement with sp_prepexec; the
+// fixture's upstream returns handle 7.
+func prepareSelect(t *testing.T, c *rawClient) {
+	t.Helper()
+	c.send(tds.PacketRPC, rpcCall(tds.ProcPrepExec, intParam("@handle", 0, true), textParam("@p1 int"),
+		textParam("SELECT * FROM t WHERE id = @p1"), intParam("@p1", 5, false)))
+	for _, tok := range tokens(t, c.read().Data) {
+		if tok.Type == tds.TokenError {
+			t.Fatalf("sp_prepexec of a SELECT: %x", tok.Raw)
+		}
+	}
+}
+
+// A message that unprepares handle 7, prepares a DELETE (the server may
+// hand it the freed handle 7) and executes 7: the listener no longer knows
+// what 7 is, so the sp_execute is UNKNOWN, not the old SELECT.
+func TestUnprepareThenExecuteInOneMessage(t *testing.T) {
+	f := newFixture(t)
+	c := returnClient(t, f)
+	prepareSelect(t, c)
+	heldRPC(t, c,
+		tds.RPCCall{ProcID: tds.ProcUnprepare, Params: []tds.Param{intParam("", 7, false)}},
+		tds.RPCCall{ProcID: tds.ProcPrepare, Params: []tds.Param{intParam("", 0, true), textParam(""), textParam("DELETE FROM t")}},
+		tds.RPCCall{ProcID: tds.ProcExecute, Params: []tds.Param{intParam("", 7, false)}})
+	// Unprepared even when the answer failed: 7 stays unknown.
+	heldRPC(t, c, tds.RPCCall{ProcID: tds.ProcExecute, Params: []tds.Param{intParam("", 7, false)}})
+}
+
+// The handle is the RETURNVALUE of sp_prepexec's first parameter, sent as
+// @handle OUTPUT; another OUTPUT value (whatever the statement put in it)
+// is not a handle, and an sp_execute of that number is not the statement.
+func TestOutputValueIsNotTakenForAHandle(t *testing.T) {
+	f := newFixture(t, func(_ *app.ListenerSettings, _ *app.CoreOptions, up *tdstest.Server) {
+		onRPC := up.OnRPC
+		up.OnRPC = func(r *tds.RPC) []byte {
+			if c := r.Calls[0]; c.Proc() == tds.ProcPrepExec && c.Params[0].Status&tds.ParamByRef == 0 {
+				// SQL Server's answer: only @x OUTPUT (ordinal 3) comes back, = 7.
+				rv := []byte{tds.TokenReturnValue, 3, 0, 2}
+				rv = append(rv, tds.AppendUCS2(nil, "@x")...)
+				rv = append(rv, 1, 0, 0, 0, 0, 0, 0, tds.TypeIntN, 4, 4, 7, 0, 0, 0)
+				return append(rv, tdstest.ProcEnd()...)
+			}
+			return onRPC(r)
+		}
+	})
+	c := returnClient(t, f)
+	c.send(tds.PacketRPC, rpcCall(tds.ProcPrepExec, intParam("@handle", 0, false), textParam("@x int OUTPUT"),
+		textParam("SELECT @x = 7"), intParam("@x", 0, true)))
+	for _, tok := range tokens(t, c.read().Data) {
+		if tok.Type == tds.TokenError {
+			t.Fatalf("sp_prepexec of a SELECT: %x", tok.Raw)
+		}
+	}
+	heldRPC(t, c, tds.RPCCall{ProcID: tds.ProcExecute, Params: []tds.Param{intParam("", 7, false)}})
+}
+
+// sp_execute binds @handle by name: @p1 = 7 first and @handle = 9 second
+// executes handle 9, not 7.
+func TestExecuteHandleNamedOutOfPlace(t *testing.T) {
+	f := newFixture(t)
+	c := returnClient(t, f)
+	prepareSelect(t, c)
+	heldRPC(t, c, tds.RPCCall{ProcID: tds.ProcExecute, Params: []tds.Param{intParam("@p1", 7, false), intParam("@handle", 9, false)}})
 }

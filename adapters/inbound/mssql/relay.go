@@ -186,7 +186,9 @@ func (s *session) token(t tds.Token, res *response, discard bool) {
 		if !want || res.handle != nil {
 			return
 		}
-		if v, err := tds.DecodeReturnValue(t.Body); err == nil && len(v.Value) == 4 &&
+		// The handle is the call's first parameter (@handle OUTPUT, rpc.go
+		// handleOut): ordinal 0, not another OUTPUT value.
+		if v, err := tds.DecodeReturnValue(t.Body); err == nil && v.Ordinal == 0 && len(v.Value) == 4 &&
 			(v.Type.Type == tds.TypeIntN || v.Type.Type == tds.TypeInt4) {
 			h := int32(binary.LittleEndian.Uint32(v.Value))
 			res.handle = &h
