@@ -2,9 +2,15 @@ package mssql
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/internal/tds/tdstest"
+	"github.com/hoophq/sidecar/ports"
+	"net"
+	"net/url"
 	"testing"
+	"time"
 
 	"github.com/hoophq/sidecar/internal/tds"
 )
@@ -166,4 +172,108 @@ func TestExecuteHandleNamedOutOfPlace(t *testing.T) {
 	c := returnClient(t, f)
 	prepareSelect(t, c)
 	heldRPC(t, c, tds.RPCCall{ProcID: tds.ProcExecute, Params: []tds.Param{intParam("@p1", 7, false), intParam("@handle", 9, false)}})
+}
+
+// connAs opens one go-mssqldb connection as user, in return mode.
+func (f *fixture) connAs(user string) *sql.Conn {
+	f.t.Helper()
+	q := url.Values{"database": {"hoopdb"}, "encrypt": {"disable"}, "app name": {returnApp}}
+	db, err := sql.Open("sqlserver", fmt.Sprintf("sqlserver://%s:pw@%s?%s", user, f.addr, q.Encode()))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { db.Close() })
+	c, err := db.Conn(context.Background())
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// One approval, resent at once from two connections of its principal,
+// runs once; another principal's identical statement does not spend it.
+func TestApprovalRunsOnceAndOnlyForItsPrincipal(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	const q = "DELETE FROM t WHERE id = 1"
+	a1, a2, other := f.connAs("agent"), f.connAs("agent"), f.connAs("other")
+	_, err := a1.ExecContext(ctx, q)
+	id := heldID(t, err)
+	f.approve(id)
+	_, err = other.ExecContext(ctx, q)
+	if heldID(t, err) == id {
+		t.Fatal("another login's statement was given the approval")
+	}
+	errs := make(chan error, 2)
+	for _, c := range []*sql.Conn{a1, a2} {
+		go func() { _, err := c.ExecContext(ctx, q); errs <- err }()
+	}
+	ok := 0
+	for range 2 {
+		if err := <-errs; err == nil {
+			ok++
+		}
+	}
+	if ok != 1 || f.ranCount(q) != 1 {
+		t.Fatalf("%d resends succeeded, the upstream ran it %d times; want 1 and 1", ok, f.ranCount(q))
+	}
+}
+
+// A Control Plane that cannot be reached: what needs approval is refused
+// (50000 state 122) and not run; what needs none flows.
+func TestDeadControlPlaneFailsClosed(t *testing.T) {
+	f := newFixture(t)
+	f.cp.Fail = ports.ErrUnavailable
+	c := f.conn(returnApp)
+	ctx := context.Background()
+	_, err := c.ExecContext(ctx, "DELETE FROM t")
+	if e := sqlErr(t, err, 50000); e.State != 122 {
+		t.Fatalf("state %d", e.State)
+	}
+	var one int
+	if err := c.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil || one != 1 {
+		t.Fatalf("SELECT with the Control Plane down: %v", err)
+	}
+	if f.ranCount("DELETE FROM t") != 0 {
+		t.Fatal("the DELETE ran")
+	}
+}
+
+// A client that asked for encryption (login-only or full) and then sends
+// its LOGIN7 in clear is not logged in: the handshake fails, nothing
+// reaches the upstream.
+func TestPlaintextLoginAfterAskingForEncryption(t *testing.T) {
+	f := newFixture(t)
+	for _, enc := range []byte{tds.EncryptOff, tds.EncryptOn, tds.EncryptReq} {
+		conn, err := net.Dial("tcp", f.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.SetDeadline(time.Now().Add(10 * time.Second))
+		p := &tds.Prelogin{}
+		p.Set(tds.PreloginVersion, tds.VersionData(0x0b000000, 0))
+		p.Set(tds.PreloginEncryption, []byte{enc})
+		tds.WriteMessage(conn, tds.PacketPrelogin, 0, 0, p.Encode(), 4096)
+		mr := &tds.MessageReader{R: conn, MaxMessage: 1 << 20}
+		if _, err := mr.ReadMessage(); err != nil {
+			t.Fatal(err)
+		}
+		tds.WriteMessage(conn, tds.PacketLogin7, 0, 0, agentLogin().Encode(), 4096)
+		for {
+			m, err := mr.ReadMessage()
+			if err != nil {
+				break
+			}
+			for _, tok := range tokens(t, m.Data) {
+				if tok.Type == tds.TokenLoginAck {
+					t.Fatalf("ENCRYPTION %d: a clear LOGIN7 was logged in", enc)
+				}
+			}
+		}
+		conn.Close()
+	}
+	if n := len(f.up.Logins()); n != 0 {
+		t.Fatalf("the upstream received %d logins", n)
+	}
 }
