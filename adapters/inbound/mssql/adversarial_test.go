@@ -277,3 +277,32 @@ func TestPlaintextLoginAfterAskingForEncryption(t *testing.T) {
 		t.Fatalf("the upstream received %d logins", n)
 	}
 }
+
+// A request that carries RESETCONNECTION but is denied still resets the
+// upstream: the listener went back to the login's database and forgot the
+// transaction, and the upstream must too (else an approval filed for the
+// login's database would run in the one a USE left, and a COMMIT would
+// find the transaction the listener forgot, and its doomed state, open).
+func TestDeniedRequestStillResetsTheUpstream(t *testing.T) {
+	f := newFixture(t)
+	c := returnClient(t, f)
+	batch := func(text string) []byte {
+		return (&tds.SQLBatch{Headers: tds.TxHeaders(0, 1), Text: text}).Encode()
+	}
+	c.send(tds.PacketSQLBatch, batch("USE otherdb"))
+	c.read()
+	if err := tds.WriteMessage(c.conn, tds.PacketSQLBatch, tds.StatusResetConnection, 0, batch("DELETE FROM t"), tds.DefaultPacketSize); err != nil {
+		t.Fatal(err)
+	}
+	if e := firstError(t, tokens(t, c.read().Data)); e.Number != 229 {
+		t.Fatalf("ERROR %d %q", e.Number, e.Message)
+	}
+	c.send(tds.PacketSQLBatch, batch("SELECT 1"))
+	c.read()
+	for _, m := range f.up.Received() {
+		if m.Status&tds.StatusResetConnection != 0 {
+			return
+		}
+	}
+	t.Fatal("the upstream was never reset")
+}
