@@ -62,12 +62,12 @@ type session struct {
 	returnMode bool   // hoop-approval=return in the LOGIN7 app name
 
 	// Owned by the decider.
-	doomed   bool                // a statement was denied inside the open transaction (transaction.go)
-	doomedTx uint64              // that transaction's descriptor
+	doomed   bool   // a statement was denied inside the open transaction (transaction.go)
+	doomedTx uint64 // that transaction's descriptor
 	// resetPending holds the RESETCONNECTION bits of the current request
 	// until a message carrying them reaches the upstream (reset).
 	resetPending byte
-	prepared map[int32]*prepared // sp_prepare / sp_prepexec handles (rpc.go)
+	prepared     map[int32]*prepared // sp_prepare / sp_prepexec handles (rpc.go)
 
 	reqs     chan request  // reader → decider
 	respDone chan response // relay → decider: the forwarded request's answer ended
