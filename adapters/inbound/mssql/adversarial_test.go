@@ -3,12 +3,15 @@ package mssql
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"fmt"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/internal/tds/tdstest"
 	"github.com/hoophq/sidecar/ports"
 	"net"
 	"net/url"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -305,4 +308,65 @@ func TestDeniedRequestStillResetsTheUpstream(t *testing.T) {
 		}
 	}
 	t.Fatal("the upstream was never reset")
+}
+
+// An answer the relay cannot read to its end (here a CLR user-defined type
+// column) hides the ENVCHANGE of a USE after it: the listener asks the
+// upstream where the session is, so the next statement is decided (and
+// its approval filed) in the database it runs in.
+func TestUnreadableAnswerDoesNotHideADatabaseChange(t *testing.T) {
+	var mu sync.Mutex
+	db, tran := "hoopdb", "0"
+	f := newFixture(t, func(_ *app.ListenerSettings, _ *app.CoreOptions, up *tdstest.Server) {
+		onBatch := up.OnBatch
+		up.OnBatch = func(b *tds.SQLBatch) []byte {
+			mu.Lock()
+			defer mu.Unlock()
+			switch b.Text {
+			case relearnText:
+				return (&tds.Done{}).Append((&tds.ErrorInfo{Number: 50000, State: relearnState, Message: tran + " " + db}).Append(nil, tds.TokenInfo))
+			case "SELECT shape FROM places; BEGIN TRAN":
+				tran = "1"
+				out := []byte{tds.TokenColMetadata, 1, 0, 0, 0, 0, 0, 0, 0, 0xF0, 0xFF, 0xFF}
+				out = (&tds.EnvChange{Type: tds.EnvBeginTran, NewValue: binary.LittleEndian.AppendUint64(nil, txDesc)}).Append(out)
+				return (&tds.Done{}).Append(out)
+			case "SELECT shape FROM places; USE otherdb":
+				db = "otherdb"
+				// COLMETADATA of one column of a CLR UDT (0xF0), cut short.
+				out := []byte{tds.TokenColMetadata, 1, 0, 0, 0, 0, 0, 0, 0, 0xF0, 0xFF, 0xFF}
+				out = tds.EnvString(tds.EnvDatabase, "otherdb", "hoopdb").Append(out)
+				return (&tds.Done{}).Append(out)
+			}
+			return onBatch(b)
+		}
+	})
+	c := returnClient(t, f)
+	batch := func(text string) []byte {
+		return (&tds.SQLBatch{Headers: tds.TxHeaders(0, 1), Text: text}).Encode()
+	}
+	c.send(tds.PacketSQLBatch, batch("SELECT shape FROM places; USE otherdb"))
+	c.read()
+	c.send(tds.PacketSQLBatch, batch("DELETE FROM t"))
+	if e := firstError(t, tokens(t, c.read().Data)); e.Number != 229 {
+		t.Fatalf("ERROR %d %q", e.Number, e.Message)
+	}
+	r := f.cp.Records()
+	if len(r) != 1 || !strings.Contains(r[0].Statement, "-- database: otherdb") {
+		t.Fatalf("the approver sees %q, want the database the DELETE runs in (otherdb)", r[len(r)-1].Statement)
+	}
+	// A BEGIN TRAN so hidden: the client's next request names the
+	// transaction, and a denial in it dooms it.
+	c.send(tds.PacketSQLBatch, batch("SELECT shape FROM places; BEGIN TRAN"))
+	c.read()
+	inTx := func(text string) []byte {
+		return (&tds.SQLBatch{Headers: tds.TxHeaders(txDesc, 1), Text: text}).Encode()
+	}
+	c.send(tds.PacketSQLBatch, inTx("INSERT INTO t VALUES (1)"))
+	c.read()
+	c.send(tds.PacketSQLBatch, inTx("DELETE FROM t"))
+	c.read()
+	c.send(tds.PacketSQLBatch, inTx("COMMIT"))
+	if e := firstError(t, tokens(t, c.read().Data)); e.Number != 3930 {
+		t.Fatalf("COMMIT after a denial in a transaction the relay could not see begin: ERROR %d %q", e.Number, e.Message)
+	}
 }

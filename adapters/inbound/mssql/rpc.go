@@ -34,6 +34,7 @@ func (s *session) rpc(m tds.Message) error {
 	if err != nil {
 		return protoErr("RPC: %v", err)
 	}
+	s.learnTx(r.Headers)
 	if s.doomed {
 		word := ""
 		if len(r.Calls) == 1 {

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -80,6 +82,7 @@ type session struct {
 	database    string         // the current database (LOGINACK's and later ENVCHANGE type 1)
 	loginDB     string         // the database the login ended in (RESETCONNECTION goes back to it)
 	tx          uint64         // the open transaction's descriptor (ENVCHANGE 8/9/10/17), 0 outside one
+	txUnknown   bool           // a transaction is open whose ENVCHANGE the relay could not read (relearn)
 	attnCancel  bool           // an Attention arrived for the request in stBusy, not yet answered
 	attnPending int            // Attentions forwarded whose DONE(ATTN) has not come back
 	discard     bool           // the forwarded request is the listener's own: its answer is not relayed
@@ -108,6 +111,7 @@ type response struct {
 	handle  *int32 // the first integer RETURNVALUE, when wantHandle
 	env     []byte // ENVCHANGE tokens of an answer not relayed (discard)
 	lost    bool   // the relay could not frame the tokens of this answer
+	state   string // the INFO of the listener's relearn batch (discard only)
 	aborted bool   // the session ended before the answer did
 }
 
@@ -345,6 +349,9 @@ func (s *session) exchange(m tds.Message, o exchangeOpts) (response, error) {
 	}
 	select {
 	case r := <-s.respDone:
+		if r.lost && !o.discard {
+			return r, s.relearn()
+		}
 		return r, nil
 	case <-s.stop:
 		s.abandon()
@@ -361,5 +368,52 @@ func (s *session) abandon() {
 	s.mu.Unlock()
 	if onEnd != nil {
 		onEnd(response{aborted: true})
+	}
+}
+
+// relearnText asks the upstream for the session's current database and
+// transaction count, in an INFO message of state relearnState: "count name".
+const (
+	relearnText  = "DECLARE @hoop_t int = @@TRANCOUNT, @hoop_d nvarchar(128) = DB_NAME(); RAISERROR(N'%d %s', 0, 217, @hoop_t, @hoop_d)"
+	relearnState = 217
+)
+
+// relearn asks the upstream where the session is after an answer the relay
+// could not read to its end (a CLR type column, a value over maxCarry): an
+// ENVCHANGE after the unreadable token went to the client unread, and the
+// listener would decide the next statements in the database it believes
+// current (an approval filed for one database then running in another).
+// It sends relearnText (its answer is not relayed) and takes the current
+// database from it, and the end of the transaction when none is open.
+func (s *session) relearn() error {
+	b := &tds.SQLBatch{Headers: tds.TxHeaders(s.txDesc(), 1), Text: relearnText}
+	resp, err := s.exchange(tds.Message{Type: tds.PacketSQLBatch, Data: b.Encode()}, exchangeOpts{discard: true})
+	if err != nil {
+		return err
+	}
+	n, db, ok := strings.Cut(resp.state, " ")
+	if !ok {
+		return fmt.Errorf("the upstream did not say its current database after an answer the listener could not read")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.database = db
+	switch {
+	case n == "0":
+		s.tx, s.txUnknown = 0, false
+	case s.tx == 0: // its descriptor comes with the client's next request (learnTx)
+		s.txUnknown = true
+	}
+	return nil
+}
+
+// learnTx takes the descriptor of a transaction the relay could not read
+// from a request's ALL_HEADERS: the client read the ENVCHANGE that the
+// relay could not, and a denial in that transaction must doom it.
+func (s *session) learnTx(h tds.AllHeaders) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d, _, ok := h.TransactionDescriptor(); ok && d != 0 && s.txUnknown && s.tx == 0 {
+		s.tx, s.txUnknown = d, false
 	}
 }
