@@ -370,3 +370,40 @@ func TestUnreadableAnswerDoesNotHideADatabaseChange(t *testing.T) {
 		t.Fatalf("COMMIT after a denial in a transaction the relay could not see begin: ERROR %d %q", e.Number, e.Message)
 	}
 }
+
+// An Attention that arrives while the listener's own request is upstream
+// (here the reset of a denied request) does not cancel it, and the client
+// gets its DONE(ATTN): that request's answer is never relayed, so a
+// forwarded Attention's DONE(ATTN) would not reach the client.
+func TestAttentionDuringTheListenersOwnRequest(t *testing.T) {
+	inReset, release := make(chan struct{}), make(chan struct{})
+	f := newFixture(t, func(_ *app.ListenerSettings, _ *app.CoreOptions, up *tdstest.Server) {
+		onBatch := up.OnBatch
+		up.OnBatch = func(b *tds.SQLBatch) []byte {
+			if strings.Contains(b.Text, "hoop_sidecar_reset") {
+				close(inReset)
+				<-release
+			}
+			return onBatch(b)
+		}
+	})
+	c := returnClient(t, f)
+	batch := (&tds.SQLBatch{Headers: tds.TxHeaders(0, 1), Text: "DELETE FROM t"}).Encode()
+	if err := tds.WriteMessage(c.conn, tds.PacketSQLBatch, tds.StatusResetConnection, 0, batch, tds.DefaultPacketSize); err != nil {
+		t.Fatal(err)
+	}
+	if e := firstError(t, tokens(t, c.read().Data)); e.Number != 229 {
+		t.Fatalf("ERROR %d %q", e.Number, e.Message)
+	}
+	<-inReset
+	c.send(tds.PacketAttention, nil)
+	// The listener reads the Attention while the reset is upstream; let
+	// the upstream answer once it had the time to (were it forwarded, the
+	// upstream would read it after this answer).
+	time.Sleep(200 * time.Millisecond)
+	close(release)
+	toks := tokens(t, c.read().Data)
+	if len(toks) != 1 || toks[0].Type != tds.TokenDone || binary.LittleEndian.Uint16(toks[0].Body)&tds.DoneAttn == 0 {
+		t.Fatalf("after an Attention: %x, want DONE(ATTN)", toks)
+	}
+}
