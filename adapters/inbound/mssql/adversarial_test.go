@@ -282,10 +282,11 @@ func TestPlaintextLoginAfterAskingForEncryption(t *testing.T) {
 }
 
 // A request that carries RESETCONNECTION but is denied still resets the
-// upstream: the listener went back to the login's database and forgot the
-// transaction, and the upstream must too (else an approval filed for the
-// login's database would run in the one a USE left, and a COMMIT would
-// find the transaction the listener forgot, and its doomed state, open).
+// upstream, before the next request: the listener went back to the login's
+// database and forgot the transaction, and the upstream must too (else an
+// approval filed for the login's database would run in the one a USE
+// left, and a COMMIT would find the transaction the listener forgot, and
+// its doomed state, open).
 func TestDeniedRequestStillResetsTheUpstream(t *testing.T) {
 	f := newFixture(t)
 	c := returnClient(t, f)
@@ -372,36 +373,40 @@ func TestUnreadableAnswerDoesNotHideADatabaseChange(t *testing.T) {
 }
 
 // An Attention that arrives while the listener's own request is upstream
-// (here the reset of a denied request) does not cancel it, and the client
-// gets its DONE(ATTN): that request's answer is never relayed, so a
-// forwarded Attention's DONE(ATTN) would not reach the client.
+// (here the rollback of a doomed transaction's COMMIT) does not cancel it,
+// and the client gets its DONE(ATTN): that request's answer is never
+// relayed, so a forwarded Attention's DONE(ATTN) would not reach the client.
 func TestAttentionDuringTheListenersOwnRequest(t *testing.T) {
-	inReset, release := make(chan struct{}), make(chan struct{})
+	inRollback, release := make(chan struct{}), make(chan struct{})
 	f := newFixture(t, func(_ *app.ListenerSettings, _ *app.CoreOptions, up *tdstest.Server) {
 		onBatch := up.OnBatch
 		up.OnBatch = func(b *tds.SQLBatch) []byte {
-			if strings.Contains(b.Text, "hoop_sidecar_reset") {
-				close(inReset)
+			if b.Text == "IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION" {
+				close(inRollback)
 				<-release
 			}
 			return onBatch(b)
 		}
 	})
 	c := returnClient(t, f)
-	batch := (&tds.SQLBatch{Headers: tds.TxHeaders(0, 1), Text: "DELETE FROM t"}).Encode()
-	if err := tds.WriteMessage(c.conn, tds.PacketSQLBatch, tds.StatusResetConnection, 0, batch, tds.DefaultPacketSize); err != nil {
-		t.Fatal(err)
+	batch := func(text string) []byte {
+		return (&tds.SQLBatch{Headers: tds.TxHeaders(txDesc, 1), Text: text}).Encode()
 	}
-	if e := firstError(t, tokens(t, c.read().Data)); e.Number != 229 {
-		t.Fatalf("ERROR %d %q", e.Number, e.Message)
+	for _, q := range []string{"BEGIN TRAN", "DELETE FROM t"} {
+		c.send(tds.PacketSQLBatch, batch(q))
+		c.read()
 	}
-	<-inReset
+	c.send(tds.PacketSQLBatch, batch("COMMIT"))
+	<-inRollback
 	c.send(tds.PacketAttention, nil)
-	// The listener reads the Attention while the reset is upstream; let
+	// The listener reads the Attention while the rollback is upstream; let
 	// the upstream answer once it had the time to (were it forwarded, the
 	// upstream would read it after this answer).
 	time.Sleep(200 * time.Millisecond)
 	close(release)
+	if e := firstError(t, tokens(t, c.read().Data)); e.Number != 3930 {
+		t.Fatalf("COMMIT: ERROR %d %q", e.Number, e.Message)
+	}
 	toks := tokens(t, c.read().Data)
 	if len(toks) != 1 || toks[0].Type != tds.TokenDone || binary.LittleEndian.Uint16(toks[0].Body)&tds.DoneAttn == 0 {
 		t.Fatalf("after an Attention: %x, want DONE(ATTN)", toks)

@@ -66,8 +66,8 @@ type session struct {
 	// Owned by the decider.
 	doomed   bool   // a statement was denied inside the open transaction (transaction.go)
 	doomedTx uint64 // that transaction's descriptor
-	// resetPending holds the RESETCONNECTION bits of the current request
-	// until a message carrying them reaches the upstream (reset).
+	// resetPending holds RESETCONNECTION bits the listener applied (reset)
+	// but the upstream has not seen yet, for the next message forwarded.
 	resetPending byte
 	prepared     map[int32]*prepared // sp_prepare / sp_prepexec handles (rpc.go)
 
@@ -199,28 +199,9 @@ func (s *session) request(r request) error {
 	}
 	if bits := r.msg.Status & (tds.StatusResetConnection | tds.StatusResetConnectionSkipTran); bits != 0 {
 		s.reset(r.msg.Status&tds.StatusResetConnection != 0)
-		s.resetPending = bits
+		s.resetPending |= bits
 	}
-	err := s.dispatch(r)
-	if err == nil && s.resetPending != 0 {
-		err = s.forwardReset()
-	}
-	return err
-}
-
-// forwardReset resets the upstream session for a request that carried
-// RESETCONNECTION but was not forwarded (denied, refused, cancelled): the
-// listener already went back to the login's database and forgot the
-// transaction (reset), and the upstream must be where the listener thinks
-// it is: else a statement approved in the login's database would run in
-// the one a USE left, and a transaction the listener forgot (and its
-// doomed state) would stay open for a later COMMIT. It sends its own
-// statement that does nothing, with the bits; its answer is not relayed.
-func (s *session) forwardReset() error {
-	b := &tds.SQLBatch{Headers: tds.TxHeaders(s.txDesc(), 1), Text: "DECLARE @hoop_sidecar_reset int"}
-	_, err := s.exchange(tds.Message{Type: tds.PacketSQLBatch, Status: s.resetPending, Data: b.Encode()}, exchangeOpts{discard: true})
-	s.resetPending = 0
-	return err
+	return s.dispatch(r)
 }
 
 // dispatch decides and answers one client message by its type.
@@ -338,8 +319,20 @@ func (s *session) exchange(m tds.Message, o exchangeOpts) (response, error) {
 	}
 	s.state, s.discard, s.wantHandle, s.onEnd = stForwarded, o.discard, o.wantHandle, o.onEnd
 	s.mu.Unlock()
-	if m.Status&(tds.StatusResetConnection|tds.StatusResetConnectionSkipTran) != 0 {
-		s.resetPending = 0 // the upstream resets itself before m
+	// A request that carried RESETCONNECTION but was not forwarded (denied,
+	// refused, cancelled) left the listener in the login's database with no
+	// transaction (reset) and the upstream where it was: the next message
+	// forwarded carries the bits, so the upstream resets before it runs
+	// (else a statement approved in the login's database would run in the
+	// one a USE left, and a COMMIT would find the transaction the listener
+	// forgot, doomed, still open). MS-TDS 2.2.3.1.2: SQLBatch, RPC and
+	// transaction manager requests only.
+	if s.resetPending != 0 && (m.Type == tds.PacketSQLBatch || m.Type == tds.PacketRPC || m.Type == tds.PacketTransaction) {
+		m.Status |= s.resetPending
+		if m.Status&tds.StatusResetConnection != 0 {
+			m.Status &^= tds.StatusResetConnectionSkipTran
+		}
+		s.resetPending = 0
 	}
 	_, err := s.up.Write(appendMessage(nil, m.Type, m.Status, m.SPID, m.Data, int(s.packetSize.Load())))
 	s.uwMu.Unlock()
