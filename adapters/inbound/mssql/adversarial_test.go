@@ -412,3 +412,34 @@ func TestAttentionDuringTheListenersOwnRequest(t *testing.T) {
 		t.Fatalf("after an Attention: %x, want DONE(ATTN)", toks)
 	}
 }
+
+// spend_approval_on: accepted: a batch whose first statement ran before a
+// later one failed ran once; its approval is spent, so a resend runs
+// nothing without a new one.
+func TestSpendOnAcceptedPartlyRunBatchSpendsTheApproval(t *testing.T) {
+	const q = "DELETE FROM a; DELETE FROM b"
+	f := newFixture(t, withSpend("accepted"), func(_ *app.ListenerSettings, _ *app.CoreOptions, up *tdstest.Server) {
+		onBatch := up.OnBatch
+		up.OnBatch = func(b *tds.SQLBatch) []byte {
+			if b.Text != q {
+				return onBatch(b)
+			}
+			onBatch(b) // recorded as run
+			out := (&tds.Done{Status: tds.DoneCount | tds.DoneMore, RowCount: 3}).Append(nil)
+			out = append(out, tdstest.Error(547, 16, "The DELETE statement conflicted with the REFERENCE constraint.")...)
+			return (&tds.Done{Status: tds.DoneError}).Append(out)
+		}
+	})
+	c := f.conn(returnApp)
+	ctx := context.Background()
+	_, err := c.ExecContext(ctx, q)
+	id := heldID(t, err)
+	f.approve(id)
+	_, err = c.ExecContext(ctx, q)
+	sqlErr(t, err, 547)
+	_, err = c.ExecContext(ctx, q)
+	if err == nil || f.ranCount(q) != 1 {
+		t.Fatalf("the resend of a batch whose first DELETE ran: %v, upstream ran it %d times", err, f.ranCount(q))
+	}
+	heldID(t, err)
+}

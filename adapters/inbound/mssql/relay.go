@@ -177,6 +177,9 @@ func (s *session) token(t tds.Token, res *response, discard bool) {
 		if st&(tds.DoneError|tds.DoneSrvError) != 0 {
 			res.failed = true
 		}
+		if st&(tds.DoneError|tds.DoneSrvError|tds.DoneAttn) == 0 && t.Type != tds.TokenDoneProc {
+			res.ran = true
+		}
 		if st&tds.DoneAttn != 0 {
 			res.attn = true
 			s.mu.Lock()

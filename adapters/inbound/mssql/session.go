@@ -108,6 +108,7 @@ type request struct {
 type response struct {
 	failed  bool   // an ERROR token (class ≥ 11), or DONE with DONE_ERROR / DONE_SRVERROR
 	attn    bool   // DONE(ATTN): the request was cancelled
+	ran     bool   // a statement of it completed (DONE or DONEINPROC without an error or attention bit)
 	handle  *int32 // the first integer RETURNVALUE, when wantHandle
 	env     []byte // ENVCHANGE tokens of an answer not relayed (discard)
 	lost    bool   // the relay could not frame the tokens of this answer
