@@ -4,16 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
-	"fmt"
-	"github.com/hoophq/sidecar/app"
-	"github.com/hoophq/sidecar/internal/tds/tdstest"
-	"github.com/hoophq/sidecar/ports"
-	"net"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/tds/tdstest"
+	"github.com/hoophq/sidecar/ports"
 
 	"github.com/hoophq/sidecar/internal/tds"
 )
@@ -177,30 +175,13 @@ func TestExecuteHandleNamedOutOfPlace(t *testing.T) {
 	heldRPC(t, c, tds.RPCCall{ProcID: tds.ProcExecute, Params: []tds.Param{intParam("@p1", 7, false), intParam("@handle", 9, false)}})
 }
 
-// connAs opens one go-mssqldb connection as user, in return mode.
-func (f *fixture) connAs(user string) *sql.Conn {
-	f.t.Helper()
-	q := url.Values{"database": {"hoopdb"}, "encrypt": {"disable"}, "app name": {returnApp}}
-	db, err := sql.Open("sqlserver", fmt.Sprintf("sqlserver://%s:pw@%s?%s", user, f.addr, q.Encode()))
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	f.t.Cleanup(func() { db.Close() })
-	c, err := db.Conn(context.Background())
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	f.t.Cleanup(func() { c.Close() })
-	return c
-}
-
 // One approval, resent at once from two connections of its principal,
 // runs once; another principal's identical statement does not spend it.
 func TestApprovalRunsOnceAndOnlyForItsPrincipal(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	const q = "DELETE FROM t WHERE id = 1"
-	a1, a2, other := f.connAs("agent"), f.connAs("agent"), f.connAs("other")
+	a1, a2, other := f.connAs("agent", returnApp), f.connAs("agent", returnApp), f.connAs("other", returnApp)
 	_, err := a1.ExecContext(ctx, q)
 	id := heldID(t, err)
 	f.approve(id)
@@ -249,19 +230,7 @@ func TestDeadControlPlaneFailsClosed(t *testing.T) {
 func TestPlaintextLoginAfterAskingForEncryption(t *testing.T) {
 	f := newFixture(t)
 	for _, enc := range []byte{tds.EncryptOff, tds.EncryptOn, tds.EncryptReq} {
-		conn, err := net.Dial("tcp", f.addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		conn.SetDeadline(time.Now().Add(10 * time.Second))
-		p := &tds.Prelogin{}
-		p.Set(tds.PreloginVersion, tds.VersionData(0x0b000000, 0))
-		p.Set(tds.PreloginEncryption, []byte{enc})
-		tds.WriteMessage(conn, tds.PacketPrelogin, 0, 0, p.Encode(), 4096)
-		mr := &tds.MessageReader{R: conn, MaxMessage: 1 << 20}
-		if _, err := mr.ReadMessage(); err != nil {
-			t.Fatal(err)
-		}
+		conn, mr, _ := dialPrelogin(t, f.addr, enc)
 		tds.WriteMessage(conn, tds.PacketLogin7, 0, 0, agentLogin().Encode(), 4096)
 		for {
 			m, err := mr.ReadMessage()

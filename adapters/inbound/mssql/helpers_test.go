@@ -205,10 +205,14 @@ func (f *fixture) ranCount(text string) int {
 
 // conn opens one go-mssqldb connection (encrypt=disable) as agent with the
 // given app name.
-func (f *fixture) conn(appName string) *sql.Conn {
+func (f *fixture) conn(appName string) *sql.Conn { return f.connAs("agent", appName) }
+
+// connAs opens one go-mssqldb connection (encrypt=disable) as user with the
+// given app name.
+func (f *fixture) connAs(user, appName string) *sql.Conn {
 	f.t.Helper()
 	q := url.Values{"database": {"hoopdb"}, "encrypt": {"disable"}, "app name": {appName}}
-	dsn := fmt.Sprintf("sqlserver://agent:S3cret%%21pw@%s?%s", f.addr, q.Encode())
+	dsn := fmt.Sprintf("sqlserver://%s:S3cret%%21pw@%s?%s", user, f.addr, q.Encode())
 	db, err := sql.Open("sqlserver", dsn)
 	if err != nil {
 		f.t.Fatal(err)
