@@ -357,3 +357,21 @@ func TestWarm(t *testing.T) {
 		}
 	}
 }
+
+// A -- comment ends at CR or LF for the analyzer; one that holds another
+// line end (NEL, U+2028 …) is Unknown, also through the shape cache, in
+// case SQL Server ends the comment there and runs the rest of the line.
+func TestOddLineEndInACommentIsUnknown(t *testing.T) {
+	c := NewCache(16)
+	c.Analyze("SELECT 1 --x", "prod") // the shape a hidden DELETE would share
+	for _, q := range []string{"SELECT 1 --x\u2028DELETE FROM t", "SELECT 1 -- \u0085 DELETE FROM t", "EXEC ('SELECT 1 --\u2029DROP TABLE t')"} {
+		for _, r := range []Result{Analyze(q, "prod"), c.Analyze(q, "prod")} {
+			if r.Err == nil || !slices.Contains(r.Statements[0].Analysis.Actions, Unknown) {
+				t.Errorf("%q: %+v, want Unknown", q, r.Statements)
+			}
+		}
+	}
+	if r := Analyze("SELECT 1 -- x\nDELETE FROM t", "prod"); r.Err != nil {
+		t.Errorf("an ordinary comment: %v", r.Err)
+	}
+}
