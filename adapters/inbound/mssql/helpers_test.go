@@ -138,6 +138,8 @@ func (f *fixture) onBatch(b *tds.SQLBatch) []byte {
 		desc[i] = byte(txDesc >> (8 * i))
 	}
 	switch {
+	case text == relearnText: // as SQL Server answers it: no transaction, the login's database
+		return (&tds.Done{}).Append((&tds.ErrorInfo{Number: 50000, State: relearnState, Message: "0 hoopdb"}).Append(nil, tds.TokenInfo))
 	case strings.HasPrefix(up, "USE "):
 		db := strings.Trim(strings.TrimSpace(text[4:]), "[];")
 		return (&tds.Done{}).Append(tds.EnvString(tds.EnvDatabase, db, "hoopdb").Append(nil))
