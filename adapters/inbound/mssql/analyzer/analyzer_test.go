@@ -77,6 +77,10 @@ func TestAnalyzeStatements(t *testing.T) {
 		{"sp_who", want{actions: []string{"EXEC"}, targets: []string{"sp_who"}}},
 		{"EXEC [prod].dbo.[my proc] 1, @b = 'x'", want{actions: []string{"EXEC"}, targets: []string{"my proc", "prod.dbo.my proc"}}},
 		{"EXEC @rc = dbo.p", want{actions: []string{"EXEC"}, targets: []string{"p"}}},
+		// OPENROWSET's pass-through query runs as written: its statements count.
+		{"SELECT * FROM OPENROWSET('SQLNCLI', 'Server=(local);Trusted_Connection=yes;', 'SET FMTONLY OFF; DELETE FROM t; SELECT 1')",
+			want{actions: []string{"DELETE", "SELECT", "SET"}}},
+		{"SELECT * FROM OPENROWSET(BULK 'c:\\x.txt', SINGLE_CLOB) AS f", want{actions: []string{"SELECT"}}},
 		{"EXEC master..xp_cmdshell 'dir'", want{actions: []string{"EXEC", "UNKNOWN"}, targets: []string{"xp_cmdshell", "master.dbo.xp_cmdshell"}}},
 		// Procedures that run a text they are given: analysed when a literal, else UNKNOWN.
 		{"EXEC sp_sqlexec 'DROP TABLE t'", want{actions: []string{"DROP", "DROP_TABLE"}, targets: []string{"prod.dbo.t"}}},

@@ -161,6 +161,19 @@ func (w *walker) classify(ctx antlr.ParserRuleContext) []antlr.Tree {
 		w.act("INSERT")
 	case tsql.TSqlParserRULE_openquery, tsql.TSqlParserRULE_opendatasource, tsql.TSqlParserRULE_rowset_function:
 		w.functions[strings.ToLower(ctx.GetStart().GetText())] = struct{}{}
+		// The pass-through query text runs as it is (on the server the
+		// connection names, which may be this one): its statements are the
+		// query's, as dynamic SQL's are.
+		var q antlr.Token
+		switch v := ctx.(type) {
+		case *tsql.Rowset_functionContext:
+			q = v.GetSql()
+		case *tsql.OpenqueryContext:
+			q = v.GetQuery()
+		}
+		if q != nil {
+			w.dynamic(unquoteString(q.GetText()))
+		}
 	case tsql.TSqlParserRULE_execute_body, tsql.TSqlParserRULE_execute_body_batch:
 		return w.execute(ctx)
 	case tsql.TSqlParserRULE_execute_clause:
