@@ -81,6 +81,10 @@ func TestAnalyzeStatements(t *testing.T) {
 		{"SELECT * FROM OPENROWSET('SQLNCLI', 'Server=(local);Trusted_Connection=yes;', 'SET FMTONLY OFF; DELETE FROM t; SELECT 1')",
 			want{actions: []string{"DELETE", "SELECT", "SET"}}},
 		{"SELECT * FROM OPENROWSET(BULK 'c:\\x.txt', SINGLE_CLOB) AS f", want{actions: []string{"SELECT"}}},
+		// A synonym of a procedure that runs a text hides it from later EXECs.
+		{"CREATE SYNONYM s FOR master.sys.sp_executesql", want{actions: []string{"CREATE", "CREATE_SYNONYM", "UNKNOWN"}}},
+		{"CREATE SYNONYM dbo.s FOR [xp_cmdshell]", want{actions: []string{"CREATE", "CREATE_SYNONYM", "UNKNOWN"}}},
+		{"CREATE SYNONYM s FOR other.dbo.orders", want{actions: []string{"CREATE", "CREATE_SYNONYM"}}},
 		{"EXEC master..xp_cmdshell 'dir'", want{actions: []string{"EXEC", "UNKNOWN"}, targets: []string{"xp_cmdshell", "master.dbo.xp_cmdshell"}}},
 		// Procedures that run a text they are given: analysed when a literal, else UNKNOWN.
 		{"EXEC sp_sqlexec 'DROP TABLE t'", want{actions: []string{"DROP", "DROP_TABLE"}, targets: []string{"prod.dbo.t"}}},

@@ -159,6 +159,23 @@ func (w *walker) classify(ctx antlr.ParserRuleContext) []antlr.Tree {
 		}
 	case tsql.TSqlParserRULE_merge_not_matched:
 		w.act("INSERT")
+	case tsql.TSqlParserRULE_create_synonym:
+		// A synonym of a procedure that runs a text (sp_executesql …) would
+		// make EXEC synonym N'DELETE …' read as a plain EXEC.
+		var last *tsql.Id_Context
+		for _, c := range ctx.GetChildren() {
+			if id, ok := c.(*tsql.Id_Context); ok {
+				last = id
+			}
+		}
+		if last != nil { // one token may hold a dotted name (master.sys.sp_executesql)
+			parts, err := splitName(last.GetText())
+			if err != nil {
+				w.act(Unknown)
+			} else if p := parts[len(parts)-1]; dynamicProcs[p].name != "" || opaqueProcs[p] {
+				w.act(Unknown)
+			}
+		}
 	case tsql.TSqlParserRULE_openquery, tsql.TSqlParserRULE_opendatasource, tsql.TSqlParserRULE_rowset_function:
 		w.functions[strings.ToLower(ctx.GetStart().GetText())] = struct{}{}
 		// The pass-through query text runs as it is (on the server the
