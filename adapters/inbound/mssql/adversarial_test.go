@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -411,4 +412,26 @@ func TestSpendOnAcceptedPartlyRunBatchSpendsTheApproval(t *testing.T) {
 		t.Fatalf("the resend of a batch whose first DELETE ran: %v, upstream ran it %d times", err, f.ranCount(q))
 	}
 	heldID(t, err)
+}
+
+// The texts kept for prepared handles are bounded: past maxPreparedBytes a
+// handle is not remembered (its sp_execute is UNKNOWN), so a client that
+// prepares without end cannot exhaust the process's memory.
+func TestPreparedTextsAreBounded(t *testing.T) {
+	s := &session{log: slog.New(slog.DiscardHandler), prepared: map[int32]*prepared{}}
+	big := strings.Repeat("x", 1<<20)
+	for h := range int32(64) {
+		s.remember(h, &prepared{text: big})
+	}
+	if s.preparedBytes > maxPreparedBytes || len(s.prepared) != maxPreparedBytes/len(big) {
+		t.Fatalf("%d handles, %d bytes kept; bound %d", len(s.prepared), s.preparedBytes, maxPreparedBytes)
+	}
+	s.remember(0, &prepared{text: "SELECT 1"})
+	if s.prepared[0] == nil || s.preparedBytes != (len(s.prepared)-1)*len(big)+len("SELECT 1") {
+		t.Fatalf("after replacing a handle: %d bytes kept", s.preparedBytes)
+	}
+	s.forgetAll()
+	if s.preparedBytes != 0 || len(s.prepared) != 0 {
+		t.Fatal("forgetAll kept some")
+	}
 }

@@ -86,9 +86,9 @@ func (s *session) rpc(m tds.Message) error {
 		case tds.ProcUnprepare:
 			if h, ok := handleOf(c); ok {
 				unprepared[h] = true
-				delete(s.prepared, h)
+				s.forget(h)
 			} else { // which handle it frees is unknown: forget them all
-				clear(s.prepared)
+				s.forgetAll()
 			}
 		case tds.ProcCursorFetch, tds.ProcCursorOption, tds.ProcCursorClose, tds.ProcCursorUnprepare, tds.ProcCursorPrepare:
 			// Runs no new statement.
@@ -111,9 +111,41 @@ func (s *session) rpc(m tds.Message) error {
 			return
 		}
 		if prep != nil && resp.handle != nil {
-			s.prepared[*resp.handle] = prep
+			s.remember(*resp.handle, prep)
 		}
 	})
+}
+
+// maxPreparedBytes bounds the text the listener keeps for one session's
+// prepared handles: a client that prepares without end must not exhaust
+// the process's memory. Past it a handle is not remembered, and an
+// sp_execute of it is UNKNOWN (fail closed).
+const maxPreparedBytes = 16 << 20
+
+// remember records the statement of handle h (the decider's).
+func (s *session) remember(h int32, p *prepared) {
+	s.forget(h)
+	n := len(p.decl) + len(p.text)
+	if s.preparedBytes+n > maxPreparedBytes {
+		s.log.Warn("mssql prepared statement not remembered: the session's prepared texts are at their bound; an sp_execute of it is UNKNOWN", "bound", maxPreparedBytes)
+		return
+	}
+	s.prepared[h] = p
+	s.preparedBytes += n
+}
+
+// forget drops handle h.
+func (s *session) forget(h int32) {
+	if p := s.prepared[h]; p != nil {
+		s.preparedBytes -= len(p.decl) + len(p.text)
+		delete(s.prepared, h)
+	}
+}
+
+// forgetAll drops every handle.
+func (s *session) forgetAll() {
+	clear(s.prepared)
+	s.preparedBytes = 0
 }
 
 // execCall adds a call that runs text with values to u.

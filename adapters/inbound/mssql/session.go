@@ -68,8 +68,9 @@ type session struct {
 	doomedTx uint64 // that transaction's descriptor
 	// resetPending holds RESETCONNECTION bits the listener applied (reset)
 	// but the upstream has not seen yet, for the next message forwarded.
-	resetPending byte
-	prepared     map[int32]*prepared // sp_prepare / sp_prepexec handles (rpc.go)
+	resetPending  byte
+	prepared      map[int32]*prepared // sp_prepare / sp_prepexec handles (rpc.go)
+	preparedBytes int                 // their texts' size, bounded by maxPreparedBytes (rpc.go)
 
 	reqs     chan request  // reader → decider
 	respDone chan response // relay → decider: the forwarded request's answer ended
@@ -230,7 +231,7 @@ func (s *session) dispatch(r request) error {
 // prepared handles and goes back to the login's database; without
 // SKIPTRAN it also rolls back an open transaction.
 func (s *session) reset(tran bool) {
-	s.prepared = map[int32]*prepared{}
+	s.forgetAll()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.database = s.loginDB
