@@ -131,8 +131,21 @@ func newSession(p *Protocol, l *app.Listener, log *slog.Logger, client net.Conn,
 func (s *session) run() {
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); s.readLoop() }()
-	go func() { defer wg.Done(); s.relayLoop() }()
+	// A panic in the reader or the relay (a goroutine of their own, which
+	// handle's recover does not cover) would end the whole process: it
+	// ends this session only.
+	guard := func(name string, f func()) {
+		defer wg.Done()
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Error("mssql "+name+" failed; connection closed", "panic", r)
+				s.close()
+			}
+		}()
+		f()
+	}
+	go guard("reader", s.readLoop)
+	go guard("relay", s.relayLoop)
 	err := s.decideLoop()
 	var pe *protocolError
 	switch {
