@@ -84,6 +84,7 @@ func TestAnalyzeStatements(t *testing.T) {
 		// A synonym of a procedure that runs a text hides it from later EXECs.
 		{"CREATE SYNONYM s FOR master.sys.sp_executesql", want{actions: []string{"CREATE", "CREATE_SYNONYM", "UNKNOWN"}}},
 		{"CREATE SYNONYM dbo.s FOR [xp_cmdshell]", want{actions: []string{"CREATE", "CREATE_SYNONYM", "UNKNOWN"}}},
+		{"CREATE PROCEDURE dbo.sp_executesql @s nvarchar(max) AS DROP TABLE t", want{actions: []string{"CREATE", "CREATE_PROCEDURE", "UNKNOWN"}}},
 		{"CREATE SYNONYM s FOR other.dbo.orders", want{actions: []string{"CREATE", "CREATE_SYNONYM"}}},
 		{"EXEC master..xp_cmdshell 'dir'", want{actions: []string{"EXEC", "UNKNOWN"}, targets: []string{"xp_cmdshell", "master.dbo.xp_cmdshell"}}},
 		// Procedures that run a text they are given: analysed when a literal, else UNKNOWN.

@@ -269,6 +269,12 @@ func (w *walker) classify(ctx antlr.ParserRuleContext) []antlr.Tree {
 				switch r.GetRuleIndex() {
 				case tsql.TSqlParserRULE_func_proc_name_schema, tsql.TSqlParserRULE_simple_name, tsql.TSqlParserRULE_table_name:
 					keep = append(keep, c)
+					// A procedure of the name of one whose text argument the
+					// analyzer reads as what it runs (sp_executesql …) would
+					// run its own body under that reading.
+					if parts, err := splitName(r.GetText()); err != nil || dynamicProcs[parts[len(parts)-1]].name != "" || opaqueProcs[parts[len(parts)-1]] {
+						w.act(Unknown)
+					}
 				}
 			}
 		}
