@@ -40,9 +40,11 @@ type Prelogin struct {
 }
 
 // DecodePrelogin parses a PRELOGIN payload. Errors: ErrShort for a missing
-// terminator, an option whose offset/length points outside the payload.
+// terminator, an option whose offset/length points outside the payload;
+// ErrTooLarge for options that Encode could not write back (over 64 KiB).
 func DecodePrelogin(b []byte) (*Prelogin, error) {
 	p := &Prelogin{}
+	size := 0
 	for i := 0; ; i += 5 {
 		if i >= len(b) {
 			return nil, short("PRELOGIN terminator")
@@ -59,6 +61,12 @@ func DecodePrelogin(b []byte) (*Prelogin, error) {
 			return nil, fmt.Errorf("%w: PRELOGIN option 0x%02X at %d+%d past %d bytes", ErrShort, b[i], off, n, len(b))
 		}
 		p.Options = append(p.Options, PreloginOption{Token: b[i], Data: b[off : off+n]})
+		// Options may share bytes on the wire but Encode lays each out
+		// on its own: refuse what could not be written back with USHORT
+		// offsets (a real PRELOGIN is under a hundred bytes).
+		if size += 5 + n; size+1 > 0xFFFF {
+			return nil, fmt.Errorf("%w: PRELOGIN options of %d bytes", ErrTooLarge, size)
+		}
 	}
 }
 
