@@ -87,12 +87,12 @@ type (
 	}
 	selectStmt struct {
 		baseStmt
-		count  bool
-		top    int // big
-		table  string
-		cols   []string // nil: *
-		exprs  []string // SELECT without FROM
-		where  *cond
+		count   bool
+		top     int // big
+		table   string
+		cols    []string // nil: *
+		exprs   []string // SELECT without FROM
+		where   *cond
 		orderBy string
 	}
 	waitStmt struct {
@@ -826,5 +826,3 @@ func ResultSetNoDone(cols []tds.Column, rows [][][]byte) []byte {
 	}
 	return out
 }
-
-
