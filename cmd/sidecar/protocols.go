@@ -6,6 +6,7 @@ import (
 	grpclistener "github.com/hoophq/sidecar/adapters/inbound/grpc"
 	httplistener "github.com/hoophq/sidecar/adapters/inbound/http"
 	"github.com/hoophq/sidecar/adapters/inbound/mongodb"
+	"github.com/hoophq/sidecar/adapters/inbound/mssql"
 	"github.com/hoophq/sidecar/adapters/inbound/mysql"
 	"github.com/hoophq/sidecar/adapters/inbound/postgres"
 	"github.com/hoophq/sidecar/adapters/outbound/config"
@@ -19,6 +20,7 @@ func protocols(log *slog.Logger) []app.Protocol {
 		grpclistener.New(log),
 		httplistener.New(log),
 		mongodb.New(log),
+		mssql.New(log),
 		mysql.New(log),
 		postgres.New(log),
 	}

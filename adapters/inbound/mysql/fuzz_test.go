@@ -4,53 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
-	"io"
 	"log/slog"
-	"net"
 	"testing"
-	"time"
 
 	gm "github.com/go-mysql-org/go-mysql/mysql"
 
-	"github.com/hoophq/sidecar/app"
-	"github.com/hoophq/sidecar/domain"
-	"github.com/hoophq/sidecar/internal/fakecp"
+	"github.com/hoophq/sidecar/internal/listenertest"
 	"github.com/hoophq/sidecar/ports"
 )
-
-// fuzzConn is a client or upstream connection for the fuzz targets: reads
-// come from r (EOF after), writes are discarded, deadlines are ignored.
-type fuzzConn struct{ r io.Reader }
-
-func (c fuzzConn) Read(b []byte) (int, error) {
-	if c.r == nil {
-		return 0, io.EOF
-	}
-	return c.r.Read(b)
-}
-func (fuzzConn) Write(b []byte) (int, error)      { return len(b), nil }
-func (fuzzConn) Close() error                     { return nil }
-func (fuzzConn) LocalAddr() net.Addr              { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 3306} }
-func (fuzzConn) RemoteAddr() net.Addr             { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000} }
-func (fuzzConn) SetDeadline(time.Time) error      { return nil }
-func (fuzzConn) SetReadDeadline(time.Time) error  { return nil }
-func (fuzzConn) SetWriteDeadline(time.Time) error { return nil }
-
-// fuzzListener is a return-mode listener on the in-memory Control Plane
-// with an approval rule (DELETE, DROP, UNKNOWN) and a policy rule
-// (TRUNCATE), so fuzzed statements reach every verdict.
-func fuzzListener(tb testing.TB) *app.Listener {
-	tb.Helper()
-	s := app.ListenerSettings{Name: "my", Protocol: "mysql", Mode: app.ModeReturn, SpendOn: ports.SpendOnSent,
-		Approvals: []domain.ApprovalRule{{Name: "destructive", Match: domain.Match{Actions: []string{"DELETE", "DROP", "UNKNOWN"}}}},
-		Policies:  []domain.PolicyRule{{Name: "no-truncate", Match: domain.Match{Actions: []string{"TRUNCATE"}}}}}
-	for _, m := range []*domain.Match{&s.Approvals[0].Match, &s.Policies[0].Match} {
-		if err := m.Compile(); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	return app.NewCore(app.CoreOptions{Sidecar: "fuzz", CP: fakecp.New(nil)}).Listener(s)
-}
 
 // packet frames payload as one packet with sequence id seq.
 func packet(seq byte, payload []byte) []byte {
@@ -110,7 +71,7 @@ func FuzzPackets(f *testing.F) {
 // sets, EOF/OK terminators, LOAD DATA LOCAL requests, prepare answers). Any
 // input must end the session with an error, never a panic or a hang.
 func FuzzSession(f *testing.F) {
-	l := fuzzListener(f)
+	l := listenertest.FuzzListener(f, "mysql", ports.SpendOnSent)
 	p := New(nil)
 	log := slog.New(slog.DiscardHandler)
 	stmtOK := packet(1, []byte{0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0})
@@ -126,7 +87,7 @@ func FuzzSession(f *testing.F) {
 	f.Add(append(command(gm.COM_INIT_DB, "other"), append(command(gm.COM_PROCESS_KILL, "\x05\x00\x00\x00"), command(0xee, "")...)...), okPacket(1, 2))
 	f.Add(append(command(gm.COM_STMT_CLOSE, "\x01\x00\x00\x00"), append(command(gm.COM_STMT_RESET, "\xff\xff\xff\xff"), command(gm.COM_FIELD_LIST, "t\x00")...)...), append(okPacket(1, 2), packet(1, []byte{0xfe, 0, 0, 2, 0})...))
 	f.Fuzz(func(_ *testing.T, client, up []byte) {
-		s := newSession(p, l, log, fuzzConn{r: bytes.NewReader(client)}, fuzzConn{r: bytes.NewReader(up)})
+		s := newSession(p, l, log, listenertest.ReadConn{R: bytes.NewReader(client)}, listenertest.ReadConn{R: bytes.NewReader(up)})
 		s.caps = relayedCaps &^ gm.CLIENT_DEPRECATE_EOF
 		if len(up) > 0 && up[0]&1 == 1 {
 			s.caps |= gm.CLIENT_DEPRECATE_EOF

@@ -3,36 +3,16 @@ package postgres
 import (
 	"bufio"
 	"bytes"
-	"io"
 	"log/slog"
-	"net"
 	"testing"
-	"time"
 
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/internal/fakecp"
+	"github.com/hoophq/sidecar/internal/listenertest"
 	"github.com/hoophq/sidecar/internal/tlsconf"
 	"github.com/hoophq/sidecar/ports"
 )
-
-// fuzzConn is a client or upstream connection for the fuzz targets: reads
-// come from r (EOF after), writes are discarded, deadlines are ignored.
-type fuzzConn struct{ r io.Reader }
-
-func (c fuzzConn) Read(b []byte) (int, error) {
-	if c.r == nil {
-		return 0, io.EOF
-	}
-	return c.r.Read(b)
-}
-func (fuzzConn) Write(b []byte) (int, error)      { return len(b), nil }
-func (fuzzConn) Close() error                     { return nil }
-func (fuzzConn) LocalAddr() net.Addr              { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 5432} }
-func (fuzzConn) RemoteAddr() net.Addr             { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000} }
-func (fuzzConn) SetDeadline(time.Time) error      { return nil }
-func (fuzzConn) SetReadDeadline(time.Time) error  { return nil }
-func (fuzzConn) SetWriteDeadline(time.Time) error { return nil }
 
 // fuzzListener is a return-mode listener on the in-memory Control Plane
 // with an approval rule (DELETE, DROP, TRUNCATE, FUNCTION_CALL) and a
@@ -63,7 +43,7 @@ func FuzzStartup(f *testing.F) {
 	p := New(nil)
 	log := slog.New(slog.DiscardHandler)
 	f.Fuzz(func(_ *testing.T, data []byte) {
-		if s, _ := p.startup(fuzzConn{r: bytes.NewReader(data)}, l, certs, log); s != nil {
+		if s, _ := p.startup(listenertest.ReadConn{R: bytes.NewReader(data)}, l, certs, log); s != nil {
 			s.up.Close()
 		}
 	})
@@ -84,7 +64,7 @@ func FuzzFrames(f *testing.F) {
 	p := New(nil)
 	log := slog.New(slog.DiscardHandler)
 	f.Fuzz(func(_ *testing.T, data []byte) {
-		s := newSession(p, l, log, fuzzConn{}, bufio.NewReader(fuzzConn{}), fuzzConn{})
+		s := newSession(p, l, log, listenertest.ReadConn{}, bufio.NewReader(listenertest.ReadConn{}), listenertest.ReadConn{})
 		s.user, s.database = "fuzz", "fuzz"
 		s.relayDone = true
 		s.push(&expect{kind: expStartup, unit: &unit{}})

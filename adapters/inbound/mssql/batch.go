@@ -1,0 +1,35 @@
+package mssql
+
+import (
+	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/internal/tds"
+)
+
+// batch decides a SQLBatch (MS-TDS 2.2.6.7): its text is one unit, every
+// statement analysed on its own with the session's current database; if
+// any is held or denied, nothing of the batch is forwarded.
+func (s *session) batch(m tds.Message) error {
+	b, err := tds.DecodeSQLBatch(m.Data)
+	if err != nil {
+		return protoErr("SQLBatch: %v", err)
+	}
+	if s.doomed {
+		if done, err := s.afterDoomed(txWordOf(b.Text), tds.TokenDone); done {
+			return err
+		}
+	}
+	set := s.l.Settings()
+	db := s.currentDB()
+	res := s.p.cache.Analyze(b.Text, db)
+	u := &unit{canonical: canonicalBatch(b.Text), render: func() string { return displayBatch(b.Text, db) }}
+	for _, st := range res.Statements {
+		u.parts = append(u.parts, st.Analysis)
+	}
+	if res.Err != nil {
+		u.why = res.Err.Error()
+	}
+	if len(u.parts) == 0 { // an empty batch: the upstream answers it
+		u.parts = []domain.Analysis{{}}
+	}
+	return s.decideAndRun(set, u, m, tds.TokenDone, exchangeOpts{}, nil)
+}

@@ -1,0 +1,74 @@
+package mssql
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"sync"
+
+	analyzer "github.com/hoophq/sidecar/adapters/inbound/mssql/anstub"
+	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/drain"
+	"github.com/hoophq/sidecar/internal/tlsconf"
+)
+
+// Protocol is the mssql listener protocol (SQL Server, Azure SQL with SQL
+// logins). One value serves any number of listeners; it is safe for
+// concurrent use.
+type Protocol struct {
+	log   *slog.Logger
+	cache *analyzer.Cache
+	warm  sync.Once
+}
+
+// New returns the mssql protocol, logging to log (discarded when nil).
+func New(log *slog.Logger) *Protocol {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Protocol{log: log, cache: analyzer.NewCache(4096)}
+}
+
+// Name returns "mssql", the protocol's name in the config file.
+func (p *Protocol) Name() string { return "mssql" }
+
+// Serve accepts TDS clients on ln and passes each through to the
+// listener's upstream until ctx is cancelled or ln is closed. The T-SQL
+// parser is warmed in the background on the first Serve (its first parses
+// are slow). Then its sessions drain (drain.go, app.Protocol): each closes
+// once it is idle, and those left when l.DrainDeadline is closed are closed
+// then, each with ERROR 6005.
+func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) error {
+	p.warm.Do(func() { go analyzer.Warm() })
+	certs := tlsconf.NewCertLoader(l)
+	return drain.Serve(ctx, ln, l, p.log, "mssql", func(conn net.Conn, d *drain.Set) { p.handle(conn, l, certs, d) })
+}
+
+// handle runs one client connection to its end.
+func (p *Protocol) handle(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, d *drain.Set) {
+	defer conn.Close()
+	log := p.log.With("listener", l.Settings().Name, "client", conn.RemoteAddr().String())
+	defer func() {
+		if r := recover(); r != nil {
+			log.Error("mssql connection failed; closed", "panic", r)
+		}
+	}()
+	s, err := p.startup(conn, l, certs, log)
+	if err != nil {
+		var pe *protocolError
+		if errors.As(err, &pe) {
+			log.Warn("mssql client broke the protocol during login; connection closed", "error", err)
+			writeLoginError(conn, errProtocol.with("hoop sidecar: "+pe.msg))
+		} else if !isClosed(err) {
+			log.Info("mssql connection ended during login", "error", err)
+		}
+		return
+	}
+	if s == nil {
+		return // refused during login; the client got its ERROR
+	}
+	d.Add(s)
+	defer d.Remove(s)
+	s.run()
+}

@@ -1,0 +1,172 @@
+package mssql
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+
+	analyzer "github.com/hoophq/sidecar/adapters/inbound/mssql/anstub"
+	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/internal/tds"
+)
+
+// prepared is one prepared statement of a session, as the upstream
+// returned its handle (sp_prepare, sp_prepexec).
+type prepared struct {
+	decl, text string
+}
+
+// rpc decides an RPC request (MS-TDS 2.2.6.6): every call in it is one
+// unit. A call that runs a text with values (sp_executesql, sp_prepexec,
+// sp_execute, sp_cursoropen) is analysed as that text; a call to any other
+// procedure by name goes to the analyzer's AnalyzeProc; sp_prepare,
+// sp_unprepare and the cursor calls that run no new statement are not
+// decided. A prepared handle the upstream returns is remembered with its
+// text, so sp_execute is decided on the prepared statement and its values.
+func (s *session) rpc(m tds.Message) error {
+	r, err := tds.DecodeRPC(m.Data)
+	var ut *tds.UnknownTypeError
+	if errors.As(err, &ut) {
+		s.log.Warn("mssql RPC refused: a parameter type the listener does not read", "type", fmt.Sprintf("0x%02X", ut.Type))
+		return s.refuse(errUnsupportedType.with(fmt.Sprintf("hoop sidecar: this RPC has a parameter of data type 0x%02X (a table-valued, CLR or sql_variant parameter), which the listener cannot check, so nothing was run", ut.Type)), tds.TokenDoneProc)
+	}
+	if err != nil {
+		return protoErr("RPC: %v", err)
+	}
+	if s.doomed {
+		word := ""
+		if len(r.Calls) == 1 {
+			if text, _, ok := r.Calls[0].Statement(); ok {
+				word = txWordOf(text)
+			}
+		}
+		if done, err := s.afterDoomed(word, tds.TokenDoneProc); done {
+			return err
+		}
+	}
+	set := s.l.Settings()
+	db := s.currentDB()
+	u := &unit{}
+	var renders []string
+	var prep *prepared // the statement whose handle the answer returns
+	var unprepare []int32
+	for _, c := range r.Calls {
+		switch c.Proc() {
+		case tds.ProcExecuteSQL, tds.ProcPrepExec, tds.ProcCursorOpen:
+			text, values, ok := c.Statement()
+			if !ok {
+				s.unknownCall(u, &renders, c, "its statement parameter is not text")
+				continue
+			}
+			decl := declOf(c)
+			s.execCall(u, &renders, decl, text, values, db)
+			if c.Proc() == tds.ProcPrepExec && len(r.Calls) == 1 {
+				prep = &prepared{decl: decl, text: text}
+			}
+		case tds.ProcExecute:
+			h, ok := handleOf(c)
+			p := s.prepared[h]
+			if !ok || p == nil {
+				s.unknownCall(u, &renders, c, "sp_execute of a prepared handle the listener did not see prepared")
+				continue
+			}
+			s.execCall(u, &renders, p.decl, p.text, c.Params[1:], db)
+		case tds.ProcPrepare:
+			if text, _, ok := c.Statement(); ok && len(r.Calls) == 1 {
+				prep = &prepared{decl: declOf(c), text: text}
+			}
+		case tds.ProcUnprepare:
+			if h, ok := handleOf(c); ok {
+				unprepare = append(unprepare, h)
+			}
+		case tds.ProcCursorFetch, tds.ProcCursorOption, tds.ProcCursorClose, tds.ProcCursorUnprepare, tds.ProcCursorPrepare:
+			// Runs no new statement.
+		case 0:
+			if c.ProcName == "" {
+				s.unknownCall(u, &renders, c, fmt.Sprintf("a call to procedure id %d", c.ProcID))
+				continue
+			}
+			res := analyzer.AnalyzeProc(c.ProcName, db)
+			s.addResult(u, res)
+			u.canonical = appendProc(u.canonical, c.ProcName, c.Params)
+			renders = append(renders, displayProc(c.ProcName, c.Params))
+		default: // sp_cursor, sp_cursorprepexec, sp_cursorexecute, sp_prepexecrpc
+			s.unknownCall(u, &renders, c, "a server-cursor call whose statement the listener does not follow")
+		}
+	}
+	u.render = func() string { return strings.Join(renders, "\n") + onDatabase(db) }
+	return s.decideAndRun(set, u, m, tds.TokenDoneProc, exchangeOpts{wantHandle: prep != nil}, func(resp response) {
+		if resp.failed || resp.attn {
+			return
+		}
+		if prep != nil && resp.handle != nil {
+			s.prepared[*resp.handle] = prep
+		}
+		for _, h := range unprepare {
+			delete(s.prepared, h)
+		}
+	})
+}
+
+// execCall adds a call that runs text with values to u.
+func (s *session) execCall(u *unit, renders *[]string, decl, text string, values []tds.Param, db string) {
+	s.addResult(u, s.p.cache.Analyze(text, db))
+	u.canonical = appendExec(u.canonical, decl, text, values)
+	*renders = append(*renders, displayExec(text, values))
+}
+
+// addResult adds the analyzer's statements to u.
+func (s *session) addResult(u *unit, res analyzer.Result) {
+	for _, st := range res.Statements {
+		u.parts = append(u.parts, st.Analysis)
+	}
+	if res.Err != nil && u.why == "" {
+		u.why = res.Err.Error()
+	}
+}
+
+// unknownCall adds a call the listener cannot read as UNKNOWN (fail
+// closed), with why.
+func (s *session) unknownCall(u *unit, renders *[]string, c tds.RPCCall, why string) {
+	u.parts = append(u.parts, domain.Analysis{Actions: []string{analyzer.Unknown}})
+	if u.why == "" {
+		u.why = why
+	}
+	name := c.ProcName
+	if name == "" {
+		name = fmt.Sprintf("procedure id %d", c.ProcID)
+	}
+	u.canonical = appendProc(u.canonical, name, c.Params)
+	*renders = append(*renders, displayProc(name, c.Params))
+}
+
+// declOf returns the parameter declaration (@params) of sp_executesql,
+// sp_prepare or sp_prepexec: the text parameter before the statement's
+// values ("" when absent or not text).
+func declOf(c tds.RPCCall) string {
+	i := 1
+	if c.Proc() == tds.ProcCursorOpen {
+		return ""
+	}
+	if i >= len(c.Params) {
+		return ""
+	}
+	p := c.Params[i]
+	switch p.Type.Type {
+	case tds.TypeNVarChar, tds.TypeNChar, tds.TypeNText:
+		return tds.DecodeUCS2(p.Value)
+	case tds.TypeBigVarChar, tds.TypeBigChar, tds.TypeVarChar, tds.TypeChar, tds.TypeText:
+		return string(p.Value)
+	}
+	return ""
+}
+
+// handleOf reads the prepared handle, the first parameter of sp_execute
+// and sp_unprepare (an int).
+func handleOf(c tds.RPCCall) (int32, bool) {
+	if len(c.Params) == 0 || len(c.Params[0].Value) != 4 {
+		return 0, false
+	}
+	return int32(binary.LittleEndian.Uint32(c.Params[0].Value)), true
+}

@@ -1,0 +1,328 @@
+package mssql
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/tds"
+)
+
+// Request states (session.state). TDS without MARS is request/answer, but
+// an Attention may arrive at any time, so its meaning depends on where the
+// current request is.
+const (
+	// stIdle: no request; an Attention is answered DONE(ATTN) by the listener.
+	stIdle = iota
+	// stBusy: a request is being read, decided or finished by the listener;
+	// an Attention cancels it (a wait for approval ends) and the listener
+	// answers DONE(ATTN).
+	stBusy
+	// stForwarded: the upstream has the request; an Attention is forwarded
+	// and the upstream's DONE(ATTN) ends its answer.
+	stForwarded
+)
+
+// session is one client connection and its upstream connection, after
+// login. Three goroutines share it:
+//
+//   - the reader (reader.go) reads the client's messages: requests go to
+//     the decider one at a time, Attention is handled at once, and a
+//     hang-up ends a wait for approval;
+//   - the decider (run, batch.go, rpc.go, transaction.go) decides each
+//     request, forwards it or answers it, and waits for the upstream's
+//     answer to end;
+//   - the relay (relay.go) copies the upstream's answers to the client
+//     packet by packet, reading the tokens that change the session.
+type session struct {
+	p   *Protocol
+	l   *app.Listener
+	log *slog.Logger
+
+	client     net.Conn
+	cr         *bufio.Reader
+	up         net.Conn
+	ur         *bufio.Reader
+	clientAddr string
+
+	cwMu sync.Mutex // the client connection's writer: whole packets, in order
+	cw   *bufio.Writer
+	uwMu sync.Mutex // the upstream connection: a request's packets, then an Attention
+
+	packetSize atomic.Int32 // negotiated (LOGIN7, ENVCHANGE type 4)
+
+	user       string // the LOGIN7 user: the identity
+	returnMode bool   // hoop-approval=return in the LOGIN7 app name
+
+	// Owned by the decider.
+	doomed   bool                // a statement was denied inside the open transaction (transaction.go)
+	prepared map[int32]*prepared // sp_prepare / sp_prepexec handles (rpc.go)
+
+	reqs     chan request  // reader → decider
+	respDone chan response // relay → decider: the forwarded request's answer ended
+	stop     chan struct{} // closed when the session ends
+
+	// Under mu: shared by the three goroutines and the drain.
+	mu          sync.Mutex
+	cond        *sync.Cond // state became stIdle, or the session closed
+	state       int
+	database    string         // the current database (LOGINACK's and later ENVCHANGE type 1)
+	loginDB     string         // the database the login ended in (RESETCONNECTION goes back to it)
+	tx          uint64         // the open transaction's descriptor (ENVCHANGE 8/9/10/17), 0 outside one
+	attnCancel  bool           // an Attention arrived for the request in stBusy, not yet answered
+	attnPending int            // Attentions forwarded whose DONE(ATTN) has not come back
+	discard     bool           // the forwarded request is the listener's own: its answer is not relayed
+	wantHandle  bool           // the forwarded request returns a prepared handle (RETURNVALUE)
+	onEnd       func(response) // called by the relay before the answer's last packet reaches the client
+	waitCancel  context.CancelCauseFunc
+	draining    bool
+	closed      bool
+	closeOnce   sync.Once
+}
+
+// request is one client message for the decider.
+type request struct {
+	msg  tds.Message
+	held heldSet
+	// refused is set when the held-payload budget refused the message
+	// (skipped unread): the decider answers ERROR 701.
+	refused *app.BudgetError
+}
+
+// response is what the relay read of the upstream's answer to a forwarded
+// request.
+type response struct {
+	failed  bool   // an ERROR token (class ≥ 11), or DONE with DONE_ERROR / DONE_SRVERROR
+	attn    bool   // DONE(ATTN): the request was cancelled
+	handle  *int32 // the first integer RETURNVALUE, when wantHandle
+	env     []byte // ENVCHANGE tokens of an answer not relayed (discard)
+	lost    bool   // the relay could not frame the tokens of this answer
+	aborted bool   // the session ended before the answer did
+}
+
+func newSession(p *Protocol, l *app.Listener, log *slog.Logger, client net.Conn, cr *bufio.Reader, up net.Conn, ur *bufio.Reader) *session {
+	s := &session{p: p, l: l, log: log, client: client, cr: cr, up: up, ur: ur,
+		cw: bufio.NewWriterSize(client, 32<<10), clientAddr: client.RemoteAddr().String(),
+		prepared: map[int32]*prepared{}, reqs: make(chan request), respDone: make(chan response, 1),
+		stop: make(chan struct{})}
+	s.cond = sync.NewCond(&s.mu)
+	s.packetSize.Store(tds.DefaultPacketSize)
+	return s
+}
+
+// run serves the session until either side ends it.
+func (s *session) run() {
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); s.readLoop() }()
+	go func() { defer wg.Done(); s.relayLoop() }()
+	err := s.decideLoop()
+	var pe *protocolError
+	switch {
+	case errors.As(err, &pe):
+		s.protocolFailure(err)
+	case errors.Is(err, errClientGone):
+		s.log.Info("mssql client hung up while its statement waited for approval; nothing of it was forwarded")
+	case err != nil && !isClosed(err):
+		s.log.Info("mssql connection ended", "error", err)
+	}
+	s.close()
+	wg.Wait()
+}
+
+// protocolFailure ends the session after a message that breaks MS-TDS:
+// ERROR 4002 to the client, a log line, then the connection closes.
+func (s *session) protocolFailure(err error) {
+	s.log.Warn("mssql client broke the protocol; connection closed", "error", err)
+	s.client.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	s.writeClient(errorReply(errProtocol.with("hoop sidecar: "+err.Error()), tds.TokenDone, false))
+	s.close()
+}
+
+// close ends the session: both connections close, every goroutine returns.
+func (s *session) close() {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		if s.waitCancel != nil {
+			s.waitCancel(app.ErrClientGone)
+		}
+		s.cond.Broadcast()
+		s.mu.Unlock()
+		close(s.stop)
+		s.client.Close()
+		s.up.Close()
+	})
+}
+
+// decideLoop takes the reader's requests one at a time.
+func (s *session) decideLoop() error {
+	for {
+		var r request
+		select {
+		case r = <-s.reqs:
+		case <-s.stop:
+			return nil
+		}
+		err := s.request(r)
+		r.held.Release()
+		if err != nil {
+			return err
+		}
+		if !s.idle() {
+			return nil
+		}
+	}
+}
+
+// request decides and answers one client message.
+func (s *session) request(r request) error {
+	if r.refused != nil {
+		s.log.Warn("mssql request refused: the held-payload budget is full", "budget", r.refused.Size)
+		return s.writeClient(errorReply(errNoMemory.with("hoop sidecar: "+r.refused.Error()+"; nothing was run"), tds.TokenDone, s.inTx()))
+	}
+	if r.msg.Status&(tds.StatusResetConnection|tds.StatusResetConnectionSkipTran) != 0 {
+		s.reset(r.msg.Status&tds.StatusResetConnection != 0)
+	}
+	if s.doomed && !s.inTx() {
+		s.doomed = false // the transaction ended (ROLLBACK, or the server's own)
+	}
+	switch r.msg.Type {
+	case tds.PacketSQLBatch:
+		return s.batch(r.msg)
+	case tds.PacketRPC:
+		return s.rpc(r.msg)
+	case tds.PacketTransaction:
+		return s.transaction(r.msg)
+	case tds.PacketBulkLoad:
+		// The rows of an INSERT BULK the listener decided as a SQLBatch.
+		_, err := s.exchange(r.msg, exchangeOpts{})
+		return err
+	}
+	return protoErr("message type %d is not a request this listener relays after login", r.msg.Type)
+}
+
+// reset applies a request's RESETCONNECTION bit (MS-TDS 2.2.3.1.2: a
+// pooled connection reused by the driver): the server drops the session's
+// prepared handles and goes back to the login's database; without
+// SKIPTRAN it also rolls back an open transaction.
+func (s *session) reset(tran bool) {
+	s.prepared = map[int32]*prepared{}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.database = s.loginDB
+	if tran {
+		s.tx, s.doomed = 0, false
+	}
+}
+
+// idle ends a request: an Attention the listener has not answered yet gets
+// its DONE(ATTN) now, the reader may go on, and a draining session with no
+// transaction open closes. It returns false when the session must end.
+func (s *session) idle() bool {
+	s.mu.Lock()
+	attn := s.attnCancel
+	s.attnCancel = false
+	s.state = stIdle
+	s.cond.Broadcast()
+	s.mu.Unlock()
+	if attn {
+		if s.writeClient(attnReply()) != nil {
+			return false
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.draining && s.tx == 0 {
+		s.terminateLocked()
+	}
+	return !s.closed
+}
+
+// inTx reports whether the upstream said a transaction is open.
+func (s *session) inTx() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tx != 0
+}
+
+// currentDB returns the session's current database.
+func (s *session) currentDB() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.database
+}
+
+// writeClient writes one whole reply message (the listener's own answer)
+// to the client, split to the negotiated packet size.
+func (s *session) writeClient(data []byte) error {
+	s.cwMu.Lock()
+	defer s.cwMu.Unlock()
+	if _, err := s.cw.Write(appendMessage(nil, tds.PacketReply, 0, 0, data, int(s.packetSize.Load()))); err != nil {
+		return err
+	}
+	return s.cw.Flush()
+}
+
+// exchangeOpts says how the relay treats the answer to a forwarded request.
+type exchangeOpts struct {
+	discard    bool // the listener's own request: the answer is not relayed
+	wantHandle bool // read the prepared handle it returns
+	// onEnd, when set, sees the answer before its last packet reaches the
+	// client (settling an approval claimed with spend_approval_on: accepted).
+	onEnd func(response)
+}
+
+// errCanceled is a request the client's Attention cancelled before it was
+// forwarded; its DONE(ATTN) is sent when the request ends (idle).
+var errCanceled = errors.New("cancelled by the client's Attention before it was forwarded")
+
+// exchange forwards m to the upstream and waits for the end of its answer,
+// which the relay copies to the client (unless o.discard). A request the
+// client already cancelled (Attention) is not forwarded: the response says
+// attn.
+func (s *session) exchange(m tds.Message, o exchangeOpts) (response, error) {
+	s.uwMu.Lock()
+	s.mu.Lock()
+	if s.attnCancel && !o.discard {
+		s.mu.Unlock()
+		s.uwMu.Unlock()
+		if o.onEnd != nil {
+			o.onEnd(response{attn: true})
+		}
+		return response{attn: true}, nil
+	}
+	s.state, s.discard, s.wantHandle, s.onEnd = stForwarded, o.discard, o.wantHandle, o.onEnd
+	s.mu.Unlock()
+	_, err := s.up.Write(appendMessage(nil, m.Type, m.Status, m.SPID, m.Data, int(s.packetSize.Load())))
+	s.uwMu.Unlock()
+	if err != nil {
+		s.abandon()
+		return response{aborted: true}, err
+	}
+	select {
+	case r := <-s.respDone:
+		return r, nil
+	case <-s.stop:
+		s.abandon()
+		return response{aborted: true}, net.ErrClosed
+	}
+}
+
+// abandon calls the forwarded request's onEnd, if the relay has not, for an
+// answer that will not come (the session ended).
+func (s *session) abandon() {
+	s.mu.Lock()
+	onEnd := s.onEnd
+	s.onEnd = nil
+	s.mu.Unlock()
+	if onEnd != nil {
+		onEnd(response{aborted: true})
+	}
+}

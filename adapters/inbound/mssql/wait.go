@@ -1,0 +1,136 @@
+package mssql
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	analyzer "github.com/hoophq/sidecar/adapters/inbound/mssql/anstub"
+	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/internal/tds"
+)
+
+// errClientGone ends a session whose client hung up while a statement of it
+// waited for approval: nothing of it is forwarded.
+var errClientGone = errors.New("the client hung up while its statement waited for approval")
+
+// unit is what the listener decides as one: a SQLBatch (every statement of
+// its text) or an RPC message (every call in it). If any part is held or
+// denied, nothing of it is forwarded.
+type unit struct {
+	parts     []domain.Analysis
+	canonical []byte
+	render    func() string
+	why       string // why a part is UNKNOWN (for the refusal when no rule covers it)
+}
+
+// gated reports whether the unit has anything to decide (an RPC of only
+// sp_prepare, sp_unprepare or cursor fetches runs no statement).
+func (u *unit) gated() bool { return len(u.parts) > 0 }
+
+// decide asks the gate about u, with set, the settings read once for the
+// request. A part the analyzer could not read (UNKNOWN: a parse error, a
+// text the listener cannot see) that no rule covers is refused unchecked:
+// fail closed (docs/mssql-listener.md, "Fail closed").
+func (s *session) decide(set *app.ListenerSettings, u *unit) (app.Outcome, *sqlError) {
+	unknown := false
+	for _, p := range u.parts {
+		unknown = unknown || slices.Contains(p.Actions, analyzer.Unknown)
+	}
+	if unknown && len(app.Covered(set, u.parts)) == 0 {
+		why := u.why
+		if why == "" {
+			why = "the T-SQL analyzer could not read it"
+		}
+		s.log.Warn("mssql statement refused: it cannot be checked", "reason", why)
+		e := errUncheckable.with("hoop sidecar: this statement cannot be checked, so nothing was run: " + why +
+			"; add UNKNOWN to an approval rule's actions to have such statements held for a person")
+		return app.Outcome{}, &e
+	}
+	st := app.Statement{Canonical: u.canonical, Render: u.render, Analysis: app.Deciding(set, u.parts)}
+	return s.check(set, st), nil
+}
+
+// check asks the gate about st with set. The LOGIN7 user is the identity
+// and the current database is part of the fingerprint: an approval is for
+// one database. While the gate holds the statement (wait mode) the reader
+// goes on reading the client: a hang-up ends the wait (Outcome.ClientGone),
+// and so does an Attention (Outcome.Canceled; attention.go).
+func (s *session) check(set *app.ListenerSettings, st app.Statement) app.Outcome {
+	st.Identity, st.Client, st.ReturnMode = s.user, s.clientAddr, s.returnMode
+	st.IdentityValues = map[string][]string{"database": {s.currentDB()}}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	s.mu.Lock()
+	switch {
+	case s.closed:
+		cancel(app.ErrClientGone)
+	case s.attnCancel:
+		cancel(app.ErrStatementCanceled)
+	}
+	s.waitCancel = cancel
+	s.mu.Unlock()
+	st.OnWait = func(id string) {
+		s.log.Info("mssql statement waits for approval", "approval_id", id)
+	}
+	out := s.l.CheckWith(ctx, set, st)
+	s.mu.Lock()
+	s.waitCancel = nil
+	if out.Denial != nil && out.Denial.Kind == domain.DeniedShutdown {
+		s.draining = true // the session ends after this answer
+	}
+	s.mu.Unlock()
+	return out
+}
+
+// decideAndRun decides u and, when the gate lets it through, forwards m and relays
+// its answer; doneTok is the DONE token of the listener's own answer
+// (DONEPROC for an RPC). after, when set, sees the upstream's answer.
+func (s *session) decideAndRun(set *app.ListenerSettings, u *unit, m tds.Message, doneTok byte, o exchangeOpts, after func(response)) error {
+	var out app.Outcome
+	if u.gated() {
+		var refused *sqlError
+		out, refused = s.decide(set, u)
+		if refused != nil {
+			return s.refuse(*refused, doneTok)
+		}
+		if !out.Forward {
+			return s.deny(out, doneTok)
+		}
+	}
+	if out.Ticket != nil {
+		o.onEnd = func(r response) { out.Ticket.Settle(!r.failed && !r.attn && !r.aborted) }
+	}
+	resp, err := s.exchange(m, o)
+	if err == nil && after != nil {
+		after(resp)
+	}
+	return err
+}
+
+// deny answers a request the gate did not forward: nothing for a client
+// that hung up, DONE(ATTN) for one that cancelled the wait (sent when the
+// request ends), else the denial's ERROR.
+func (s *session) deny(out app.Outcome, doneTok byte) error {
+	if out.ClientGone {
+		return errClientGone
+	}
+	if out.Canceled {
+		s.mu.Lock()
+		s.attnCancel = true // idle answers DONE(ATTN)
+		s.mu.Unlock()
+		return nil
+	}
+	return s.refuse(denialError(out.Denial), doneTok)
+}
+
+// refuse answers a request with e and runs nothing of it. Inside a
+// transaction the refusal dooms the transaction (transaction.go).
+func (s *session) refuse(e sqlError, doneTok byte) error {
+	inTx := s.inTx()
+	if inTx {
+		s.doomed = true
+	}
+	return s.writeClient(errorReply(e, doneTok, inTx))
+}
