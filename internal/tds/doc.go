@@ -15,7 +15,9 @@
 //   - packet.go: the 8-byte packet header (MS-TDS 2.2.3), MessageReader
 //     (reassembly across packets, bounded by packet size and a max message
 //     size), AppendPackets/WriteMessage (split to the negotiated size).
-//   - prelogin.go: PRELOGIN options (2.2.6.5) and the ENCRYPTION values.
+//   - prelogin.go: PRELOGIN options (2.2.6.5) and the ENCRYPTION values;
+//     the encryption itself (negotiation, TLS in PRELOGIN packets, login-only,
+//     TDS 8.0 strict) is package tdstls.
 //   - login7.go: LOGIN7 (2.2.6.4) with the password scramble and FeatureExt.
 //   - allheaders.go: ALL_HEADERS (2.2.5.3), the transaction descriptor.
 //   - sqlbatch.go: SQLBatch (2.2.6.7).

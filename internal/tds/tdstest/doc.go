@@ -1,6 +1,6 @@
 // Package tdstest is a small in-process TDS server built on internal/tds,
-// for tests. It answers PRELOGIN (ENCRYPT_NOT_SUP, so only for clients that
-// asked for no encryption), accepts any LOGIN7 (LOGINACK, ENVCHANGE database
+// for tests. It answers PRELOGIN (encryption per its setting, see
+// below), accepts any LOGIN7 (LOGINACK, ENVCHANGE database
 // and packet size, DONE), records every message it receives, and answers
 // SQLBatch and RPC requests through the caller's handlers.
 //
@@ -17,6 +17,11 @@
 // tsql). `go test ./internal/tds/tdstest -update` rewrites the captured
 // client messages in ../testdata/capture, the fuzz seeds of package tds.
 //
-// Limits: no TLS (a client that asks for encryption is refused by closing,
-// never downgraded), no MARS, TDS 7.2+ clients only.
+// Encryption: Server.Encryption picks any tdstls setting (encryption.go;
+// default NotSupported: a client that asks for encryption is refused by
+// closing, never downgraded); encryption_test.go runs go-mssqldb in every
+// encrypt mode against every setting, freetds_encryption_test.go FreeTDS
+// tsql in every `encryption` value.
+//
+// Limits: no MARS, TDS 7.2+ clients only.
 package tdstest

@@ -8,6 +8,11 @@ import (
 // for callers that are not a single test (the conformance harness's
 // stand-in, bench/mssqlupstream); it returns the address.
 func (s *Server) Listen(addr string) (string, error) {
+	enc, err := s.encryption()
+	if err != nil {
+		return "", err
+	}
+	s.enc = enc
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return "", err

@@ -1,6 +1,7 @@
 package tdstest
 
 import (
+	"crypto/tls"
 	"errors"
 	"net"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hoophq/sidecar/internal/tds"
+	"github.com/hoophq/sidecar/internal/tds/tdstls"
 )
 
 // Server is the in-process TDS server. Set the handlers before Start.
@@ -22,14 +24,24 @@ type Server struct {
 	OnBatch func(*tds.SQLBatch) []byte
 	// OnRPC returns the token stream answering an RPC (default: DONEPROC).
 	OnRPC func(*tds.RPC) []byte
+	// Encryption is the server's TLS setting (encryption.go): the zero
+	// value tdstls.NotSupported answers ENCRYPT_NOT_SUP and closes on a
+	// client that asks for encryption; Off, On, Required and Strict run the
+	// MS-TDS 2.2.6.5 negotiation with TLS.
+	Encryption tdstls.Setting
+	// TLS holds the certificate for every setting but NotSupported; nil
+	// means a self-signed certificate made at Start.
+	TLS *tls.Config
 	// Session, when set, makes one Session per connection that answers
-	// LOGIN7, SQLBatch, RPC and Attention instead of the handlers above
-	// (session.go; Mini is one).
+	// LOGIN7, SQLBatch, RPC, Transaction Manager requests and Attention
+	// instead of the handlers above (session.go; Mini is one).
 	Session func() Session
 
 	mu       sync.Mutex
 	received []tds.Message
 	logins   []*tds.Login7
+	outcomes []tdstls.Outcome
+	enc      *tdstls.Server
 	ln       net.Listener
 	done     chan struct{}
 	wg       sync.WaitGroup
@@ -62,17 +74,21 @@ func (s *Server) Logins() []*tds.Login7 {
 	return append([]*tds.Login7(nil), s.logins...)
 }
 
-func (s *Server) serve(c net.Conn) {
+func (s *Server) serve(raw net.Conn) {
 	connDone := make(chan struct{})
 	defer close(connDone)
-	defer c.Close()
+	defer raw.Close()
 	go func() {
 		select {
 		case <-s.done:
-			c.Close()
+			raw.Close()
 		case <-connDone:
 		}
 	}()
+	c, strict, err := s.enc.Begin(raw)
+	if err != nil {
+		return
+	}
 	mr := &tds.MessageReader{R: c, PacketSize: tds.MaxPacketSize, MaxMessage: 16 << 20}
 	packetSize := tds.DefaultPacketSize
 	var sess Session
@@ -111,17 +127,29 @@ func (s *Server) serve(c net.Conn) {
 			if err != nil {
 				return
 			}
-			if enc, _ := p.Encryption(); enc != tds.EncryptNotSup && enc != tds.EncryptOff {
-				// The stand-in has no TLS; refuse rather than downgrade.
+			// A client that asked for encryption the setting cannot give
+			// is closed on, never answered ENCRYPT_NOT_SUP.
+			enc, outcome, err := s.enc.Answer(p, strict)
+			if err != nil {
 				return
 			}
 			ans := &tds.Prelogin{}
 			ans.Set(tds.PreloginVersion, tds.VersionData(0x10000FA0, 0))
-			ans.Set(tds.PreloginEncryption, []byte{tds.EncryptNotSup})
+			ans.Set(tds.PreloginEncryption, []byte{enc})
 			ans.Set(tds.PreloginInstOpt, []byte{0})
 			ans.Set(tds.PreloginThreadID, nil)
 			ans.Set(tds.PreloginMARS, []byte{0})
-			reply = ans.Encode()
+			if err := tds.WriteMessage(c, tds.PacketReply, 0, 0, ans.Encode(), packetSize); err != nil {
+				return
+			}
+			if c, err = s.enc.Upgrade(c, outcome); err != nil {
+				return
+			}
+			mr.R = c
+			s.mu.Lock()
+			s.outcomes = append(s.outcomes, outcome)
+			s.mu.Unlock()
+			continue
 		case tds.PacketLogin7:
 			l, err := tds.DecodeLogin7(m.Data)
 			if err != nil {
