@@ -30,6 +30,9 @@ require (
 )
 
 require (
+	github.com/antlr4-go/antlr/v4 v4.13.1
+	github.com/bytebase/parser v0.0.0-20260417075056-57b6ef7a2640
+	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/moby/moby/api v1.56.1
 	github.com/moby/moby/client v0.6.2
 	github.com/testcontainers/testcontainers-go v0.45.0

@@ -1,0 +1,436 @@
+package analyzer
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/antlr4-go/antlr/v4"
+	"github.com/bytebase/parser/tsql"
+
+	"github.com/hoophq/sidecar/domain"
+)
+
+type sqlClausesCtx = tsql.Sql_clausesContext
+
+// walker collects one top-level statement's analysis while its parse tree
+// is walked.
+type walker struct {
+	p    *parsed
+	dbs  []string // the databases unqualified names may read in
+	nest int      // dynamic SQL levels this statement is inside
+
+	actions, targets, functions map[string]struct{}
+	st                          Statement
+	// nestedUse is the database of a USE inside IF or BEGIN … END: the
+	// statements after it may read in either database.
+	nestedUse string
+	// err is set when dynamic SQL inside is uncheckable.
+	err error
+}
+
+func newWalker(p *parsed, dbs []string, nest int) *walker {
+	return &walker{p: p, dbs: dbs, nest: nest, actions: map[string]struct{}{}, targets: map[string]struct{}{}, functions: map[string]struct{}{}}
+}
+
+func (w *walker) statement() Statement {
+	w.st.Analysis = domain.Analysis{Actions: keys(w.actions), Targets: keys(w.targets), Functions: keys(w.functions)}
+	return w.st
+}
+
+func keys(m map[string]struct{}) []string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (w *walker) act(a ...string) {
+	for _, s := range a {
+		w.actions[s] = struct{}{}
+	}
+}
+
+// add merges an analysis into the walker's.
+func (w *walker) add(a domain.Analysis) {
+	w.act(a.Actions...)
+	for _, t := range a.Targets {
+		w.targets[t] = struct{}{}
+	}
+	for _, f := range a.Functions {
+		w.functions[f] = struct{}{}
+	}
+}
+
+// top walks a top-level statement and records what the session acts on.
+func (w *walker) top(s antlr.ParserRuleContext) {
+	inner := s
+	if s.GetChildCount() == 1 { // dml_clause → select…, another_statement → use…
+		if c, ok := s.GetChild(0).(antlr.ParserRuleContext); ok {
+			inner = c
+		}
+	}
+	switch v := inner.(type) {
+	case *tsql.Use_statementContext:
+		w.st.UseDB = name(v.Id_())
+	case *tsql.Transaction_statementContext:
+		w.st.Transaction = transactionKind(v)
+	case *tsql.Set_statementContext:
+		if sp := v.Set_special(); sp != nil {
+			w.st.XactAbort = w.xactAbort(sp)
+		}
+	}
+	w.walk(s)
+}
+
+// walk visits the tree under n without recursion (a left-deep expression
+// nests as deep as it is long).
+func (w *walker) walk(n antlr.Tree) {
+	stack := []antlr.Tree{n}
+	for len(stack) > 0 {
+		t := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		ctx, ok := t.(antlr.ParserRuleContext)
+		if !ok {
+			continue
+		}
+		kids := w.classify(ctx)
+		for i := len(kids) - 1; i >= 0; i-- {
+			stack = append(stack, kids[i])
+		}
+	}
+}
+
+// children returns the rule children of ctx.
+func children(ctx antlr.ParserRuleContext) []antlr.Tree {
+	return ctx.GetChildren()
+}
+
+// classify records what ctx says about the statement and returns the
+// children to visit.
+func (w *walker) classify(ctx antlr.ParserRuleContext) []antlr.Tree {
+	rule := ctx.GetRuleIndex()
+	if acts, ok := statementRules()[rule]; ok {
+		w.act(acts...)
+		if isCreateRule(rule) {
+			w.createOrAlter(ctx)
+		}
+	}
+	switch rule {
+	case tsql.TSqlParserRULE_full_column_name, tsql.TSqlParserRULE_asterisk:
+		return nil // t.col, t.*: t is an alias or a table named elsewhere
+	case tsql.TSqlParserRULE_full_table_name, tsql.TSqlParserRULE_table_name, tsql.TSqlParserRULE_simple_name,
+		tsql.TSqlParserRULE_entity_name:
+		w.object(w.parts(ctx))
+		return nil
+	case tsql.TSqlParserRULE_func_proc_name_schema, tsql.TSqlParserRULE_func_proc_name_database_schema,
+		tsql.TSqlParserRULE_func_proc_name_server_database_schema:
+		if parent, ok := ctx.GetParent().(antlr.ParserRuleContext); ok && parent.GetRuleIndex() == tsql.TSqlParserRULE_scalar_function_name {
+			w.function(w.parts(ctx))
+		} else {
+			w.object(w.parts(ctx))
+		}
+		return nil
+	case tsql.TSqlParserRULE_drop_backward_compatible_index: // [owner.]table.index
+		var ids []string
+		for _, c := range ctx.GetChildren() {
+			if id, ok := c.(*tsql.Id_Context); ok {
+				ids = append(ids, name(id))
+			}
+		}
+		if len(ids) >= 2 {
+			w.object(ids[:len(ids)-1])
+		}
+		return nil
+	case tsql.TSqlParserRULE_query_specification:
+		w.act("SELECT")
+		if hasToken(ctx, tsql.TSqlParserINTO) {
+			w.act("SELECT_INTO", "CREATE", "CREATE_TABLE")
+		}
+	case tsql.TSqlParserRULE_merge_matched:
+		if hasToken(ctx, tsql.TSqlParserDELETE) {
+			w.act("DELETE")
+		} else {
+			w.act("UPDATE")
+		}
+	case tsql.TSqlParserRULE_merge_not_matched:
+		w.act("INSERT")
+	case tsql.TSqlParserRULE_openquery, tsql.TSqlParserRULE_opendatasource, tsql.TSqlParserRULE_rowset_function:
+		w.functions[strings.ToLower(ctx.GetStart().GetText())] = struct{}{}
+	case tsql.TSqlParserRULE_execute_body, tsql.TSqlParserRULE_execute_body_batch:
+		return w.execute(ctx)
+	case tsql.TSqlParserRULE_execute_clause:
+		w.act("EXECUTE_AS")
+	case tsql.TSqlParserRULE_security_statement:
+		switch ctx.GetStart().GetTokenType() {
+		case tsql.TSqlParserGRANT:
+			w.act("GRANT")
+		case tsql.TSqlParserREVERT:
+			w.act("REVERT")
+		}
+	case tsql.TSqlParserRULE_transaction_statement:
+		w.act(transactionKind(ctx))
+	case tsql.TSqlParserRULE_use_statement:
+		if v, ok := ctx.(*tsql.Use_statementContext); ok {
+			db := name(v.Id_())
+			w.targets[db] = struct{}{}
+			if w.st.UseDB == "" {
+				w.nestedUse = db
+			}
+		}
+		return nil
+	case tsql.TSqlParserRULE_set_special:
+		if w.spanHas(ctx, tsql.TSqlParserXACT_ABORT) {
+			w.act("SET_XACT_ABORT")
+		}
+	case tsql.TSqlParserRULE_create_database, tsql.TSqlParserRULE_alter_database:
+		if id := firstID(ctx); id != "" {
+			w.database(id)
+		}
+	case tsql.TSqlParserRULE_drop_database:
+		for _, c := range ctx.GetChildren() {
+			if id, ok := c.(*tsql.Id_Context); ok {
+				w.database(name(id))
+			}
+		}
+		return nil
+	case tsql.TSqlParserRULE_create_schema, tsql.TSqlParserRULE_drop_schema:
+		if id := firstID(ctx); id != "" {
+			w.targets[id] = struct{}{}
+			for _, db := range w.dbs {
+				if db != "" {
+					w.targets[db+"."+id] = struct{}{}
+				}
+			}
+		}
+		if rule == tsql.TSqlParserRULE_create_schema {
+			for _, c := range ctx.GetChildren() {
+				if t, ok := c.(antlr.TerminalNode); ok {
+					switch t.GetSymbol().GetTokenType() {
+					case tsql.TSqlParserGRANT:
+						w.act("GRANT")
+					case tsql.TSqlParserDENY:
+						w.act("DENY")
+					case tsql.TSqlParserREVOKE:
+						w.act("REVOKE")
+					}
+				}
+			}
+		}
+	case tsql.TSqlParserRULE_drop_user, tsql.TSqlParserRULE_drop_login, tsql.TSqlParserRULE_create_user,
+		tsql.TSqlParserRULE_create_user_azure_sql_dw, tsql.TSqlParserRULE_alter_user, tsql.TSqlParserRULE_alter_user_azure_sql,
+		tsql.TSqlParserRULE_create_login_sql_server, tsql.TSqlParserRULE_create_login_pdw, tsql.TSqlParserRULE_create_login_azure_sql,
+		tsql.TSqlParserRULE_alter_login_sql_server, tsql.TSqlParserRULE_alter_login_azure_sql, tsql.TSqlParserRULE_alter_login_azure_sql_dw_and_pdw,
+		tsql.TSqlParserRULE_drop_db_role, tsql.TSqlParserRULE_create_db_role, tsql.TSqlParserRULE_alter_db_role,
+		tsql.TSqlParserRULE_create_server_role, tsql.TSqlParserRULE_alter_server_role, tsql.TSqlParserRULE_drop_server_role:
+		if id := firstID(ctx); id != "" {
+			w.targets[id] = struct{}{}
+		}
+	case tsql.TSqlParserRULE_create_or_alter_procedure, tsql.TSqlParserRULE_create_or_alter_function,
+		tsql.TSqlParserRULE_create_or_alter_dml_trigger, tsql.TSqlParserRULE_create_or_alter_ddl_trigger:
+		// The body runs on EXEC (or on the trigger's event): only the names.
+		var keep []antlr.Tree
+		for _, c := range ctx.GetChildren() {
+			if r, ok := c.(antlr.ParserRuleContext); ok {
+				switch r.GetRuleIndex() {
+				case tsql.TSqlParserRULE_func_proc_name_schema, tsql.TSqlParserRULE_simple_name, tsql.TSqlParserRULE_table_name:
+					keep = append(keep, c)
+				}
+			}
+		}
+		return keep
+	}
+	return children(ctx)
+}
+
+// createOrAlter adds ALTER and ALTER_<OBJECT> to a create_* rule that reads
+// CREATE OR ALTER, CREATE OR REPLACE or ALTER (views, procedures,
+// functions, triggers), and drops CREATE for a bare ALTER.
+func (w *walker) createOrAlter(ctx antlr.ParserRuleContext) {
+	first := ctx.GetStart()
+	orAlter := false
+	if first.GetTokenType() == tsql.TSqlParserCREATE {
+		if k := first.GetTokenIndex() + 1; k < w.p.toks.Size() {
+			next := nextDefault(w.p.toks, k)
+			orAlter = next != nil && next.GetTokenType() == tsql.TSqlParserOR
+		}
+		if !orAlter {
+			return
+		}
+	}
+	for _, a := range statementRules()[ctx.GetRuleIndex()] {
+		if strings.HasPrefix(a, "CREATE") {
+			alt := "ALTER" + strings.TrimPrefix(a, "CREATE")
+			w.act(alt)
+			if !orAlter {
+				delete(w.actions, a)
+			}
+		}
+	}
+}
+
+func nextDefault(ts *antlr.CommonTokenStream, k int) antlr.Token {
+	for ; k < ts.Size(); k++ {
+		if t := ts.Get(k); t.GetChannel() == antlr.TokenDefaultChannel {
+			return t
+		}
+	}
+	return nil
+}
+
+func hasToken(ctx antlr.ParserRuleContext, tt int) bool {
+	for _, c := range ctx.GetChildren() {
+		if t, ok := c.(antlr.TerminalNode); ok && t.GetSymbol().GetTokenType() == tt {
+			return true
+		}
+	}
+	return false
+}
+
+// firstID returns the name of ctx's first id_ child, lower case.
+func firstID(ctx antlr.ParserRuleContext) string {
+	for _, c := range ctx.GetChildren() {
+		if id, ok := c.(*tsql.Id_Context); ok {
+			return name(id)
+		}
+	}
+	return ""
+}
+
+// name returns an identifier as SQL Server compares it under its default,
+// case-insensitive collation: unquoted, lower case.
+func name(id tsql.IId_Context) string {
+	if id == nil || id.GetStart() == nil {
+		return ""
+	}
+	return strings.ToLower(unquoteName(id.GetStart().GetText()))
+}
+
+// parts returns the dot-separated parts of a multi-part name (server.db.
+// schema.object), unquoted and lower case; an omitted part (db..t) is "".
+func (w *walker) parts(ctx antlr.ParserRuleContext) []string {
+	var b strings.Builder
+	for k := ctx.GetStart().GetTokenIndex(); k <= ctx.GetStop().GetTokenIndex() && k < w.p.toks.Size(); k++ {
+		if t := w.p.toks.Get(k); t.GetChannel() == antlr.TokenDefaultChannel {
+			b.WriteString(t.GetText())
+		}
+	}
+	return splitParts(b.String())
+}
+
+// splitParts splits a multi-part name at the dots outside [ ] and " ",
+// each part unquoted and lower case.
+func splitParts(s string) []string {
+	out := []string{}
+	start := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '[', '"':
+			end := byte(']')
+			if s[i] == '"' {
+				end = '"'
+			}
+			j, _ := quoted(s, i, end)
+			i = j - 1
+		case '.':
+			out = append(out, strings.ToLower(unquoteName(s[start:i])))
+			start = i + 1
+		}
+	}
+	return append(out, strings.ToLower(unquoteName(s[start:])))
+}
+
+// object adds a table, view, procedure, function or other schema object
+// named by parts: the bare name, schema.name (schema dbo when not written)
+// and db.schema.name (the current database when not written; each
+// database the batch may be in). A temporary table (#t) is its name only;
+// a table variable names nothing.
+func (w *walker) object(parts []string) {
+	n := len(parts)
+	obj := parts[n-1]
+	if obj == "" || strings.HasPrefix(obj, "@") {
+		return
+	}
+	w.targets[obj] = struct{}{}
+	if strings.HasPrefix(obj, "#") {
+		return
+	}
+	schema := "dbo"
+	if n >= 2 && parts[n-2] != "" {
+		schema = parts[n-2]
+	}
+	w.targets[schema+"."+obj] = struct{}{}
+	if n >= 3 && parts[n-3] != "" {
+		w.targets[parts[n-3]+"."+schema+"."+obj] = struct{}{}
+		if n >= 4 && parts[n-4] != "" {
+			w.targets[parts[n-4]+"."+parts[n-3]+"."+schema+"."+obj] = struct{}{}
+		}
+		return
+	}
+	for _, db := range w.dbs {
+		if db != "" {
+			w.targets[db+"."+schema+"."+obj] = struct{}{}
+		}
+	}
+}
+
+// function adds a called function: its name, and as written when qualified.
+func (w *walker) function(parts []string) {
+	n := len(parts)
+	if parts[n-1] == "" {
+		return
+	}
+	w.functions[parts[n-1]] = struct{}{}
+	if n > 1 {
+		w.functions[strings.Join(parts, ".")] = struct{}{}
+	}
+}
+
+// database adds a database name, bare and as db.* (a rule on prod.* covers
+// DROP DATABASE prod too).
+func (w *walker) database(db string) {
+	if db == "" {
+		return
+	}
+	w.targets[db] = struct{}{}
+	w.targets[db+".*"] = struct{}{}
+}
+
+// transactionKind names a transaction_statement.
+func transactionKind(ctx antlr.ParserRuleContext) string {
+	switch ctx.GetStart().GetTokenType() {
+	case tsql.TSqlParserBEGIN:
+		return "BEGIN"
+	case tsql.TSqlParserCOMMIT:
+		return "COMMIT"
+	case tsql.TSqlParserROLLBACK:
+		return "ROLLBACK"
+	case tsql.TSqlParserSAVE:
+		return "SAVEPOINT"
+	}
+	return "TRANSACTION"
+}
+
+// xactAbort reads SET XACT_ABORT ON|OFF, also in a list (SET NOCOUNT,
+// XACT_ABORT ON); nil for any other SET.
+func (w *walker) xactAbort(sp antlr.ParserRuleContext) *bool {
+	if !w.spanHas(sp, tsql.TSqlParserXACT_ABORT) {
+		return nil
+	}
+	on := w.spanHas(sp, tsql.TSqlParserON)
+	return &on
+}
+
+// spanHas reports whether token type tt is among ctx's tokens.
+func (w *walker) spanHas(ctx antlr.ParserRuleContext, tt int) bool {
+	for k := ctx.GetStart().GetTokenIndex(); k <= ctx.GetStop().GetTokenIndex() && k < w.p.toks.Size(); k++ {
+		if w.p.toks.Get(k).GetTokenType() == tt {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,26 @@
+// Package analyzer classifies T-SQL for the SQL Server listener with a real
+// T-SQL grammar (github.com/bytebase/parser, package tsql, ANTLR; design.md):
+// each statement's kinds (domain.Analysis.Actions, e.g. DELETE, DROP,
+// DROP_TABLE, EXEC), the objects it names as db.schema.object (Targets) and
+// the functions it calls (Functions), plus what the listener's session must
+// act on (USE, transaction statements, SET XACT_ABORT). The action
+// vocabulary is documented in docs/mssql-listener.md, "Analyzer".
+//
+// Files:
+//   - analyzer.go: Analyze, Result, Statement; the statements of a batch.
+//   - parse.go: the two-stage ANTLR parse (SLL, then LL) that stops at the
+//     first syntax error.
+//   - classify.go: what each parse-tree node adds to a statement's analysis.
+//   - dynamic.go: EXEC ('…'), sp_executesql N'…' and procedure calls.
+//   - proc.go: AnalyzeProc, an RPC call of a procedure by name.
+//   - lexical.go: a T-SQL tokenizer (strings, [names], nested comments) for
+//     shapes, limits and guesses.
+//   - guess.go: the kinds a refused text's keywords name (DENY, BULK_INSERT…).
+//   - vocabulary.go: Actions and IsAction, what `sidecar validate` accepts.
+//   - limits.go: bounds on what one text may cost (ErrUncheckable).
+//   - cache.go, shape.go: Cache, memoising results by text and by shape.
+//   - warm.go: Warm, which fills the grammar's prediction cache at start.
+//
+// It is pure: no I/O, safe for concurrent use. A text the parser refuses is
+// one UNKNOWN statement with Result.Err set; callers hold it (fail closed).
+package analyzer

@@ -1,0 +1,168 @@
+package analyzer
+
+import (
+	"strings"
+
+	"github.com/antlr4-go/antlr/v4"
+	"github.com/bytebase/parser/tsql"
+)
+
+// dynamicProcs are the system procedures that run a statement text given as
+// an argument, with the argument's position (0-based) and name.
+var dynamicProcs = map[string]struct {
+	pos  int
+	name string
+}{
+	"sp_executesql": {0, "@stmt"},
+	"sp_prepare":    {2, "@stmt"},
+	"sp_prepexec":   {2, "@stmt"},
+}
+
+// opaqueProcs run a statement text this analyzer does not read (a prepared
+// handle, a cursor's text): Unknown.
+var opaqueProcs = map[string]bool{
+	"sp_execute": true, "sp_cursoropen": true, "sp_cursorprepare": true, "sp_cursorprepexec": true,
+	"sp_cursorexecute": true, "sp_prepexecrpc": true,
+}
+
+// execute classifies EXEC[UTE] …: a procedure call is EXEC with the
+// procedure as target; EXEC ('…' + N'…') and sp_executesql N'…' are the
+// statements of their literal text; EXEC (@sql), EXEC @proc and
+// sp_executesql @sql are Unknown. It returns the children to walk.
+func (w *walker) execute(ctx antlr.ParserRuleContext) []antlr.Tree {
+	var proc antlr.ParserRuleContext
+	var strs []*tsql.Execute_var_stringContext
+	var args []*tsql.Execute_statement_argContext
+	for _, c := range ctx.GetChildren() {
+		switch v := c.(type) {
+		case *tsql.Func_proc_name_server_database_schemaContext:
+			proc = v
+		case *tsql.Execute_var_stringContext:
+			strs = append(strs, v)
+		case *tsql.Execute_statement_argContext:
+			args = append(args, v)
+		case antlr.TerminalNode:
+			switch v.GetSymbol().GetTokenType() {
+			case tsql.TSqlParserLOGIN, tsql.TSqlParserUSER, tsql.TSqlParserCALLER:
+				w.act("EXECUTE_AS") // EXEC (…) AS LOGIN = '…', EXECUTE AS CALLER
+			}
+		}
+	}
+	switch {
+	case proc != nil:
+		parts := w.parts(proc)
+		p := parts[len(parts)-1]
+		if d, ok := dynamicProcs[p]; ok {
+			w.dynamicArg(args, d.pos, d.name)
+			return nil
+		}
+		w.act("EXEC")
+		w.object(parts)
+		if opaqueProcs[p] {
+			w.act(Unknown)
+		}
+		return argTrees(args)
+	case len(strs) > 0 && ctx.GetStart().GetTokenType() == tsql.TSqlParserLR_BRACKET:
+		var text strings.Builder
+		for _, s := range strs {
+			lit, ok := w.literal(s)
+			if !ok {
+				w.act(Unknown)
+				return nil
+			}
+			text.WriteString(lit)
+		}
+		w.dynamic(text.String())
+		return nil
+	case len(strs) > 0: // EXEC @proc, EXEC 'proc'
+		w.act("EXEC", Unknown)
+	}
+	return argTrees(args)
+}
+
+func argTrees(args []*tsql.Execute_statement_argContext) []antlr.Tree {
+	out := make([]antlr.Tree, len(args))
+	for i, a := range args {
+		out[i] = a
+	}
+	return out
+}
+
+// literal returns the text of an execute_var_string made of literals only
+// ('a', or 'a' + N'b' joined before parsing); ok is false when it holds a
+// variable.
+func (w *walker) literal(s *tsql.Execute_var_stringContext) (string, bool) {
+	if len(s.AllLOCAL_ID()) > 0 || s.STRING() == nil {
+		return "", false
+	}
+	t := s.STRING().GetSymbol()
+	out := unquoteString(t.GetText())
+	for _, more := range w.p.concat[t.GetStart()] {
+		out += unquoteString(more.GetText())
+	}
+	return out, true
+}
+
+// dynamicArg analyses the statement argument of sp_executesql, sp_prepare
+// or sp_prepexec: the one named name, else the one at position pos; a
+// variable or a missing argument is Unknown.
+func (w *walker) dynamicArg(args []*tsql.Execute_statement_argContext, pos int, name string) {
+	var params []antlr.ParserRuleContext // execute_statement_arg_named / _unnamed, in order
+	for _, a := range args {
+		stack := []antlr.Tree{a}
+		for len(stack) > 0 {
+			t := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			switch v := t.(type) {
+			case *tsql.Execute_statement_arg_namedContext, *tsql.Execute_statement_arg_unnamedContext:
+				params = append(params, v.(antlr.ParserRuleContext))
+			case antlr.ParserRuleContext:
+				kids := v.GetChildren()
+				for i := len(kids) - 1; i >= 0; i-- {
+					stack = append(stack, kids[i])
+				}
+			}
+		}
+	}
+	var value tsql.IExecute_parameterContext
+	for i, p := range params {
+		switch v := p.(type) {
+		case *tsql.Execute_statement_arg_namedContext:
+			if v.GetName() != nil && strings.EqualFold(v.GetName().GetText(), name) {
+				value = v.GetValue()
+			}
+		case *tsql.Execute_statement_arg_unnamedContext:
+			if i == pos {
+				value = v.GetValue()
+			}
+		}
+	}
+	if value == nil || value.Constant() == nil || value.Constant().STRING() == nil {
+		w.act(Unknown)
+		return
+	}
+	w.dynamic(unquoteString(value.Constant().STRING().GetText()))
+}
+
+// dynamic adds the analysis of a dynamic SQL text, which runs in the
+// batch's database (a USE inside it lasts until the EXEC ends).
+func (w *walker) dynamic(text string) {
+	if w.nest >= maxNesting {
+		w.err = errNested
+		return
+	}
+	r := analyze(text, w.dbs[0], w.nest+1)
+	for _, db := range w.dbs[1:] {
+		r2 := analyze(text, db, w.nest+1)
+		r.Statements = append(r.Statements, r2.Statements...)
+	}
+	if r.Err != nil {
+		w.act(Unknown)
+		if isUncheckable(r.Err) {
+			w.err = r.Err
+		}
+	}
+	for _, st := range r.Statements {
+		w.add(st.Analysis)
+	}
+}

@@ -1,0 +1,121 @@
+package analyzer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"golang.org/x/sync/semaphore"
+)
+
+// ErrUncheckable is wrapped by Result.Err when the analyzer cannot read a
+// text that SQL Server may still run: too large, or nested too deep. Unlike
+// a syntax error (Unknown, which the server usually refuses too), such a
+// text must be refused by the listener.
+var ErrUncheckable = errors.New("too complex to check")
+
+// MaxSize is the longest text the analyzer parses, in bytes. The ANTLR
+// parser costs about 30 times the text in memory and, warm, about 1 s of
+// CPU per MiB of typical SQL (bench_test.go); larger texts are
+// uncheckable: bulk loads belong in BULK INSERT from a file or smaller
+// batches.
+const MaxSize = 4 << 20
+
+// MaxDepth bounds how deeply a text may nest, as depthBound counts it. The
+// parser descends recursively on the goroutine's stack (tens of frames per
+// bracket), and the Go runtime ends the whole process when a stack passes
+// its limit. SQL Server itself refuses nesting beyond a few hundred levels.
+const MaxDepth = 1000
+
+// budget bounds the bytes of large texts (64 KiB and more) that the parser
+// works on at once, across every connection; a text waits for its turn.
+var budget = semaphore.NewWeighted(MaxSize)
+
+const largeText = 64 << 10
+
+func withBudget[T any](text string, fn func() T) T {
+	if n := int64(len(text)); n >= largeText && n <= MaxSize {
+		_ = budget.Acquire(context.Background(), n) // never fails without a deadline
+		defer budget.Release(n)
+	}
+	return fn()
+}
+
+// checkLimits refuses a text over MaxSize before it is read.
+func checkLimits(text string) error {
+	if len(text) > MaxSize {
+		return fmt.Errorf("%w: the text is %d bytes, over the %d the Sidecar analyses", ErrUncheckable, len(text), MaxSize)
+	}
+	return nil
+}
+
+// checkDepth refuses a text nested deeper than MaxDepth.
+func checkDepth(toks []token, text string) error {
+	if len(toks) < MaxDepth {
+		return nil // every token adds at most one level
+	}
+	if d := depthBound(toks, text); d > MaxDepth {
+		return fmt.Errorf("%w: it nests about %d levels deep, over the %d the Sidecar analyses", ErrUncheckable, d, MaxDepth)
+	}
+	return nil
+}
+
+// depthBound returns an upper bound, up to a small factor, of how deep the
+// parser descends for a text, from its tokens: an open bracket is one more
+// level; a keyword that nests what follows (IF, WHILE, BEGIN, CASE …) and a
+// unary operator (- - - 1) count one at their bracket level; a comma starts
+// a new chain at its level. Binary operators (a OR b OR …) count nothing:
+// the grammar reads their chains in a loop, and the analyzer walks the
+// tree without recursion. Names and literals count nothing.
+func depthBound(toks []token, text string) int {
+	levels := []int{0}
+	sum, best := 0, 0
+	reset := func() {
+		sum -= levels[len(levels)-1]
+		levels[len(levels)-1] = 0
+	}
+	for k, t := range toks {
+		switch t.kind {
+		case tokNumber, tokString, tokQuoted, tokVar, tokSemicolon:
+			continue
+		case tokWord:
+			if !isNestingWord(text[t.start:t.end]) {
+				continue
+			}
+			levels[len(levels)-1]++
+			sum++
+		case tokOp:
+			switch text[t.start] {
+			case '(':
+				levels = append(levels, 0)
+			case ')':
+				if len(levels) > 1 {
+					reset()
+					levels = levels[:len(levels)-1]
+				}
+			case ',':
+				reset()
+			case '-', '+', '~':
+				if k == 0 || toks[k-1].kind == tokOp || toks[k-1].kind == tokSemicolon {
+					levels[len(levels)-1]++
+					sum++
+				}
+			}
+		}
+		best = max(best, sum+len(levels))
+	}
+	return best
+}
+
+// isNestingWord reports keywords under which the grammar may descend.
+func isNestingWord(w string) bool {
+	if len(w) > 6 {
+		return false
+	}
+	for _, k := range [...]string{"NOT", "CASE", "IF", "ELSE", "WHILE", "BEGIN", "SELECT", "EXISTS"} {
+		if eqFold(w, k) {
+			return true
+		}
+	}
+	return false
+}
