@@ -26,14 +26,15 @@ const MSSQLPassword = "Hoop-Conf0rmance!"
 // this test process, reported as "no real SQL Server: …". It pings with
 // go-mssqldb (encrypt=disable).
 var MSSQL = UpstreamKind{
-	Name:     "SQL Server",
-	URLEnv:   "HOOP_TEST_MSSQL_URL",
-	ImageEnv: "HOOP_TEST_MSSQL_IMAGE",
-	Image:    "mcr.microsoft.com/mssql/server:2022-latest",
-	Port:     "1433/tcp",
-	Env:      map[string]string{"ACCEPT_EULA": "Y", "MSSQL_SA_PASSWORD": MSSQLPassword, "MSSQL_PID": "Developer"},
-	URL:      saURL,
-	StandIn:  startMSSQLStandIn,
+	Name:       "SQL Server",
+	URLEnv:     "HOOP_TEST_MSSQL_URL",
+	ImageEnv:   "HOOP_TEST_MSSQL_IMAGE",
+	Image:      "mcr.microsoft.com/mssql/server:2022-latest",
+	Port:       "1433/tcp",
+	ImageHowTo: "it comes from Microsoft's registry: docker pull it where one answers, or name another with HOOP_TEST_MSSQL_IMAGE",
+	Env:        map[string]string{"ACCEPT_EULA": "Y", "MSSQL_SA_PASSWORD": MSSQLPassword, "MSSQL_PID": "Developer"},
+	URL:        saURL,
+	StandIn:    startMSSQLStandIn,
 	Ping: func(ctx context.Context, u string) error {
 		db, err := sql.Open("sqlserver", MSSQLDSN(u, "encrypt=disable"))
 		if err != nil {

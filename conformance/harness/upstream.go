@@ -28,7 +28,10 @@ type UpstreamKind struct {
 	URLEnv   string // e.g. HOOP_TEST_POSTGRES_URL
 	ImageEnv string // e.g. HOOP_TEST_POSTGRES_IMAGE: an image to use instead of Image (may be pulled)
 	Image    string // the image built here by scripts/test-images.sh, e.g. hoop-test/postgres:15
-	Port     string // the server's port in the container, e.g. "5432/tcp"
+	// ImageHowTo says how Image gets onto the engine, in messages
+	// (default: "scripts/test-images.sh builds it").
+	ImageHowTo string
+	Port       string // the server's port in the container, e.g. "5432/tcp"
 	// Env is the container's environment; it also makes the official
 	// image (docs/container.md) behave like Image.
 	Env map[string]string

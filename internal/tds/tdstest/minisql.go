@@ -24,7 +24,7 @@ import (
 //	INSERT [INTO] t [(cols)] VALUES (v, …)[, (v, …)]
 //	UPDATE t SET col = v[, …] [WHERE col = v]
 //	DELETE [FROM] t [WHERE col = v]
-//	SELECT COUNT(*) FROM t [WHERE col = v]
+//	SELECT COUNT(*) FROM t [WHERE col = v]  (t may be sys.tables: one column, name)
 //	SELECT *|cols FROM t [WHERE col = v] [ORDER BY col]
 //	SELECT TOP n|(n) … FROM big    (n generated rows: id INT, payload NVARCHAR(100))
 //	SELECT expr[, …]               (literals, @parameters, DB_NAME(), @@TRANCOUNT, @@SPID, @@VERSION)
@@ -655,6 +655,16 @@ func (s *miniSession) rollback() []byte {
 // table returns the current database's table name, locked until unlock.
 func (s *miniSession) table(name string) (*table, func(), error) {
 	s.m.mu.Lock()
+	if strings.EqualFold(name, "sys.tables") {
+		v := &table{cols: []column{{name: "name"}}}
+		prefix := strings.ToLower(s.db) + "."
+		for k := range s.m.tables {
+			if rest, ok := strings.CutPrefix(k, prefix); ok {
+				v.rows = append(v.rows, []any{rest})
+			}
+		}
+		return v, s.m.mu.Unlock, nil
+	}
 	t := s.m.tables[tableKey(s.db, name)]
 	if t == nil {
 		s.m.mu.Unlock()
