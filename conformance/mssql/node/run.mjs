@@ -14,6 +14,14 @@
 import mssql from "mssql";
 import tedious from "tedious";
 
+// tedious 20 declares Node >= 22 and calls Promise.withResolvers (Node 22);
+// Debian's Node 20 lacks only that, so it is supplied here.
+Promise.withResolvers ??= function () {
+  let resolve, reject;
+  const promise = new Promise((res, rej) => { resolve = res; reject = rej; });
+  return { promise, resolve, reject };
+};
+
 const cfg = JSON.parse(process.argv[2]);
 const statements = JSON.parse(process.argv[3]);
 const out = (o) => console.log(JSON.stringify(o));
