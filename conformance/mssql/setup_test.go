@@ -166,7 +166,13 @@ func (e *env) dsnUp(db string) string {
 // count runs a one-number query on the env's database, directly.
 func (e *env) count(q string) int {
 	e.t.Helper()
-	c, err := sql.Open("sqlserver", e.dsnUp(e.db))
+	return e.countDB(e.db, q)
+}
+
+// countDB runs a one-number query on database db, directly.
+func (e *env) countDB(db, q string) int {
+	e.t.Helper()
+	c, err := sql.Open("sqlserver", e.dsnUp(db))
 	if err != nil {
 		e.t.Fatal(err)
 	}
