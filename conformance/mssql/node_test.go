@@ -50,6 +50,13 @@ type nodeResult struct {
 // or "strict").
 func (e *env) node(client, addr string, encrypt any, app string, stmts ...nodeStmt) []nodeResult {
 	e.t.Helper()
+	return e.nodeWith(client, addr, map[string]any{"encrypt": encrypt, "appName": app}, stmts...)
+}
+
+// nodeWith is node with run.mjs's config settings in more (encrypt,
+// appName, ntlmDomain, user).
+func (e *env) nodeWith(client, addr string, more map[string]any, stmts ...nodeStmt) []nodeResult {
+	e.t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
 		e.t.Fatal("node is not installed (make deps)")
 	}
@@ -58,8 +65,11 @@ func (e *env) node(client, addr string, encrypt any, app string, stmts ...nodeSt
 	}
 	host, port, _ := net.SplitHostPort(addr)
 	p, _ := strconv.Atoi(port)
-	cfg, _ := json.Marshal(map[string]any{"client": client, "host": host, "port": p, "user": e.user, "password": e.pw,
-		"database": e.db, "appName": app, "encrypt": encrypt})
+	c := map[string]any{"client": client, "host": host, "port": p, "user": e.user, "password": e.pw, "database": e.db}
+	for k, v := range more {
+		c[k] = v
+	}
+	cfg, _ := json.Marshal(c)
 	st, _ := json.Marshal(stmts)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()

@@ -4,7 +4,8 @@
 // or {ok: false, number, state, class, message}.
 //
 // Usage: node run.mjs '<config JSON>' '<statements JSON>', where config is
-// {client, host, port, user, password, database, appName, encrypt} (encrypt:
+// {client, host, port, user, password, database, appName, encrypt,
+// ntlmDomain} (ntlmDomain: tedious logs in with Windows NTLM; encrypt:
 // false | true | "strict", as both packages take it; trustServerCertificate
 // is always on: the suite's certificates are self-signed) and each
 // statement is {sql, params?, prepare?}: without params the text goes as a
@@ -81,7 +82,9 @@ async function runTedious() {
   const { Connection, Request, TYPES } = tedious;
   const conn = new Connection({
     server: cfg.host,
-    authentication: { type: "default", options: { userName: cfg.user, password: cfg.password } },
+    authentication: cfg.ntlmDomain
+      ? { type: "ntlm", options: { domain: cfg.ntlmDomain, userName: cfg.user, password: cfg.password } }
+      : { type: "default", options: { userName: cfg.user, password: cfg.password } },
     options: { port: cfg.port, database: cfg.database, encrypt: cfg.encrypt, trustServerCertificate: true,
                appName: cfg.appName ?? "tedious", connectTimeout: 15000, requestTimeout: 30000 },
   });

@@ -26,7 +26,7 @@ import (
 //	DELETE [FROM] t [WHERE col = v]
 //	SELECT COUNT(*) FROM t [WHERE col = v]  (t may be sys.tables: one column, name)
 //	SELECT *|cols FROM t [WHERE col = v] [ORDER BY col]
-//	SELECT TOP n|(n) … FROM big    (n generated rows: id INT, payload NVARCHAR(100))
+//	SELECT TOP n|(n) … FROM big    (n generated rows: id INT, payload NVARCHAR(500), ~1 KB each)
 //	SELECT expr[, …]               (literals, @parameters, DB_NAME(), @@TRANCOUNT, @@SPID, @@VERSION)
 //	WAITFOR DELAY 'hh:mm:ss[.mmm]'
 //
@@ -718,10 +718,11 @@ func (s *miniSession) query(st *selectStmt, ctx execCtx, status uint16, w *Reply
 	switch {
 	case st.top > 0:
 		cols := []tds.Column{IntColumn("id"), NVarCharColumn("payload")}
+		pad := strings.Repeat("x", 486)
 		w.Write((&tds.ColMetadata{Columns: cols}).Append(nil))
 		var buf []byte
 		for i := 1; i <= st.top; i++ {
-			payload := fmt.Sprintf("row %09d ", i) + strings.Repeat("x", 86)
+			payload := fmt.Sprintf("row %09d ", i) + pad
 			buf = (&tds.Row{Values: [][]byte{Int4(int32(i)), NVarChar(payload)}}).Append(buf[:0], cols)
 			if w.Write(buf) != nil {
 				return nil
