@@ -39,6 +39,9 @@ type Mini struct {
 	Databases []string
 	// ServerName appears in ERROR and INFO tokens (default "hoop-standin").
 	ServerName string
+	// NoLog keeps no record of executed statements nor of received
+	// messages (Executed, Received stay empty): for long benchmarks.
+	NoLog bool
 
 	Server
 
@@ -70,6 +73,7 @@ func (m *Mini) init() {
 			m.dbs[strings.ToLower(d)] = true
 		}
 		m.tables = map[string]*table{}
+		m.Server.noRecord = m.NoLog
 		if m.ServerName == "" {
 			m.ServerName = "hoop-standin"
 		}
@@ -396,6 +400,9 @@ func (s *miniSession) Close() {
 }
 
 func (s *miniSession) record(text string, ctx execCtx) {
+	if s.m.NoLog {
+		return
+	}
 	var ps []any
 	for _, p := range ctx.paramOrder() {
 		ps = append(ps, p)

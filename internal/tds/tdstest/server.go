@@ -37,6 +37,7 @@ type Server struct {
 	// instead of the handlers above (session.go; Mini is one).
 	Session func() Session
 
+	noRecord bool // Mini.NoLog
 	mu       sync.Mutex
 	received []tds.Message
 	logins   []*tds.Login7
@@ -114,9 +115,11 @@ func (s *Server) serve(raw net.Conn) {
 		if err != nil {
 			return
 		}
-		s.mu.Lock()
-		s.received = append(s.received, m)
-		s.mu.Unlock()
+		if !s.noRecord {
+			s.mu.Lock()
+			s.received = append(s.received, m)
+			s.mu.Unlock()
+		}
 		if m.Ignore {
 			continue
 		}
