@@ -35,6 +35,18 @@ type TLSClient struct {
 // TLSServer is TLS offered to clients on the listener.
 type TLSServer struct {
 	CertFile, KeyFile string
+	// ClientCAFile, when set, makes the listener ask clients for a
+	// certificate and verify one that is sent against these CAs (PEM). The
+	// mongodb listener uses it for MONGODB-X509 (X509Logins).
+	ClientCAFile string
+}
+
+// X509Login maps a client certificate's subject (RFC 2253, as MongoDB
+// names X.509 users) to the client certificate the listener presents to the
+// upstream for that client, by file.
+type X509Login struct {
+	Subject           string
+	CertFile, KeyFile string
 }
 
 // Enabled reports whether a certificate is configured.
@@ -51,6 +63,9 @@ type ListenerSettings struct {
 	// towards clients.
 	UpstreamTLS TLSClient
 	TLS         TLSServer
+	// X509Logins are the client certificate subjects the listener logs in
+	// upstream for, each with its upstream certificate (mongodb only).
+	X509Logins  []X509Login
 	Mode        Mode
 	WaitTimeout time.Duration
 	SpendOn     ports.SpendOn

@@ -81,6 +81,23 @@ func Docker(ctx context.Context) (*testcontainers.DockerClient, error) {
 	return testcontainers.NewDockerClientWithOpts(ctx)
 }
 
+// ContainerURL returns the URL of a container of kind k for this test
+// process (started once; the test binary's TestMain must be Main), or ""
+// when no engine answers or there is no image; it logs why. It is the
+// container step alone, for suites with their own order.
+func ContainerURL(t testing.TB, k UpstreamKind) string {
+	t.Helper()
+	pickMu.Lock()
+	defer pickMu.Unlock()
+	hostport, image, why := containerUpstream(t, k)
+	if why != "" {
+		t.Logf("%s container: %s", k.Name, why)
+		return ""
+	}
+	t.Logf("%s container: %s at %s", k.Name, image, hostport)
+	return k.URL(hostport)
+}
+
 // containerUpstream starts (once per test process) a container of kind k
 // and returns its server's host:port and image; or why it did not. Callers
 // hold pickMu.
@@ -113,6 +130,9 @@ func startContainer(t testing.TB, k UpstreamKind) (hostport, image, why string) 
 	image, explicit := k.Image, false
 	if v := os.Getenv(k.ImageEnv); v != "" {
 		image, explicit = v, true
+	}
+	if image == "" {
+		return "", "", fmt.Sprintf("containers: no %s image is built here (%s); %s names one", k.Name, k.NoImage, k.ImageEnv)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -40,22 +40,9 @@ func MariaDBURL(t testing.TB) string {
 	return PickUpstream(t, MariaDB).URL
 }
 
-// MariaDBContainerURL returns the URL of a MariaDB container for this test
-// process (started once; the test binary's TestMain must be harness.Main),
-// or "" when no engine answers or the image is missing; it logs why. It is
-// the container step alone, for suites with their own order.
-func MariaDBContainerURL(t testing.TB) string {
-	t.Helper()
-	pickMu.Lock()
-	defer pickMu.Unlock()
-	hostport, image, why := containerUpstream(t, MariaDB)
-	if why != "" {
-		t.Logf("MariaDB container: %s", why)
-		return ""
-	}
-	t.Logf("MariaDB container: %s at %s", image, hostport)
-	return MariaDB.URL(hostport)
-}
+// MariaDBContainerURL is ContainerURL for MariaDB: the URL of a MariaDB
+// container for this test process, or "".
+func MariaDBContainerURL(t testing.TB) string { return ContainerURL(t, MariaDB) }
 
 // MariaDBQuery runs one query with the real mariadb client (batch mode, no
 // column names) against the server at u (mysql://user[:password]@host:port)

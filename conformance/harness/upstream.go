@@ -31,7 +31,10 @@ type UpstreamKind struct {
 	// ImageHowTo says how Image gets onto the engine, in messages
 	// (default: "scripts/test-images.sh builds it").
 	ImageHowTo string
-	Port       string // the server's port in the container, e.g. "5432/tcp"
+	// NoImage, for a kind with no Image built here, says why; a container
+	// then runs only from an image named in ImageEnv.
+	NoImage string
+	Port    string // the server's port in the container, e.g. "5432/tcp"
 	// Env is the container's environment; it also makes the official
 	// image (docs/container.md) behave like Image.
 	Env map[string]string

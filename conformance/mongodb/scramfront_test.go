@@ -3,7 +3,6 @@ package mongodb
 import (
 	"crypto/md5"
 	"fmt"
-	"io"
 	"net"
 	"sync/atomic"
 	"testing"
@@ -15,16 +14,14 @@ import (
 )
 
 // scramFront is the stand-in upstream for SCRAM (embedded FerretDB offers
-// PLAIN only): a small front on a random loopback port that speaks the
-// MongoDB wire protocol to the Sidecar, answers the SCRAM-SHA-256 and
+// PLAIN only): a front (front_test.go) that answers the SCRAM-SHA-256 and
 // SCRAM-SHA-1 conversations itself (saslStart, saslContinue and the hello's
 // speculativeAuthenticate, server side of github.com/xdg-go/scram, as a
 // MongoDB server does: RFC 5802, RFC 7677, MongoDB's auth spec) for a fixed
-// set of users, and forwards every other message to target unchanged. It
-// counts the proofs it verified, the logins it refused, and the
-// connections the Sidecar opened to it and closed.
+// set of users, and relays every other message to target unchanged. It
+// counts the proofs it verified and the logins it refused.
 type scramFront struct {
-	Addr    string
+	front[scramConv]
 	Logins  atomic.Int64 // client proofs that verified
 	Refused atomic.Int64 // conversations answered AuthenticationFailed
 	// Speculative counts conversations started in a hello's
@@ -33,17 +30,8 @@ type scramFront struct {
 	// NoSpeculative makes the front ignore speculativeAuthenticate, as a
 	// MongoDB before 4.4 does: the client then runs saslStart itself.
 	NoSpeculative atomic.Bool
-	Opened        atomic.Int64 // connections accepted from the Sidecar
-	Open          atomic.Int64 // connections accepted and not yet closed
-	// Closed receives once for each connection the Sidecar closed (or
-	// that ended), after Open went down.
-	Closed chan struct{}
-	// Commands receives the name of every command forwarded to target
-	// (the first key of the OP_MSG body), when not nil and not full.
-	Commands chan string
 
 	servers map[string]*scram.Server
-	target  string
 }
 
 // The users the stand-in front knows, with their passwords.
@@ -51,7 +39,7 @@ var scramUsers = map[string]string{"alice": "alice-pw-1", "bob": "bob-pw-2"}
 
 func startSCRAMFront(t *testing.T, target string) *scramFront {
 	t.Helper()
-	f := &scramFront{target: target, Closed: make(chan struct{}, 64), servers: map[string]*scram.Server{}}
+	f := &scramFront{servers: map[string]*scram.Server{}}
 	for mech, gen := range map[string]scram.HashGeneratorFcn{"SCRAM-SHA-1": scram.SHA1, "SCRAM-SHA-256": scram.SHA256} {
 		creds := map[string]scram.StoredCredentials{}
 		for user, pw := range scramUsers {
@@ -83,30 +71,17 @@ func startSCRAMFront(t *testing.T, target string) *scramFront {
 		}
 		f.servers[mech] = srv
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	f.Addr = ln.Addr().String()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			f.Opened.Add(1)
-			f.Open.Add(1)
-			go func() {
-				f.serve(c)
-				f.Open.Add(-1)
-				select {
-				case f.Closed <- struct{}{}:
-				default:
-				}
-			}()
+	f.answer = func(sc *scramConv, _ net.Conn, m frontMsg) (bsoncore.Document, bool) {
+		if m.Name != "saslStart" && m.Name != "saslContinue" {
+			return nil, false
 		}
-	}()
+		if m.Name == "saslStart" {
+			f.Started.Add(1)
+		}
+		return f.sasl(sc, m.Name, m.Body), true
+	}
+	f.hello = func(sc *scramConv, m frontMsg, reply []byte) []byte { return f.helloReply(sc, m.Req, m.Body, reply) }
+	f.start(t, target, nil)
 	return f
 }
 
@@ -116,77 +91,9 @@ type scramConv struct {
 	skipEmpty bool
 }
 
-func (f *scramFront) serve(c net.Conn) {
-	defer c.Close()
-	up, err := net.Dial("tcp", f.target)
-	if err != nil {
-		return
-	}
-	defer up.Close()
-	var sc scramConv
-	for {
-		raw, err := wire.ReadMessage(c, 0)
-		if err != nil {
-			return
-		}
-		req, _ := wire.ParseHeader(raw)
-		var body bsoncore.Document
-		moreToCome := false
-		switch req.OpCode {
-		case wire.OpMsg:
-			m, err := wire.DecodeMsg(raw)
-			if err != nil {
-				return
-			}
-			body, moreToCome = m.Body, m.MoreToCome()
-		case wire.OpQuery:
-			q, err := wire.DecodeQuery(raw)
-			if err != nil {
-				return
-			}
-			body = q.Query
-		}
-		name := ""
-		if el, err := body.IndexErr(0); err == nil {
-			name = el.Key()
-		}
-		if req.OpCode == wire.OpMsg && (name == "saslStart" || name == "saslContinue") {
-			if name == "saslStart" {
-				f.Started.Add(1)
-			}
-			if _, err := c.Write(wire.ReplyMsg(req, req.RequestID+1, f.sasl(&sc, name, body))); err != nil {
-				return
-			}
-			continue
-		}
-		if f.Commands != nil && req.OpCode == wire.OpMsg {
-			select {
-			case f.Commands <- name:
-			default:
-			}
-		}
-		if _, err := up.Write(raw); err != nil {
-			return
-		}
-		if moreToCome {
-			continue
-		}
-		reply, err := wire.ReadMessage(up, 0)
-		if err != nil {
-			return
-		}
-		if isHelloName(name) {
-			reply = f.hello(&sc, req, body, reply)
-		}
-		if _, err := c.Write(reply); err != nil && err != io.EOF {
-			return
-		}
-	}
-}
-
-// hello answers the hello's speculativeAuthenticate (a saslStart) and
+// helloReply answers the hello's speculativeAuthenticate (a saslStart) and
 // names the SCRAM mechanisms when the client asked saslSupportedMechs.
-func (f *scramFront) hello(sc *scramConv, req wire.Header, body bsoncore.Document, reply []byte) []byte {
+func (f *scramFront) helloReply(sc *scramConv, req wire.Header, body bsoncore.Document, reply []byte) []byte {
 	spec, hasSpec := body.Lookup("speculativeAuthenticate").DocumentOK()
 	hasSpec = hasSpec && !f.NoSpeculative.Load()
 	_, askMechs := body.Lookup("saslSupportedMechs").StringValueOK()
@@ -263,12 +170,14 @@ func saslReply(payload string, done bool) bsoncore.Document {
 func (f *scramFront) authFailed(sc *scramConv, msg string) bsoncore.Document {
 	sc.conv = nil
 	f.Refused.Add(1)
-	return bsoncore.NewDocumentBuilder().
-		AppendDouble("ok", 0).
-		AppendString("errmsg", msg).
-		AppendInt32("code", 18).
-		AppendString("codeName", "AuthenticationFailed").
-		Build()
+	return serverError(18, "AuthenticationFailed", msg)
+}
+
+// serverError is a MongoDB server's error reply: {ok: 0, errmsg, code,
+// codeName}.
+func serverError(code int32, codeName, msg string) bsoncore.Document {
+	return bsoncore.NewDocumentBuilder().AppendDouble("ok", 0).AppendString("errmsg", msg).
+		AppendInt32("code", code).AppendString("codeName", codeName).Build()
 }
 
 // commandOK reports whether a reply document says ok: 1.

@@ -28,10 +28,11 @@ type upstream struct {
 	SCRAM bool
 }
 
-// containerUpstream is the hook for the shared container picker
-// (conformance/harness, built by the container helper): a MongoDB container
-// through testcontainers-go when a Docker engine answers and the image is
-// there. It returns ok=false when there is none; nil until the picker lands.
+// containerUpstream is the container step (main_test.go sets it to the
+// harness's MongoDB kind): a MongoDB container through testcontainers-go
+// when a Docker engine answers and HOOP_TEST_MONGODB_IMAGE names an image
+// (no MongoDB image is built here: Debian packages no MongoDB server). It
+// returns ok=false, having logged why, when there is none.
 var containerUpstream func(t testing.TB) (u upstream, ok bool)
 
 var (
@@ -65,7 +66,7 @@ func mongoUpstream(t testing.TB) upstream {
 		t.Fatalf("no MongoDB for the conformance suite: set HOOP_TEST_MONGODB_URL, run a Docker engine with a MongoDB image, "+
 			"or let the suite embed FerretDB v1.24.2 (which failed: %v)", ferretErr)
 	}
-	t.Logf("MongoDB upstream: %s (%s)", ferretUp.Source, ferretUp.Addr)
+	t.Logf("MongoDB upstream: %s (%s): no HOOP_TEST_MONGODB_URL and no MongoDB container (the line above says why)", ferretUp.Source, ferretUp.Addr)
 	return ferretUp
 }
 

@@ -192,6 +192,10 @@ func (s *Supervisor) prepare(settings []app.ListenerSettings) ([]plan, error) {
 				continue
 			}
 		}
+		if err := tlsconf.LoadX509Logins(ls.X509Logins); err != nil {
+			errs = append(errs, fmt.Errorf("listener %s: %w", ls.Name, err))
+			continue
+		}
 		if other, dup := claimed[ls.Listen]; dup && !anyPort(ls.Listen) {
 			errs = append(errs, fmt.Errorf("listener %s: address %s is also listener %s's", ls.Name, ls.Listen, other))
 			continue

@@ -29,13 +29,9 @@ func Client(t app.TLSClient, addr string) (*tls.Config, error) {
 		}
 	}
 	if t.CAFile != "" {
-		pem, err := os.ReadFile(t.CAFile)
+		pool, err := pool(t.CAFile)
 		if err != nil {
-			return nil, fmt.Errorf("upstream tls: read ca_file: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("upstream tls: ca_file %s holds no PEM certificate", t.CAFile)
+			return nil, fmt.Errorf("upstream tls: ca_file: %w", err)
 		}
 		cfg.RootCAs = pool
 	}
@@ -110,5 +106,49 @@ func LoadServer(t app.TLSServer) (*tls.Certificate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listener tls: load %s / %s: %w", t.CertFile, t.KeyFile, err)
 	}
+	if t.ClientCAFile != "" {
+		if _, err := ClientCAs(t); err != nil {
+			return nil, err
+		}
+	}
 	return &cert, nil
+}
+
+// LoadX509Logins loads the upstream certificate of each X.509 login, so
+// that one which does not load refuses the start or the reload instead of
+// every login of that client. Errors name the files and the subject.
+func LoadX509Logins(logins []app.X509Login) error {
+	for _, x := range logins {
+		if _, err := tls.LoadX509KeyPair(x.CertFile, x.KeyFile); err != nil {
+			return fmt.Errorf("x509_logins %q: load %s / %s: %w", x.Subject, x.CertFile, x.KeyFile, err)
+		}
+	}
+	return nil
+}
+
+// ClientCAs returns the pool of a listener's client_ca_file, the CAs a
+// client certificate is verified against (nil when none is configured).
+// Errors name the file.
+func ClientCAs(t app.TLSServer) (*x509.CertPool, error) {
+	if t.ClientCAFile == "" {
+		return nil, nil
+	}
+	p, err := pool(t.ClientCAFile)
+	if err != nil {
+		return nil, fmt.Errorf("listener tls: client_ca_file: %w", err)
+	}
+	return p, nil
+}
+
+// pool reads a PEM file of CA certificates.
+func pool(file string) (*x509.CertPool, error) {
+	pem, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	p := x509.NewCertPool()
+	if !p.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("%s holds no PEM certificate", file)
+	}
+	return p, nil
 }

@@ -3,6 +3,7 @@ package tlsconf_test
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"crypto/x509/pkix"
 	"os"
 	"strings"
 	"testing"
@@ -75,5 +76,34 @@ func TestConfigAndPinned(t *testing.T) {
 	}
 	if got, _ := cfg.GetCertificate(nil); commonName(t, got) != "second" {
 		t.Fatal("Config did not follow the reload")
+	}
+}
+
+// A listener's client_ca_file that does not load refuses the listener
+// (LoadServer), naming the file; one that loads gives the pool client
+// certificates are verified against. An X.509 login whose upstream
+// certificate does not load is refused, naming the subject.
+func TestClientCAsAndX509Logins(t *testing.T) {
+	dir := t.TempDir()
+	srv := writePair(t, dir, "listener")
+	ca := testcert.NewCA(t, dir, "agents")
+	srv.ClientCAFile = ca.CertFile
+	if _, err := tlsconf.LoadServer(srv); err != nil {
+		t.Fatal(err)
+	}
+	if pool, err := tlsconf.ClientCAs(srv); err != nil || pool == nil {
+		t.Fatalf("client CAs: %v %v", pool, err)
+	}
+	srv.ClientCAFile = srv.KeyFile // a key, no certificate
+	if _, err := tlsconf.LoadServer(srv); err == nil || !strings.Contains(err.Error(), "client_ca_file") || !strings.Contains(err.Error(), srv.KeyFile) {
+		t.Fatalf("a client_ca_file without a certificate: %v", err)
+	}
+	cert, key, _ := ca.Client(t, dir, "up", pkix.Name{CommonName: "up"})
+	if err := tlsconf.LoadX509Logins([]app.X509Login{{Subject: "CN=a", CertFile: cert, KeyFile: key}}); err != nil {
+		t.Fatal(err)
+	}
+	err := tlsconf.LoadX509Logins([]app.X509Login{{Subject: "CN=b", CertFile: cert, KeyFile: dir + "/missing.key"}})
+	if err == nil || !strings.Contains(err.Error(), `"CN=b"`) {
+		t.Fatalf("a login whose key is missing: %v", err)
 	}
 }

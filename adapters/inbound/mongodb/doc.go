@@ -10,7 +10,8 @@
 //   - protocol.go: New, Name, Serve (the accept loop), CheckUpstream.
 //   - drain.go: a stopped listener's sessions: closed once idle, or at the
 //     drain deadline.
-//   - startup.go, tls.go: TLS from the first byte towards clients (tls:)
+//   - startup.go, tls.go: TLS from the first byte towards clients (tls:,
+//     with client certificates verified when tls.client_ca_file is set)
 //     and towards the upstream (upstream_tls:), and the connection to the
 //     upstream. The handshake itself (hello, authentication) is commands.
 //   - held.go: reading one client message within the upstream's
@@ -26,7 +27,11 @@
 //     unless one needs a look: hello (maxMessageSizeBytes), authentication
 //     (the user is the identity once the upstream says ok), and replies
 //     that settle approvals claimed with spend_approval_on: accepted.
-//   - transaction.go: a denial inside a transaction aborts it upstream.
+//   - transaction.go: a denial inside a transaction aborts it upstream;
+//     ask, the listener's own command to the upstream.
+//   - x509.go: MONGODB-X509 with tls.client_ca_file: the client's
+//     certificate verified here, its authenticate answered here, and the
+//     upstream login with the certificate x509_logins maps its subject to.
 //   - statement.go: what the gate sees of a command (canonical bytes and
 //     the approver's rendering come from the command package).
 //   - errors.go: the error replies {ok: 0, errmsg, code, codeName} and

@@ -30,6 +30,9 @@ const (
 	// it (command.Error; a legacy OP_QUERY that is not a command): 2
 	// BadValue.
 	CodeBadCommand = 2
+	// CodeAuthFailed is a MONGODB-X509 login the listener refuses
+	// (x509.go): 18 AuthenticationFailed.
+	CodeAuthFailed = 18
 )
 
 var codeNames = map[int32]string{
@@ -38,6 +41,7 @@ var codeNames = map[int32]string{
 	CodeInterrupted: "InterruptedAtShutdown",
 	CodeOutOfMemory: "ExceededMemoryLimit",
 	CodeBadCommand:  "BadValue",
+	CodeAuthFailed:  "AuthenticationFailed",
 }
 
 // errorDoc is a command's error reply, as the server answers one:

@@ -123,9 +123,20 @@ func FuzzSession(f *testing.F) {
 		f.Add(m)
 	}
 	f.Add([]byte{0xff, 0xff, 0xff, 0x7f, 0, 0, 0, 0, 0, 0, 0, 0, 0xdd, 0x07, 0, 0})
+	x509 := doc(func(b *bsoncore.DocumentBuilder) {
+		b.AppendInt32("authenticate", 1).AppendString("mechanism", "MONGODB-X509").AppendString("$db", "$external")
+	})
+	f.Add(append(opMsg(1, 0, doc(func(b *bsoncore.DocumentBuilder) {
+		b.AppendInt32("hello", 1).AppendDocument("speculativeAuthenticate", x509).AppendString("$db", "admin")
+	})), opMsg(2, 0, x509)...))
 	l := testListener(f)
 	f.Fuzz(func(t *testing.T, in []byte) {
 		s := testSession(l, in, &bytes.Buffer{}, &bytes.Buffer{})
+		if len(in)%2 == 1 {
+			// Client certificates verified (x509.go): hellos rewritten,
+			// authenticate answered here.
+			s.x509 = &x509Auth{subject: "CN=fuzz"}
+		}
 		_ = s.serve()
 	})
 }

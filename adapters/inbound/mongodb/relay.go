@@ -20,7 +20,7 @@ import (
 // upstream's maxMessageSizeBytes, an authentication step's reply confirms
 // the user, a reply to a command run with spend_approval_on: accepted
 // settles its approval, and the reply to the listener's own request
-// (abortTransaction) is dropped. Replies of an exhaust stream (moreToCome)
+// (abortTransaction, the upstream X.509 login) goes to it, not the client. Replies of an exhaust stream (moreToCome)
 // answer the previous reply, not a request: they stream through.
 func (s *session) relay() {
 	defer s.client.Close()
@@ -59,8 +59,8 @@ func (s *session) relay() {
 			if p.ticket != nil {
 				p.ticket.Settle(true)
 			}
-			if p.swallow != nil {
-				close(p.swallow)
+			if p.own != nil {
+				p.own <- nil // too large to read: no answer
 				if _, err := br.Discard(int(hdr.Length) - wire.HeaderLen); err != nil {
 					return
 				}
@@ -94,8 +94,8 @@ func (s *session) relay() {
 		if _, err := io.ReadFull(br, msg[wire.HeaderLen:]); err != nil {
 			return
 		}
-		if p.swallow != nil {
-			close(p.swallow)
+		if p.own != nil {
+			p.own <- msg
 			continue
 		}
 		s.inspect(p, msg)
@@ -134,7 +134,7 @@ func (s *session) replied(responseTo int32) *pending {
 	} else {
 		delete(s.outstanding, responseTo)
 	}
-	if p == nil || p.swallow == nil {
+	if p == nil || p.own == nil {
 		s.owed = false
 	}
 	return p

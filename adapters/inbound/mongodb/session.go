@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -29,6 +30,7 @@ type session struct {
 	client net.Conn
 	cr     *bufio.Reader
 	up     net.Conn
+	x509   *x509Auth // the client's certificate when the listener verifies them (tls.client_ca_file), else nil
 
 	// wmu serialises writes to the client: the relay's replies and this
 	// side's denials.
@@ -55,11 +57,11 @@ type session struct {
 
 // pending is what the relay does with the reply to one forwarded request.
 type pending struct {
-	hello   bool          // read maxMessageSizeBytes (and speculative authentication)
-	auth    *command.Auth // confirm the user on success
-	user    string        // the user the conversation claimed when this step was sent
-	ticket  *app.Ticket   // spend_approval_on: accepted: settle on the reply
-	swallow chan struct{} // the listener's own request: drop the reply, close when read
+	hello  bool          // read maxMessageSizeBytes (and speculative authentication)
+	auth   *command.Auth // confirm the user on success
+	user   string        // the user the conversation claimed when this step was sent
+	ticket *app.Ticket   // spend_approval_on: accepted: settle on the reply
+	own    chan []byte   // the listener's own request (ask): its reply goes here, never to the client
 }
 
 // errMalformed is a message that breaks the wire protocol: the connection
@@ -199,11 +201,27 @@ func (s *session) decide(raw []byte, hdr wire.Header, cmd *command.Command, lega
 		}
 		s.mu.Unlock()
 		p.hello = true
+		if s.x509 != nil && isX509(cmd.Auth) {
+			// The listener answers X.509 itself (x509.go): the driver
+			// authenticates with the command once the hello's answer has
+			// no speculativeAuthenticate.
+			stripped, err := withoutSpeculative(raw, s.max())
+			if err != nil {
+				return errMalformed{err}
+			}
+			return s.forward(stripped, hdr, &p, moreToCome)
+		}
 		if cmd.Auth != nil {
 			p.user = s.noteAuth(cmd.Auth)
 			p.auth = cmd.Auth
 		}
 		return s.forward(raw, hdr, &p, moreToCome)
+	case s.x509 != nil && isX509(cmd.Auth) && strings.EqualFold(cmd.Auth.Command, "authenticate"):
+		reply := s.loginX509(cmd.Auth)
+		if moreToCome {
+			return nil
+		}
+		return s.reply(hdr, legacy, reply)
 	case cmd.Auth != nil:
 		p.user = s.noteAuth(cmd.Auth)
 		p.auth = cmd.Auth

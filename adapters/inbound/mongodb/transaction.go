@@ -1,6 +1,7 @@
 package mongodb
 
 import (
+	"errors"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -35,20 +36,39 @@ func (s *session) abortTransaction(cmd *command.Command) {
 		AppendBoolean("autocommit", false).
 		AppendString("$db", "admin").
 		Build()
+	switch _, err := s.ask(body, abortWait); {
+	case errors.Is(err, errNoAnswer):
+		s.log.Warn("mongodb: the upstream did not answer abortTransaction in time")
+	case err != nil:
+		s.log.Warn("mongodb: abortTransaction for a denied command could not be sent", "error", err)
+	default:
+		s.log.Info("mongodb transaction aborted on the upstream after a denial", "txnNumber", cmd.TxnNumber)
+	}
+}
+
+// errNoAnswer is ask's error when the upstream's answer did not come in
+// time (or was too large to read).
+var errNoAnswer = errors.New("the upstream did not answer the listener's own command")
+
+// ask sends the listener's own command (an OP_MSG with body) to the
+// upstream and returns the body of its answer, which never reaches the
+// client; errNoAnswer when none came within wait.
+func (s *session) ask(body bsoncore.Document, wait time.Duration) (bsoncore.Document, error) {
 	id := s.nextID.Add(1)
 	m := &wire.Msg{Header: wire.Header{RequestID: id}, Body: body}
-	done := make(chan struct{})
+	answer := make(chan []byte, 1)
 	s.mu.Lock()
-	s.pending[id] = &pending{swallow: done}
+	s.pending[id] = &pending{own: answer}
 	s.mu.Unlock()
 	if _, err := s.up.Write(m.Append(nil)); err != nil {
-		s.log.Warn("mongodb: abortTransaction for a denied command could not be sent", "error", err)
-		return
+		return nil, err
 	}
 	select {
-	case <-done:
-		s.log.Info("mongodb transaction aborted on the upstream after a denial", "txnNumber", cmd.TxnNumber)
-	case <-time.After(abortWait):
-		s.log.Warn("mongodb: the upstream did not answer abortTransaction in time")
+	case msg := <-answer:
+		if b := replyBody(msg, s.max()); b != nil {
+			return b, nil
+		}
+	case <-time.After(wait):
 	}
+	return nil, errNoAnswer
 }

@@ -49,7 +49,10 @@ func Settings(f *File) []app.ListenerSettings {
 			s.Policies = append(s.Policies, policies[n])
 		}
 		if l.TLS != nil {
-			s.TLS = app.TLSServer{CertFile: l.TLS.CertFile, KeyFile: l.TLS.KeyFile}
+			s.TLS = app.TLSServer{CertFile: l.TLS.CertFile, KeyFile: l.TLS.KeyFile, ClientCAFile: l.TLS.ClientCAFile}
+		}
+		for _, x := range l.X509Logins {
+			s.X509Logins = append(s.X509Logins, app.X509Login{Subject: x.Subject, CertFile: x.CertFile, KeyFile: x.KeyFile})
 		}
 		if t := l.UpstreamTLS; t != nil {
 			s.UpstreamTLS = app.TLSClient{Enabled: t.Enabled, CAFile: t.CAFile, ServerName: t.ServerName,

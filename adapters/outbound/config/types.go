@@ -85,6 +85,17 @@ type PolicyRule struct {
 type TLSServer struct {
 	CertFile string `yaml:"cert_file"`
 	KeyFile  string `yaml:"key_file"`
+	// ClientCAFile: verify the client certificates sent against these CAs
+	// (mongodb listeners, for MONGODB-X509).
+	ClientCAFile string `yaml:"client_ca_file"`
+}
+
+// X509Login is one client certificate subject a mongodb listener logs in
+// upstream for, with the certificate it presents to the upstream then.
+type X509Login struct {
+	Subject  string `yaml:"subject"`
+	CertFile string `yaml:"cert_file"`
+	KeyFile  string `yaml:"key_file"`
 }
 
 // TLSClient is TLS towards the upstream.
@@ -115,4 +126,7 @@ type Listener struct {
 	IdentityKeys    []string   `yaml:"identity_keys"`
 	TLS             *TLSServer `yaml:"tls"`
 	UpstreamTLS     *TLSClient `yaml:"upstream_tls"`
+	// X509Logins (mongodb): the client certificate subjects logged in
+	// upstream with MONGODB-X509, each with its upstream certificate.
+	X509Logins []X509Login `yaml:"x509_logins"`
 }

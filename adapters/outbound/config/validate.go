@@ -172,6 +172,7 @@ func Validate(f *File, protocols Protocols) Errors {
 		if l.TLS != nil && (l.TLS.CertFile == "") != (l.TLS.KeyFile == "") {
 			v.add(p+".tls", "set both cert_file and key_file")
 		}
+		v.x509(p, l)
 	}
 	v.actions(f, protocols)
 	return v.errs
@@ -278,4 +279,43 @@ func sorted(s []string) []string {
 	out := append([]string(nil), s...)
 	sort.Strings(out)
 	return out
+}
+
+// x509 checks a listener's client certificates: tls.client_ca_file and
+// x509_logins are read by the mongodb listener only; x509_logins needs
+// client certificates verified (tls.client_ca_file) and TLS to the
+// upstream, and each entry a subject, unique, and both files.
+func (v *validator) x509(p string, l Listener) {
+	hasCA := l.TLS != nil && l.TLS.ClientCAFile != ""
+	if hasCA && l.Protocol != "mongodb" {
+		v.add(p+".tls.client_ca_file", "only mongodb listeners verify client certificates")
+	}
+	if hasCA && l.TLS.CertFile == "" {
+		v.add(p+".tls.client_ca_file", "needs the listener's own cert_file and key_file")
+	}
+	if len(l.X509Logins) == 0 {
+		return
+	}
+	switch {
+	case l.Protocol != "mongodb":
+		v.add(p+".x509_logins", "only mongodb listeners log in with MONGODB-X509")
+	case !hasCA:
+		v.add(p+".x509_logins", "needs tls.client_ca_file: the listener verifies the client's certificate itself")
+	case l.UpstreamTLS == nil || !l.UpstreamTLS.Enabled:
+		v.add(p+".x509_logins", "needs upstream_tls enabled: the upstream certificate is presented over TLS")
+	}
+	seen := map[string]bool{}
+	for j, x := range l.X509Logins {
+		q := fmt.Sprintf("%s.x509_logins[%d]", p, j)
+		switch {
+		case x.Subject == "":
+			v.add(q+".subject", "is required (the client certificate's subject, RFC 2253, e.g. CN=agent-1,O=example)")
+		case seen[x.Subject]:
+			v.add(q+".subject", fmt.Sprintf("%q is listed twice", x.Subject))
+		}
+		seen[x.Subject] = true
+		if x.CertFile == "" || x.KeyFile == "" {
+			v.add(q, "set both cert_file and key_file (the certificate presented to the upstream)")
+		}
+	}
 }

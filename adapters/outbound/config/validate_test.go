@@ -192,3 +192,46 @@ listeners: [{name: db, protocol: sql, listen: 127.0.0.1:1, upstream: db, approva
 		}
 	}
 }
+
+// X.509 logins: tls.client_ca_file and x509_logins are mongodb's; the
+// logins need client certificates verified, TLS to the upstream, and each
+// entry a unique subject and both files. A complete block passes.
+func TestValidateX509Logins(t *testing.T) {
+	ps := config.Protocols{"mongodb": {}, "sql": {}}
+	f := parse(t, `
+sidecar: demo
+listeners:
+  - {name: ok, protocol: mongodb, listen: 127.0.0.1:1, upstream: db:27017,
+     tls: {cert_file: c, key_file: k, client_ca_file: ca}, upstream_tls: {enabled: true, ca_file: uca},
+     x509_logins: [{subject: "CN=agent-1,O=example", cert_file: u.crt, key_file: u.key}]}
+`)
+	if errs := config.Validate(f, ps); errs != nil {
+		t.Fatalf("want no mistake, got:\n%v", errs)
+	}
+	f = parse(t, `
+sidecar: demo
+listeners:
+  - {name: a, protocol: sql, listen: 127.0.0.1:1, upstream: db, tls: {cert_file: c, key_file: k, client_ca_file: ca},
+     x509_logins: [{subject: "CN=x", cert_file: u.crt, key_file: u.key}]}
+  - {name: b, protocol: mongodb, listen: 127.0.0.1:2, upstream: db, tls: {cert_file: c, key_file: k},
+     x509_logins: [{subject: "CN=x", cert_file: u.crt}, {subject: "CN=x", cert_file: u.crt, key_file: u.key}, {cert_file: u.crt, key_file: u.key}]}
+  - {name: c, protocol: mongodb, listen: 127.0.0.1:3, upstream: db, tls: {cert_file: c, key_file: k, client_ca_file: ca},
+     x509_logins: [{subject: "CN=x", cert_file: u.crt, key_file: u.key}]}
+  - {name: d, protocol: mongodb, listen: 127.0.0.1:4, upstream: db, tls: {client_ca_file: ca}}
+`)
+	got := paths(config.Validate(f, ps))
+	for path, want := range map[string]string{
+		"listeners[0].tls.client_ca_file":     "only mongodb listeners verify client certificates",
+		"listeners[0].x509_logins":            "only mongodb listeners",
+		"listeners[1].x509_logins":            "needs tls.client_ca_file",
+		"listeners[1].x509_logins[0]":         "set both cert_file and key_file",
+		"listeners[1].x509_logins[1].subject": `"CN=x" is listed twice`,
+		"listeners[1].x509_logins[2].subject": "is required",
+		"listeners[2].x509_logins":            "needs upstream_tls enabled",
+		"listeners[3].tls.client_ca_file":     "needs the listener's own cert_file",
+	} {
+		if !strings.Contains(got[path], want) {
+			t.Errorf("%s: want a mistake containing %q, got %q", path, want, got[path])
+		}
+	}
+}
