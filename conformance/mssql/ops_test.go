@@ -5,11 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hoophq/sidecar/conformance/harness"
 )
 
 // go-mssqldb's context deadline on WAITFOR DELAY '00:00:10' through the
@@ -75,7 +75,7 @@ func TestLargeResultStreamsWithFlatMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	const n = 100000
-	before := rss(t, s.PID())
+	before := harness.RSS(t, s.PID())
 	start := time.Now()
 	rows, err := db.Query(fmt.Sprintf("SELECT TOP %d id, payload FROM big", n))
 	if err != nil {
@@ -91,13 +91,13 @@ func TestLargeResultStreamsWithFlatMemory(t *testing.T) {
 		count++
 		bytes += 4 + 2*len(payload)
 		if count%5000 == 0 {
-			peak = max(peak, rss(t, s.PID()))
+			peak = max(peak, harness.RSS(t, s.PID()))
 		}
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	peak = max(peak, rss(t, s.PID()))
+	peak = max(peak, harness.RSS(t, s.PID()))
 	t.Logf("%d rows, %d MB through the Sidecar in %v; Sidecar RSS %d MiB before, peak %d MiB (growth %d MiB)",
 		count, bytes>>20, time.Since(start).Round(time.Millisecond), before>>20, peak>>20, (peak-before)>>20)
 	if count != n || bytes < 50<<20 {
@@ -106,23 +106,6 @@ func TestLargeResultStreamsWithFlatMemory(t *testing.T) {
 	if peak-before >= 50<<20 {
 		t.Fatalf("Sidecar RSS grew by %d MiB, want < 50 MiB", (peak-before)>>20)
 	}
-}
-
-// rss is a process's resident set size in bytes (/proc/PID/status VmRSS).
-func rss(t *testing.T, pid int) int64 {
-	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb << 10
-		}
-	}
-	t.Fatal("no VmRSS")
-	return 0
 }
 
 // Windows authentication (go-mssqldb with DOMAIN\user: NTLM in the LOGIN7's

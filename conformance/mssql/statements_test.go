@@ -2,12 +2,8 @@ package mssqlconf
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
-	"time"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hoophq/sidecar/conformance/harness"
 )
@@ -156,31 +152,11 @@ func TestMCPVariantAndStatusOverMCP(t *testing.T) {
 	if me.Message != want {
 		t.Fatalf("denial %q\nwant     %q", me.Message, want)
 	}
-	c := sdk.NewClient(&sdk.Implementation{Name: "conformance", Version: "1"}, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: "http://" + mcpAddr + "/mcp", MaxRetries: -1},
-		&sdk.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "approval_status", Arguments: map[string]any{"id": id}})
-	if err != nil || res.IsError {
-		t.Fatalf("approval_status: %v %+v", err, res)
-	}
-	var m map[string]any
-	json.Unmarshal([]byte(res.Content[0].(*sdk.TextContent).Text), &m)
-	if m["id"] != id || m["status"] != "PENDING" || m["next"] != "wait" {
+	if m := harness.MCPApprovalStatus(t, mcpAddr, id); m["id"] != id || m["status"] != "PENDING" || m["next"] != "wait" {
 		t.Fatalf("approval_status answered %v", m)
 	}
 	e.cp.Approve(t, id)
-	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "approval_status", Arguments: map[string]any{"id": id}})
-	if err != nil || res.IsError {
-		t.Fatalf("approval_status: %v %+v", err, res)
-	}
-	json.Unmarshal([]byte(res.Content[0].(*sdk.TextContent).Text), &m)
-	if m["status"] != "APPROVED" {
+	if m := harness.MCPApprovalStatus(t, mcpAddr, id); m["status"] != "APPROVED" {
 		t.Fatalf("approval_status after the approval answered %v", m)
 	}
 }
