@@ -18,13 +18,13 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"slices"
-	"sync"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/hoophq/sidecar/bench/loadgen"
 )
 
 func main() {
@@ -54,45 +54,11 @@ func main() {
 		}
 		return
 	}
-	run := func(d time.Duration) (lat []time.Duration, errs int) {
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		end := time.Now().Add(d)
-		for w := 0; w < *conns; w++ {
-			wg.Add(1)
-			go func(w int) {
-				defer wg.Done()
-				var mine []time.Duration
-				bad := 0
-				for k := w; time.Now().Before(end); k += *conns {
-					t0 := time.Now()
-					var out bson.Raw
-					err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: k % *n}}).Decode(&out)
-					if err != nil {
-						bad++
-						continue
-					}
-					mine = append(mine, time.Since(t0))
-				}
-				mu.Lock()
-				lat, errs = append(lat, mine...), errs+bad
-				mu.Unlock()
-			}(w)
-		}
-		wg.Wait()
-		return lat, errs
-	}
-	run(*warmup)
-	lat, errs := run(*dur)
-	slices.Sort(lat)
-	pct := func(p float64) int64 {
-		if len(lat) == 0 {
-			return 0
-		}
-		return lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()
-	}
-	fmt.Printf("requests=%d errors=%d rps=%.0f p50=%d p90=%d p99=%d max=%d\n", len(lat), errs,
-		float64(len(lat))/dur.Seconds(), pct(0.50), pct(0.90), pct(0.99), pct(1))
+	r := loadgen.Run(*conns, *warmup, *dur, func(k int) error {
+		var out bson.Raw
+		return coll.FindOne(ctx, bson.D{{Key: "_id", Value: k % *n}}).Decode(&out)
+	})
+	fmt.Println(r.Line())
 }
 
 func fail(err error) {

@@ -27,12 +27,12 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	mssql "github.com/microsoft/go-mssqldb"
+
+	"github.com/hoophq/sidecar/bench/loadgen"
 )
 
 func main() {
@@ -71,48 +71,10 @@ func main() {
 		}
 		return db.QueryRowContext(ctx, fmt.Sprintf("SELECT name FROM items WHERE id = %d", k)).Scan(&name)
 	}
-	var firstErr error
-	var errOnce sync.Once
-	run := func(d time.Duration) (lat []time.Duration, errs int) {
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		end := time.Now().Add(d)
-		for w := 0; w < *conns; w++ {
-			wg.Add(1)
-			go func(w int) {
-				defer wg.Done()
-				var mine []time.Duration
-				bad := 0
-				for k := w; time.Now().Before(end); k += *conns {
-					t0 := time.Now()
-					if err := one(1 + k%*rows); err != nil {
-						errOnce.Do(func() { firstErr = err })
-						bad++
-						continue
-					}
-					mine = append(mine, time.Since(t0))
-				}
-				mu.Lock()
-				lat, errs = append(lat, mine...), errs+bad
-				mu.Unlock()
-			}(w)
-		}
-		wg.Wait()
-		return lat, errs
-	}
-	run(*warmup)
-	lat, errs := run(*dur)
-	slices.Sort(lat)
-	pct := func(p float64) int64 {
-		if len(lat) == 0 {
-			return 0
-		}
-		return lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()
-	}
-	fmt.Printf("requests=%d errors=%d rps=%.0f p50=%d p90=%d p99=%d max=%d\n", len(lat), errs,
-		float64(len(lat))/dur.Seconds(), pct(0.50), pct(0.90), pct(0.99), pct(1))
-	if firstErr != nil {
-		fmt.Fprintln(os.Stderr, "mssqlload: first error:", firstErr)
+	r := loadgen.Run(*conns, *warmup, *dur, func(k int) error { return one(1 + k%*rows) })
+	fmt.Println(r.Line())
+	if r.FirstErr != nil {
+		fmt.Fprintln(os.Stderr, "mssqlload: first error:", r.FirstErr)
 	}
 }
 
