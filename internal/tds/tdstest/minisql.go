@@ -130,6 +130,27 @@ func (t *table) col(name string) int {
 	return -1
 }
 
+// indexes returns the positions of the named columns, every column's for
+// nil names; error 207 names an unknown one.
+func (t *table) indexes(names []string) ([]int, error) {
+	if names == nil {
+		idx := make([]int, len(t.cols))
+		for i := range idx {
+			idx[i] = i
+		}
+		return idx, nil
+	}
+	idx := make([]int, 0, len(names))
+	for _, c := range names {
+		i := t.col(c)
+		if i < 0 {
+			return nil, errf(207, "Invalid column name '%s'.", c)
+		}
+		idx = append(idx, i)
+	}
+	return idx, nil
+}
+
 func tableKey(db, name string) string { return strings.ToLower(db + "." + name) }
 
 var keywords = regexp.MustCompile(`(?i)^\s*(USE|BEGIN|COMMIT|ROLLBACK|SET|CREATE|DROP|INSERT|UPDATE|DELETE|SELECT|WAITFOR|EXEC|EXECUTE|IF|TRUNCATE|ALTER|MERGE)\b`)
@@ -547,19 +568,9 @@ func (s *miniSession) do(st stmt, ctx execCtx, status uint16, w *Reply) error {
 			return err
 		}
 		defer unlock()
-		idx := make([]int, 0, len(t.cols))
-		if st.cols == nil {
-			for i := range t.cols {
-				idx = append(idx, i)
-			}
-		} else {
-			for _, c := range st.cols {
-				i := t.col(c)
-				if i < 0 {
-					return errf(207, "Invalid column name '%s'.", c)
-				}
-				idx = append(idx, i)
-			}
+		idx, err := t.indexes(st.cols)
+		if err != nil {
+			return err
 		}
 		var add [][]any
 		for _, r := range st.rows {
@@ -586,15 +597,11 @@ func (s *miniSession) do(st stmt, ctx execCtx, status uint16, w *Reply) error {
 		t.rows = append(t.rows, add...)
 		done(w, ctx, status, len(add))
 	case *updateStmt:
-		t, unlock, err := s.table(st.table)
+		t, match, unlock, err := s.filtered(st.table, st.where, ctx)
 		if err != nil {
 			return err
 		}
 		defer unlock()
-		match, err := s.matcher(t, st.where, ctx)
-		if err != nil {
-			return err
-		}
 		n := 0
 		for _, r := range t.rows {
 			if !match(r) {
@@ -615,15 +622,11 @@ func (s *miniSession) do(st stmt, ctx execCtx, status uint16, w *Reply) error {
 		}
 		done(w, ctx, status, n)
 	case *deleteStmt:
-		t, unlock, err := s.table(st.table)
+		t, match, unlock, err := s.filtered(st.table, st.where, ctx)
 		if err != nil {
 			return err
 		}
 		defer unlock()
-		match, err := s.matcher(t, st.where, ctx)
-		if err != nil {
-			return err
-		}
 		kept := t.rows[:0]
 		n := 0
 		for _, r := range t.rows {
@@ -671,6 +674,21 @@ func (s *miniSession) table(name string) (*table, func(), error) {
 		return nil, nil, errf(208, "Invalid object name '%s'.", name)
 	}
 	return t, s.m.mu.Unlock, nil
+}
+
+// filtered returns the current database's table name, locked until
+// unlock, and the test of its WHERE condition.
+func (s *miniSession) filtered(name string, c *cond, ctx execCtx) (*table, func([]any) bool, func(), error) {
+	t, unlock, err := s.table(name)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	match, err := s.matcher(t, c, ctx)
+	if err != nil {
+		unlock()
+		return nil, nil, nil, err
+	}
+	return t, match, unlock, nil
 }
 
 func (s *miniSession) matcher(t *table, c *cond, ctx execCtx) (func([]any) bool, error) {
@@ -749,15 +767,11 @@ func (s *miniSession) query(st *selectStmt, ctx execCtx, status uint16, w *Reply
 		done(w, ctx, status, 1)
 		return nil
 	}
-	t, unlock, err := s.table(st.table)
+	t, match, unlock, err := s.filtered(st.table, st.where, ctx)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	match, err := s.matcher(t, st.where, ctx)
-	if err != nil {
-		return err
-	}
 	var rows [][]any
 	for _, r := range t.rows {
 		if match(r) {
@@ -769,19 +783,9 @@ func (s *miniSession) query(st *selectStmt, ctx execCtx, status uint16, w *Reply
 		done(w, ctx, status, 1)
 		return nil
 	}
-	idx := []int{}
-	if st.cols == nil {
-		for i := range t.cols {
-			idx = append(idx, i)
-		}
-	} else {
-		for _, c := range st.cols {
-			i := t.col(c)
-			if i < 0 {
-				return errf(207, "Invalid column name '%s'.", c)
-			}
-			idx = append(idx, i)
-		}
+	idx, err := t.indexes(st.cols)
+	if err != nil {
+		return err
 	}
 	if st.orderBy != "" {
 		if i := t.col(st.orderBy); i >= 0 {
