@@ -155,6 +155,7 @@ type miniSession struct {
 	conn     int
 	user     string
 	db       string
+	loginDB  string
 	tranDesc uint64
 	tranN    int
 	snapshot map[string]*table
@@ -193,7 +194,7 @@ func (s *miniSession) Login(l *tds.Login7, packetSize int) ([]byte, bool) {
 		out = append(out, m.errTok(18456, 14, 1, fmt.Sprintf("Login failed for user '%s'.", l.UserName))...)
 		return (&tds.Done{Status: tds.DoneError}).Append(out), false
 	}
-	s.db = db
+	s.db, s.loginDB = db, db
 	out := tds.EnvString(tds.EnvDatabase, db, "master").Append(nil)
 	out = m.infoTok(out, 5701, 2, "Changed database context to '"+db+"'.")
 	out = (&tds.EnvChange{Type: tds.EnvCollation, NewValue: collation}).Append(out)
@@ -389,6 +390,18 @@ func (s *miniSession) Attention(running bool) {
 		s.m.attn++
 		s.m.mu.Unlock()
 	}
+}
+
+// Reset does what sp_reset_connection does to the state the stand-in
+// keeps: back to the login's database, prepared handles and SET XACT_ABORT
+// dropped, an open transaction rolled back unless skipTran.
+func (s *miniSession) Reset(skipTran bool) []byte {
+	if s.tranN > 0 && !skipTran {
+		s.rollback() // the client learns it from the reset, not from ENVCHANGE 10
+	}
+	s.db, s.xabort = s.loginDB, false
+	clear(s.prepared)
+	return (&tds.EnvChange{Type: tds.EnvResetConnAck}).Append(nil)
 }
 
 func (s *miniSession) Close() {

@@ -91,8 +91,12 @@ func TestMiniGoMSSQLDB(t *testing.T) {
 	if _, err := c.ExecContext(ctx, "SELECT * FROM items"); !errors.As(err, &se) || se.Number != 208 {
 		t.Fatalf("items in otherdb: %v", err)
 	}
-	c.ExecContext(ctx, "USE appdb")
 	c.Close()
+	// The pool's next use resets the connection (RESETCONNECTION): back in
+	// the login's database.
+	if err := db.QueryRowContext(ctx, "SELECT DB_NAME()").Scan(&name); err != nil || name != "appdb" {
+		t.Fatalf("after the pool's reset DB_NAME() = %q %v", name, err)
+	}
 
 	// A transaction rolled back restores the rows; go-mssqldb follows the
 	// descriptors of ENVCHANGE 8/10.

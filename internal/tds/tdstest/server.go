@@ -179,7 +179,7 @@ func (s *Server) serve(raw net.Conn) {
 				return
 			}
 			if sess != nil {
-				running = s.request(sess.Batch(b, &Reply{w: c, size: packetSize}))
+				running = s.request(sess.Batch(b, s.reply(sess, m, c, packetSize)))
 				continue
 			}
 			if s.OnBatch != nil {
@@ -197,7 +197,7 @@ func (s *Server) serve(raw net.Conn) {
 				break
 			}
 			if sess != nil {
-				running = s.request(sess.RPC(r, &Reply{w: c, size: packetSize}))
+				running = s.request(sess.RPC(r, s.reply(sess, m, c, packetSize)))
 				continue
 			}
 			if s.OnRPC != nil {
@@ -209,7 +209,7 @@ func (s *Server) serve(raw net.Conn) {
 			if sess == nil {
 				return
 			}
-			sess.Transaction(m.Data, &Reply{w: c, size: packetSize})
+			sess.Transaction(m.Data, s.reply(sess, m, c, packetSize))
 			continue
 		case tds.PacketAttention:
 			if sess != nil {

@@ -28,6 +28,11 @@ type Session interface {
 	// Attention is called when the client's Attention arrives; running says
 	// whether a request was still running. The server answers DONE(ATTN).
 	Attention(running bool)
+	// Reset is called before a request whose first packet has
+	// RESETCONNECTION (skipTran: RESETCONNECTIONSKIPTRAN, the transaction
+	// stays), as sp_reset_connection; it returns the tokens that open the
+	// response (ENVCHANGE 18, the reset's acknowledgement).
+	Reset(skipTran bool) []byte
 	// Close is called when the connection ends.
 	Close()
 }
@@ -79,6 +84,16 @@ func (r *Reply) flush(data []byte, status byte) {
 	}
 	pkt := tds.Header{Type: tds.PacketReply, Status: status, Length: uint16(tds.HeaderLen + len(data)), PacketID: r.id}.Append(nil)
 	_, r.err = r.w.Write(append(pkt, data...))
+}
+
+// reply starts the response to m, written to c: a pooled connection's
+// reset (RESETCONNECTION on the request) is done and acknowledged first.
+func (s *Server) reply(sess Session, m tds.Message, c io.Writer, packetSize int) *Reply {
+	w := &Reply{w: c, size: packetSize}
+	if m.Status&(tds.StatusResetConnection|tds.StatusResetConnectionSkipTran) != 0 {
+		w.Write(sess.Reset(m.Status&tds.StatusResetConnectionSkipTran != 0))
+	}
+	return w
 }
 
 func (s *Server) request(wait time.Duration) time.Time {
