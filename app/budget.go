@@ -158,3 +158,15 @@ func (l Limits) RSSBound(conns int) int64 {
 // less the SQL parser's memory, which is outside the Go heap. Near it the
 // garbage collector runs sooner and returns freed memory to the system.
 func (l Limits) GoMemoryLimit() int64 { return l.RSSBound(0) - 64<<20 }
+
+// Reservations is the budget one message took in several Reserve calls (a
+// message read packet by packet). Release gives all of it back; it is safe
+// on a nil or empty slice.
+type Reservations []*Reservation
+
+// Release gives every reservation back.
+func (rs Reservations) Release() {
+	for _, r := range rs {
+		r.Release()
+	}
+}

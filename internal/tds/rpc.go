@@ -81,7 +81,7 @@ type RPC struct {
 
 // DecodeRPC parses an RPC payload (TDS 7.2+). Errors: ErrShort for a
 // truncated call, *UnknownTypeError for a parameter type this codec does not
-// decode (TVP, UDT, SQL_VARIANT…): the listener refuses such a request.
+// decode (TVP, UDT…): the listener refuses such a request.
 func DecodeRPC(b []byte) (*RPC, error) {
 	h, rest, err := decodeAllHeaders(b)
 	if err != nil {

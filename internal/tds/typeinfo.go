@@ -92,7 +92,7 @@ func (t TypeInfo) IsPLP() bool {
 }
 
 // decodeTypeInfo reads TYPE_INFO. Unknown or unsupported types (UDT, TVP,
-// SQL_VARIANT inside RPC, …) return *UnknownTypeError.
+// …) return *UnknownTypeError. SQL_VARIANT is read as one opaque value.
 func decodeTypeInfo(r *reader) (TypeInfo, error) {
 	start := r.off
 	ti := TypeInfo{Type: r.u8("TYPE_INFO")}
@@ -122,7 +122,7 @@ func decodeTypeInfo(r *reader) (TypeInfo, error) {
 		case TypeText, TypeNText:
 			ti.Size = int(r.u32("TYPE_INFO length"))
 			copy(ti.Collation[:], r.bytes(5, "collation"))
-		case TypeImage:
+		case TypeImage, TypeVariant:
 			ti.Size = int(r.u32("TYPE_INFO length"))
 		case TypeXML:
 			ti.Size = MaxLenPLP
@@ -164,7 +164,7 @@ func (ti TypeInfo) Append(dst []byte) []byte {
 	case TypeText, TypeNText:
 		dst = binary.LittleEndian.AppendUint32(dst, uint32(ti.Size))
 		dst = append(dst, ti.Collation[:]...)
-	case TypeImage:
+	case TypeImage, TypeVariant:
 		dst = binary.LittleEndian.AppendUint32(dst, uint32(ti.Size))
 	case TypeXML:
 		dst = append(dst, 0)
@@ -203,6 +203,15 @@ func readValue(r *reader, ti TypeInfo) ([]byte, error) {
 		}
 		r.bytes(p+8, "text pointer")
 		return r.bytes(int(r.u32("value length")), "value"), r.err
+	}
+	if ti.Type == TypeVariant {
+		// sql_variant (MS-TDS 2.2.5.5.4): a LONGLEN length, 0 for NULL,
+		// then the base type's info and value, kept as one opaque value.
+		n := int(r.u32("sql_variant length"))
+		if r.err != nil || n == 0 {
+			return nil, r.err
+		}
+		return r.bytes(n, "sql_variant value"), r.err
 	}
 	if ti.IsPLP() {
 		return readPLP(r)
@@ -278,6 +287,9 @@ func appendValue(dst []byte, ti TypeInfo, v []byte, unknownLen bool) []byte {
 		// server ignores them on input (MS-TDS 2.2.5.2.3).
 		dst = append(dst, 16)
 		dst = append(dst, make([]byte, 24)...)
+		return append(le.AppendUint32(dst, uint32(len(v))), v...)
+	}
+	if ti.Type == TypeVariant {
 		return append(le.AppendUint32(dst, uint32(len(v))), v...)
 	}
 	if ti.IsPLP() {

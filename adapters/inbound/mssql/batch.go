@@ -22,12 +22,7 @@ func (s *session) batch(m tds.Message) error {
 	db := s.currentDB()
 	res := s.p.cache.Analyze(b.Text, db)
 	u := &unit{canonical: canonicalBatch(b.Text), render: func() string { return displayBatch(b.Text, db) }}
-	for _, st := range res.Statements {
-		u.parts = append(u.parts, st.Analysis)
-	}
-	if res.Err != nil {
-		u.why = res.Err.Error()
-	}
+	s.addResult(u, res)
 	if len(u.parts) == 0 { // an empty batch: the upstream answers it
 		u.parts = []domain.Analysis{{}}
 	}

@@ -12,10 +12,12 @@
 //     parser in the background).
 //   - drain.go: a stopped listener's sessions: closed once idle, or at the
 //     drain deadline, with ERROR 6005.
-//   - startup.go, tls.go: the login: PRELOGIN both ways, the encryption
-//     decision, LOGIN7 relayed as the client sent it (the Sidecar holds no
-//     password), Windows/Kerberos/Entra logins refused, the upstream's
-//     LOGINACK/ENVCHANGE relayed.
+//   - startup.go: the login: PRELOGIN both ways, LOGIN7 relayed as the
+//     client sent it (the Sidecar holds no password), Windows/Kerberos/Entra
+//     logins refused, the upstream's LOGINACK/ENVCHANGE relayed.
+//   - tls.go: encryption on both legs (internal/tds/tdstls): the client
+//     leg as a SQL Server set to "off" with the listener's certificate or a
+//     self-signed fallback, the upstream leg per upstream_tls.
 //   - frame.go: reading packets, re-packetizing a request, protocol errors.
 //   - session.go: one client connection after login: its three goroutines
 //     (reader, decider, relay), the request states, exchange (forward a

@@ -52,7 +52,7 @@ var (
 	// unreachable, encryption it cannot provide): 50000, state 125, class 20.
 	errConnect = sqlError{Number: 50000, State: 125, Class: 20}
 	// errUnsupportedType: an RPC parameter of a type the codec does not
-	// read (TVP, UDT, sql_variant): 8009-like, class 16; nothing is run.
+	// read (TVP, CLR UDT): class 16; nothing is run.
 	errUnsupportedType = sqlError{Number: 50000, State: 126, Class: 16}
 )
 

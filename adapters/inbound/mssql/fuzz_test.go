@@ -7,11 +7,13 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/hoophq/sidecar/internal/listenertest"
 	"github.com/hoophq/sidecar/internal/tds"
+	"github.com/hoophq/sidecar/internal/tlsconf"
 	"github.com/hoophq/sidecar/ports"
 )
 
@@ -78,6 +80,53 @@ func FuzzSession(f *testing.F) {
 		case <-done:
 		case <-time.After(10 * time.Second):
 			t.Fatalf("the session did not end on %x", in)
+		}
+	})
+}
+
+// FuzzStartup feeds the login arbitrary client bytes: PRELOGIN (seeded with
+// go-mssqldb's and FreeTDS's captured ones), the TLS ClientHello of a TDS
+// 8.0 client, LOGIN7 (captured), garbage. The upstream address is empty,
+// so a well-formed PRELOGIN and LOGIN7 end with the login refused. Any
+// input must end in an error or a refusal, never a panic or a hang.
+func FuzzStartup(f *testing.F) {
+	dir := filepath.Join("..", "..", "..", "internal", "tds", "testdata", "capture")
+	var prelogins, logins [][]byte
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			f.Fatal(err)
+		}
+		switch {
+		case strings.HasPrefix(e.Name(), "prelogin"):
+			prelogins = append(prelogins, tds.AppendPackets(nil, tds.PacketPrelogin, 0, 0, b, 4096))
+		case strings.HasPrefix(e.Name(), "login7"):
+			logins = append(logins, tds.AppendPackets(nil, tds.PacketLogin7, 0, 0, b, 4096))
+		}
+	}
+	for _, p := range prelogins {
+		f.Add(p)
+		for _, l := range logins {
+			f.Add(append(append([]byte(nil), p...), l...))
+		}
+	}
+	f.Add([]byte{0x16, 0x03, 0x01, 0x00, 0x05, 0x01, 0x00, 0x00, 0x01, 0x00})
+	l := listenertest.FuzzListener(f, "mssql", ports.SpendOnSent)
+	certs := tlsconf.NewCertLoader(l)
+	p := New(nil)
+	f.Fuzz(func(t *testing.T, in []byte) {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if s, _ := p.startup(listenertest.ReadConn{R: bytes.NewReader(in)}, l, certs, p.log); s != nil {
+				s.close()
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("the login did not end on %x", in)
 		}
 	})
 }

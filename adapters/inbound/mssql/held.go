@@ -17,16 +17,6 @@ const smallMessage = 64 << 10
 // Server's own bound on a batch (65,536 × a 4 KiB packet).
 const maxMessage = 256 << 20
 
-// heldSet is the held-payload budget taken by one message.
-type heldSet []*app.Reservation
-
-// Release gives the budget back.
-func (h heldSet) Release() {
-	for _, r := range h {
-		r.Release()
-	}
-}
-
 // readRequest reads the client's next message, packet by packet (MS-TDS
 // 2.2.3: packets of one type up to the one with EOM). Past smallMessage,
 // each packet's length is taken from the process-wide held-payload budget

@@ -21,6 +21,7 @@ import (
 	"github.com/hoophq/sidecar/internal/listenertest"
 	"github.com/hoophq/sidecar/internal/tds"
 	"github.com/hoophq/sidecar/internal/tds/tdstest"
+	"github.com/hoophq/sidecar/internal/tds/tdstls"
 	"github.com/hoophq/sidecar/ports"
 )
 
@@ -28,11 +29,12 @@ import (
 // (tdstest) that keeps a tiny state: the current database and one
 // transaction, and the text of every statement it ran.
 type fixture struct {
-	t    testing.TB
-	cp   *fakecp.CP
-	up   *tdstest.Server
-	l    *app.Listener
-	addr string
+	t      testing.TB
+	cp     *fakecp.CP
+	up     *tdstest.Server
+	l      *app.Listener
+	addr   string
+	upAddr string // the upstream, for direct connections
 
 	mu        sync.Mutex
 	ran       []string // batch texts and RPC statements the upstream ran
@@ -63,17 +65,38 @@ func (f *fixture) waitDecision(d string) {
 	f.t.Fatalf("the gate never recorded %s", d)
 }
 
-type option func(*app.ListenerSettings, *app.CoreOptions)
+type option func(*app.ListenerSettings, *app.CoreOptions, *tdstest.Server)
 
 func withMode(m app.Mode) option {
-	return func(s *app.ListenerSettings, _ *app.CoreOptions) { s.Mode = m }
+	return func(s *app.ListenerSettings, _ *app.CoreOptions, _ *tdstest.Server) { s.Mode = m }
 }
 func withSpend(sp ports.SpendOn) option {
-	return func(s *app.ListenerSettings, _ *app.CoreOptions) { s.SpendOn = sp }
+	return func(s *app.ListenerSettings, _ *app.CoreOptions, _ *tdstest.Server) { s.SpendOn = sp }
 }
-func withMCP() option { return func(_ *app.ListenerSettings, o *app.CoreOptions) { o.WithMCP = true } }
+func withMCP() option {
+	return func(_ *app.ListenerSettings, o *app.CoreOptions, _ *tdstest.Server) { o.WithMCP = true }
+}
+func withActions(actions ...string) option {
+	return func(s *app.ListenerSettings, _ *app.CoreOptions, _ *tdstest.Server) {
+		s.Approvals[0].Match.Actions = actions
+	}
+}
+
+// withUpstreamEncryption sets the tdstest upstream's encryption setting.
+func withUpstreamEncryption(e tdstls.Setting) option {
+	return func(_ *app.ListenerSettings, _ *app.CoreOptions, up *tdstest.Server) { up.Encryption = e }
+}
+
+func withTLS(cert, key string) option {
+	return func(s *app.ListenerSettings, _ *app.CoreOptions, _ *tdstest.Server) {
+		s.TLS = app.TLSServer{CertFile: cert, KeyFile: key}
+	}
+}
+func withUpstreamTLS(t app.TLSClient) option {
+	return func(s *app.ListenerSettings, _ *app.CoreOptions, _ *tdstest.Server) { s.UpstreamTLS = t }
+}
 func withHeld(n int64) option {
-	return func(_ *app.ListenerSettings, o *app.CoreOptions) { o.Limits.HeldBytes = n }
+	return func(_ *app.ListenerSettings, o *app.CoreOptions, _ *tdstest.Server) { o.Limits.HeldBytes = n }
 }
 
 const txDesc uint64 = 0x1122334455667788
@@ -82,13 +105,14 @@ func newFixture(t testing.TB, opts ...option) *fixture {
 	t.Helper()
 	f := &fixture{t: t, cp: fakecp.New(nil), wait: make(chan struct{}, 4)}
 	f.up = &tdstest.Server{Database: "hoopdb", OnBatch: f.onBatch, OnRPC: f.onRPC}
-	upAddr := f.up.Start(t)
-	s := app.ListenerSettings{Name: "unit-mssql", Protocol: "mssql", Mode: app.ModeWait, SpendOn: ports.SpendOnSent, Upstream: upAddr,
+	s := app.ListenerSettings{Name: "unit-mssql", Protocol: "mssql", Mode: app.ModeWait, SpendOn: ports.SpendOnSent,
 		Approvals: []domain.ApprovalRule{{Name: "destructive", Match: domain.Match{Actions: []string{"DELETE", "DROP", "UNKNOWN"}}}}}
 	o := app.CoreOptions{Sidecar: "test", CP: f.cp}
 	for _, opt := range opts {
-		opt(&s, &o)
+		opt(&s, &o, f.up)
 	}
+	f.upAddr = f.up.Start(t)
+	s.Upstream = f.upAddr
 	if err := s.Approvals[0].Match.Compile(); err != nil {
 		t.Fatal(err)
 	}

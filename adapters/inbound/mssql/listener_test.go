@@ -3,8 +3,8 @@ package mssql
 import (
 	"context"
 	"database/sql"
-	"net/url"
 	"errors"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -273,5 +273,52 @@ func TestResetConnectionGoesBackToTheLoginDatabase(t *testing.T) {
 	_, err = pool.ExecContext(ctx, "DELETE FROM t")
 	if again := heldID(t, err); again != first {
 		t.Fatalf("after a reset the same DELETE filed %s, want %s (the login's database)", again, first)
+	}
+}
+
+// A text the analyzer cannot read is UNKNOWN: held for a person when a
+// rule covers UNKNOWN, refused unchecked (229, state 124) otherwise; never
+// run.
+func TestUnreadableTextFailsClosed(t *testing.T) {
+	const q = "DELETE FROM t WHERE (("
+	f := newFixture(t)
+	_, err := f.conn(returnApp).ExecContext(context.Background(), q)
+	heldID(t, err)
+	f2 := newFixture(t, withActions("DROP"))
+	_, err = f2.conn(returnApp).ExecContext(context.Background(), q)
+	if me := sqlErr(t, err, 229); me.State != 124 || !strings.Contains(me.Message, "cannot be checked") {
+		t.Fatalf("unreadable text without a rule on UNKNOWN: state %d %q", me.State, me.Message)
+	}
+	if f.ranCount(q)+f2.ranCount(q) != 0 {
+		t.Fatal("an unreadable text ran")
+	}
+}
+
+// An answer with a sql_variant column (SERVERPROPERTY) is read through:
+// the database change after it in the same batch is followed.
+func TestVariantColumnKeepsTheRelayReading(t *testing.T) {
+	f := newFixture(t)
+	cols := []tds.Column{{Flags: 1, Type: tds.TypeInfo{Type: tds.TypeVariant, Size: 8016}, Name: "v"}}
+	answer := (&tds.ColMetadata{Columns: cols}).Append(nil)
+	answer = (&tds.Row{Values: [][]byte{{tds.TypeInt4, 0, 16, 0, 0, 0}}}).Append(answer, cols)
+	answer = (&tds.Done{Status: tds.DoneCount | tds.DoneMore, RowCount: 1}).Append(answer)
+	answer = tds.EnvString(tds.EnvDatabase, "otherdb", "hoopdb").Append(answer)
+	answer = (&tds.Done{}).Append(answer)
+	next := f.onBatch
+	f.up.OnBatch = func(b *tds.SQLBatch) []byte {
+		if strings.HasPrefix(b.Text, "SELECT SERVERPROPERTY") {
+			return answer
+		}
+		return next(b)
+	}
+	c := f.conn(returnApp)
+	var v int
+	if err := c.QueryRowContext(context.Background(), "SELECT SERVERPROPERTY('EngineEdition'); USE otherdb").Scan(&v); err != nil || v != 16 {
+		t.Fatalf("sql_variant through the listener: %d %v", v, err)
+	}
+	_, err := c.ExecContext(context.Background(), "DELETE FROM t")
+	heldID(t, err)
+	if r := f.cp.Records(); !strings.Contains(r[0].Statement, "-- database: otherdb") {
+		t.Fatalf("the approver sees %q", r[0].Statement)
 	}
 }

@@ -79,3 +79,33 @@ func TestPreparedHandleIsDecidedOnItsText(t *testing.T) {
 		t.Fatalf("the upstream ran sp_execute %d times", n)
 	}
 }
+
+// A procedure is the same by name (any case, with a database prefix) and
+// by its well-known id: sp_executesql sent either way is one statement.
+func TestProcedureByNameOrID(t *testing.T) {
+	f := newFixture(t)
+	c := dialRaw(t, f.addr)
+	l := agentLogin()
+	l.AppName = returnApp
+	c.login(l)
+	const q = "DELETE FROM t WHERE id = @p1"
+	ids := map[string]bool{}
+	for _, call := range []tds.RPCCall{
+		{ProcID: tds.ProcExecuteSQL},
+		{ProcName: "sp_executesql"},
+		{ProcName: "master..SP_EXECUTESQL"},
+	} {
+		call.Params = []tds.Param{textParam(q), textParam("@p1 int"), intParam("@p1", 5, false)}
+		r := &tds.RPC{Headers: tds.TxHeaders(0, 1), Calls: []tds.RPCCall{call}}
+		c.send(tds.PacketRPC, r.Encode())
+		e := firstError(t, tokens(t, c.read().Data))
+		m := approvalID.FindStringSubmatch(e.Message)
+		if e.Number != 229 || m == nil {
+			t.Fatalf("%+v: ERROR %d %q", call.ProcName, e.Number, e.Message)
+		}
+		ids[m[1]] = true
+	}
+	if len(ids) != 1 {
+		t.Fatalf("approvals %v, want one", ids)
+	}
+}

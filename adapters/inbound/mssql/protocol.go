@@ -7,7 +7,7 @@ import (
 	"net"
 	"sync"
 
-	analyzer "github.com/hoophq/sidecar/adapters/inbound/mssql/anstub"
+	"github.com/hoophq/sidecar/adapters/inbound/mssql/analyzer"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/internal/drain"
 	"github.com/hoophq/sidecar/internal/tlsconf"
@@ -20,6 +20,7 @@ type Protocol struct {
 	log   *slog.Logger
 	cache *analyzer.Cache
 	warm  sync.Once
+	selfSigned
 }
 
 // New returns the mssql protocol, logging to log (discarded when nil).

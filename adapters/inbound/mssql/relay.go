@@ -30,6 +30,7 @@ func (s *session) relayLoop() {
 		carry   []byte
 		sc      tds.Scanner
 		framing = true
+		retryAt int // a cut token is read again once carry reaches this size
 		res     response
 	)
 	for {
@@ -54,17 +55,32 @@ func (s *session) relayLoop() {
 		eom := h.Status&tds.StatusEOM != 0
 		if framing {
 			carry = append(carry, body...)
-			n, err := s.scan(&sc, carry, &res, discard)
-			carry = carry[:copy(carry, carry[n:])]
-			if err != nil || len(carry) > maxCarry {
-				framing, carry, res.lost = false, carry[:0], true
-				s.log.Warn("mssql relay cannot read the rest of an upstream answer; it is copied unread", "error", err)
+			if len(carry) >= retryAt {
+				n, err := s.scan(&sc, carry, &res, discard)
+				carry = carry[:copy(carry, carry[n:])]
+				if err != nil || len(carry) > maxCarry {
+					framing, carry, res.lost = false, carry[:0], true
+					s.log.Warn("mssql relay cannot read the rest of an upstream answer; it is copied unread", "error", err)
+				}
+				// A token longer than a few packets (a large value) is
+				// read again only once its bytes doubled: reading it
+				// again at every packet would cost its length squared.
+				retryAt = 0
+				if len(carry) > 64<<10 {
+					retryAt = 2 * len(carry)
+				}
 			}
 		}
 		complete, stray := false, false
 		var onEnd func(response)
 		if eom {
-			carry, sc, framing = carry[:0], tds.Scanner{}, true
+			if framing && len(carry) > 0 { // the message ended: read what waited for more bytes
+				n, err := s.scan(&sc, carry, &res, discard)
+				if err != nil || n < len(carry) {
+					res.lost = true
+				}
+			}
+			carry, sc, framing, retryAt = carry[:0], tds.Scanner{}, true, 0
 			s.mu.Lock()
 			switch {
 			case s.state == stForwarded && s.attnPending == 0:

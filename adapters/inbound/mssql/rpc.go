@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	analyzer "github.com/hoophq/sidecar/adapters/inbound/mssql/anstub"
+	"github.com/hoophq/sidecar/adapters/inbound/mssql/analyzer"
 	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/internal/tds"
 )
@@ -29,7 +29,7 @@ func (s *session) rpc(m tds.Message) error {
 	var ut *tds.UnknownTypeError
 	if errors.As(err, &ut) {
 		s.log.Warn("mssql RPC refused: a parameter type the listener does not read", "type", fmt.Sprintf("0x%02X", ut.Type))
-		return s.refuse(errUnsupportedType.with(fmt.Sprintf("hoop sidecar: this RPC has a parameter of data type 0x%02X (a table-valued, CLR or sql_variant parameter), which the listener cannot check, so nothing was run", ut.Type)), tds.TokenDoneProc)
+		return s.refuse(errUnsupportedType.with(fmt.Sprintf("hoop sidecar: this RPC has a parameter of data type 0x%02X (a table-valued or CLR user-defined type parameter), which the listener cannot check, so nothing was run", ut.Type)), tds.TokenDoneProc)
 	}
 	if err != nil {
 		return protoErr("RPC: %v", err)
@@ -123,6 +123,9 @@ func (s *session) addResult(u *unit, res analyzer.Result) {
 	}
 	if res.Err != nil && u.why == "" {
 		u.why = res.Err.Error()
+	}
+	if errors.Is(res.Err, analyzer.ErrUncheckable) {
+		u.uncheckable = true
 	}
 }
 

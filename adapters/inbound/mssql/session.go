@@ -56,6 +56,7 @@ type session struct {
 	uwMu sync.Mutex // the upstream connection: a request's packets, then an Attention
 
 	packetSize atomic.Int32 // negotiated (LOGIN7, ENVCHANGE type 4)
+	spid       uint16       // the upstream's session id, in the header of every reply
 
 	user       string // the LOGIN7 user: the identity
 	returnMode bool   // hoop-approval=return in the LOGIN7 app name
@@ -89,7 +90,7 @@ type session struct {
 // request is one client message for the decider.
 type request struct {
 	msg  tds.Message
-	held heldSet
+	held app.Reservations
 	// refused is set when the held-payload budget refused the message
 	// (skipped unread): the decider answers ERROR 701.
 	refused *app.BudgetError
@@ -185,7 +186,8 @@ func (s *session) decideLoop() error {
 func (s *session) request(r request) error {
 	if r.refused != nil {
 		s.log.Warn("mssql request refused: the held-payload budget is full", "budget", r.refused.Size)
-		return s.writeClient(errorReply(errNoMemory.with("hoop sidecar: "+r.refused.Error()+"; nothing was run"), tds.TokenDone, s.inTx()))
+		// Nothing of it ran: inside a transaction that dooms it, as a denial does.
+		return s.refuse(errNoMemory.with(r.refused.Error()), tds.TokenDone)
 	}
 	if r.msg.Status&(tds.StatusResetConnection|tds.StatusResetConnectionSkipTran) != 0 {
 		s.reset(r.msg.Status&tds.StatusResetConnection != 0)
@@ -264,7 +266,7 @@ func (s *session) currentDB() string {
 func (s *session) writeClient(data []byte) error {
 	s.cwMu.Lock()
 	defer s.cwMu.Unlock()
-	if _, err := s.cw.Write(appendMessage(nil, tds.PacketReply, 0, 0, data, int(s.packetSize.Load()))); err != nil {
+	if _, err := s.cw.Write(appendMessage(nil, tds.PacketReply, 0, s.spid, data, int(s.packetSize.Load()))); err != nil {
 		return err
 	}
 	return s.cw.Flush()

@@ -5,14 +5,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/internal/tds"
+	"github.com/hoophq/sidecar/internal/tds/tdstls"
 	"github.com/hoophq/sidecar/internal/tlsconf"
 )
 
@@ -27,15 +30,17 @@ const loginTimeout = 30 * time.Second
 // startup logs a client in, as itself, on a new upstream connection
 // (MS-TDS 3.2.5.1, 3.3.5.1):
 //
-//  1. read the client's PRELOGIN and decide the client leg's encryption
-//     (tls.go);
-//  2. connect to the upstream, send it the client's PRELOGIN (encryption
-//     per upstream_tls, MARS off) and read its answer;
+//  1. read the client's PRELOGIN (after TLS, for a TDS 8.0 strict client)
+//     and negotiate the client leg's encryption (tls.go, tdstls.Server);
+//  2. connect to the upstream, send it the client's PRELOGIN options with
+//     the upstream leg's encryption request and MARS off, read its answer
+//     and run the TLS they agreed on (tdstls.Client);
 //  3. answer the client with the upstream's PRELOGIN, its ENCRYPTION and
-//     MARS replaced;
+//     MARS replaced, and run the client leg's TLS;
 //  4. read the client's LOGIN7: user, app name, database, packet size;
 //     refuse Windows/Kerberos (SSPI, integrated security) and Entra
-//     (FedAuth) logins and clients older than TDS 7.2;
+//     (FedAuth) logins, clients older than TDS 7.2, and any login when the
+//     upstream could not be used (step 2), each with an ERROR;
 //  5. send the upstream the client's LOGIN7 as it came (its credentials,
 //     packet size and option flags: the Sidecar holds no password) and
 //     relay the answer: LOGINACK, ENVCHANGE (database, packet size), INFO,
@@ -45,95 +50,91 @@ const loginTimeout = 30 * time.Second
 func (p *Protocol) startup(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, log *slog.Logger) (*session, error) {
 	set := l.Settings()
 	conn.SetDeadline(time.Now().Add(loginTimeout))
-	cr := bufio.NewReaderSize(conn, 32<<10)
-	if b, err := cr.Peek(1); err == nil && b[0] == 0x16 {
-		// A TLS ClientHello: TDS 8.0 strict encryption.
-		log.Warn("mssql client refused: it uses TDS 8.0 strict encryption, which this listener does not provide yet")
-		return nil, nil
+	srv, err := p.clientTLS(set.TLS, certs)
+	if err != nil {
+		log.Error("mssql listener: its TLS certificate cannot be loaded", "error", err)
+		return nil, refuseLogin(conn, log, errConnect, "the listener's TLS certificate cannot be loaded")
 	}
-	mr := &tds.MessageReader{R: cr, PacketSize: tds.MaxPacketSize, MaxMessage: maxLoginMessage}
+	// Begin reads one byte: a TLS ClientHello is a TDS 8.0 strict client.
+	cc, strict, err := srv.Begin(conn)
+	if err != nil {
+		return nil, fmt.Errorf("client TLS (TDS 8.0): %w", err)
+	}
+	// PRELOGIN is read without read-ahead: the TLS handshake that may
+	// follow it is read by tdstls.
+	mr := &tds.MessageReader{R: cc, PacketSize: tds.MaxPacketSize, MaxMessage: maxLoginMessage}
 	m, err := mr.ReadMessage()
 	if err != nil {
 		return nil, loginReadErr(err)
 	}
 	if m.Type != tds.PacketPrelogin {
-		return nil, refuseLogin(conn, log, errProtocol, fmt.Sprintf("expected PRELOGIN, got a message of type %d (clients older than TDS 7.2 are not served)", m.Type))
+		return nil, refuseLogin(cc, log, errProtocol, fmt.Sprintf("expected PRELOGIN, got a message of type %d (clients older than TDS 7.2 are not served)", m.Type))
 	}
 	pre, err := tds.DecodePrelogin(m.Data)
 	if err != nil {
-		return nil, refuseLogin(conn, log, errProtocol, "PRELOGIN: "+err.Error())
+		return nil, refuseLogin(cc, log, errProtocol, "PRELOGIN: "+err.Error())
 	}
-	enc, sent := pre.Encryption()
-	answer, err := clientEncryption(enc, sent, set.TLS, certs)
-	if err != nil {
-		return nil, refuseLogin(conn, log, errConnect, err.Error()+"; connect with encryption disabled (go-mssqldb encrypt=disable), or use a listener with tls")
+	answer, outcome, err := srv.Answer(pre, strict)
+	if err != nil { // never ENCRYPT_NOT_SUP to a client that asked for encryption
+		log.Warn("mssql client refused: its encryption request cannot be met; connection closed", "error", err)
+		return nil, nil
 	}
-	upEnc, err := upstreamEncryption(set.UpstreamTLS)
+	cl, err := upstreamTLS(set.UpstreamTLS, set.Upstream)
 	if err != nil {
-		return nil, refuseLogin(conn, log, errConnect, err.Error())
+		log.Error("mssql listener: its upstream_tls cannot be loaded", "error", err)
+		return nil, refuseLogin(cc, log, errConnect, "the listener's upstream_tls configuration cannot be loaded")
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), loginTimeout)
-	defer cancel()
-	d := net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
-	up, err := d.DialContext(ctx, "tcp", set.Upstream)
-	if err != nil {
-		refuseLogin(conn, log, errConnect, "cannot reach the upstream database")
-		return nil, fmt.Errorf("dial upstream %s: %w", set.Upstream, err)
-	}
+	// The upstream's PRELOGIN answer (its version) is the client's; when
+	// the upstream cannot be used, the client still gets a PRELOGIN answer
+	// and its LOGIN7 is answered with the reason (a login error it shows).
+	up, uc, upAns, upErr := dialUpstream(set.Upstream, cl, pre)
 	ok := false
 	defer func() {
-		if !ok {
+		if !ok && up != nil {
 			up.Close()
 		}
 	}()
-	up.SetDeadline(time.Now().Add(loginTimeout))
-	ur := bufio.NewReaderSize(up, 32<<10)
-
-	upPre := &tds.Prelogin{Options: append([]tds.PreloginOption(nil), pre.Options...)}
-	upPre.Set(tds.PreloginEncryption, []byte{upEnc})
-	upPre.Set(tds.PreloginMARS, []byte{0})
-	if err := tds.WriteMessage(up, tds.PacketPrelogin, 0, 0, upPre.Encode(), tds.DefaultPacketSize); err != nil {
-		return nil, err
-	}
-	umr := &tds.MessageReader{R: ur, PacketSize: 65535, MaxMessage: maxLoginMessage}
-	um, err := umr.ReadMessage()
-	if err != nil {
-		refuseLogin(conn, log, errConnect, "the upstream did not answer PRELOGIN")
-		return nil, fmt.Errorf("upstream PRELOGIN: %w", err)
-	}
-	upAns, err := tds.DecodePrelogin(um.Data)
-	if err != nil {
-		return nil, refuseLogin(conn, log, errConnect, "the upstream's PRELOGIN answer is malformed: "+err.Error())
-	}
-	if e, _ := upAns.Encryption(); e == tds.EncryptReq || e == tds.EncryptOn {
-		return nil, refuseLogin(conn, log, errConnect, "the upstream requires encryption, which this listener does not provide yet (upstream_tls)")
+	if upErr != nil {
+		log.Info("mssql upstream unusable", "upstream", set.Upstream, "error", upErr)
+		upAns = &tds.Prelogin{}
+		upAns.Set(tds.PreloginVersion, tds.VersionData(0x10000000, 0))
 	}
 	upAns.Set(tds.PreloginEncryption, []byte{answer})
 	upAns.Set(tds.PreloginMARS, []byte{0})
-	if err := tds.WriteMessage(conn, tds.PacketReply, 0, 0, upAns.Encode(), tds.DefaultPacketSize); err != nil {
+	if err := tds.WriteMessage(cc, tds.PacketReply, 0, 0, upAns.Encode(), tds.DefaultPacketSize); err != nil {
 		return nil, err
 	}
-
+	if cc, err = srv.Upgrade(cc, outcome); err != nil {
+		return nil, fmt.Errorf("client TLS: %w", err)
+	}
+	log = log.With("client_encryption", outcome.String())
+	cr := bufio.NewReaderSize(cc, 32<<10)
+	mr = &tds.MessageReader{R: cr, PacketSize: tds.MaxPacketSize, MaxMessage: maxLoginMessage}
 	m, err = mr.ReadMessage()
 	if err != nil {
 		return nil, loginReadErr(err)
 	}
 	if m.Type != tds.PacketLogin7 {
-		return nil, refuseLogin(conn, log, errProtocol, fmt.Sprintf("expected LOGIN7, got a message of type %d", m.Type))
+		return nil, refuseLogin(cc, log, errProtocol, fmt.Sprintf("expected LOGIN7, got a message of type %d", m.Type))
 	}
 	login, err := tds.DecodeLogin7(m.Data)
 	if err != nil {
-		return nil, refuseLogin(conn, log, errProtocol, "LOGIN7: "+err.Error())
+		return nil, refuseLogin(cc, log, errProtocol, "LOGIN7: "+err.Error())
 	}
 	if why := unsupportedLogin(login); why != "" {
 		log.Info("mssql login refused", "user", login.UserName, "reason", why)
-		return nil, refuseLogin(conn, log, errLogin, "Login failed. hoop sidecar: "+why)
+		return nil, refuseLogin(cc, log, errLogin, "Login failed. hoop sidecar: "+why)
 	}
-	if err := tds.WriteMessage(up, tds.PacketLogin7, m.Status, 0, m.Data, tds.DefaultPacketSize); err != nil {
+	if upErr != nil {
+		return nil, refuseLogin(cc, log, errConnect, "cannot log in to the upstream database: "+upErr.Error())
+	}
+	if err := tds.WriteMessage(uc, tds.PacketLogin7, m.Status, 0, m.Data, tds.DefaultPacketSize); err != nil {
 		return nil, err
 	}
-
+	ur := bufio.NewReaderSize(uc, 32<<10)
+	conn = cc
+	up = uc
 	s := newSession(p, l, log, conn, cr, up, ur)
 	s.user = login.UserName
 	s.returnMode = domain.WantsReturnMode(login.AppName)
@@ -149,6 +150,66 @@ func (p *Protocol) startup(conn net.Conn, l *app.Listener, certs *tlsconf.CertLo
 	up.SetDeadline(time.Time{})
 	ok = true
 	return s, nil
+}
+
+// dialUpstream connects to the upstream and runs the PRELOGIN exchange and
+// its TLS (upstreamPrelogin). It returns the socket (to close on failure),
+// the connection for the session, and the upstream's PRELOGIN answer.
+func dialUpstream(addr string, cl *tdstls.Client, pre *tds.Prelogin) (net.Conn, net.Conn, *tds.Prelogin, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), loginTimeout)
+	defer cancel()
+	d := net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	up, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("cannot reach %s", addr)
+	}
+	up.SetDeadline(time.Now().Add(loginTimeout))
+	uc, ans, err := upstreamPrelogin(up, cl, pre)
+	if err != nil {
+		return up, nil, nil, err
+	}
+	return up, uc, ans, nil
+}
+
+// upstreamPrelogin sends the upstream the client's PRELOGIN options, with
+// the ENCRYPTION the upstream leg asks for (cl) and MARS off, reads its
+// answer and runs the TLS the two agreed on (tdstls.Client). It returns
+// the connection for the rest of the session and the upstream's answer.
+// Errors: the exchange's, tdstls.ErrServerCannotEncrypt (never a
+// downgrade of what upstream_tls asks).
+func upstreamPrelogin(up net.Conn, cl *tdstls.Client, client *tds.Prelogin) (net.Conn, *tds.Prelogin, error) {
+	c, err := cl.Begin(up)
+	if err != nil {
+		return nil, nil, err
+	}
+	pre := &tds.Prelogin{Options: append([]tds.PreloginOption(nil), client.Options...)}
+	pre.Set(tds.PreloginEncryption, []byte{cl.Request()})
+	pre.Set(tds.PreloginMARS, []byte{0})
+	if err := tds.WriteMessage(c, tds.PacketPrelogin, 0, 0, pre.Encode(), tds.DefaultPacketSize); err != nil {
+		return nil, nil, err
+	}
+	m, err := (&tds.MessageReader{R: c, PacketSize: 65535, MaxMessage: maxLoginMessage}).ReadMessage()
+	if errors.Is(err, io.EOF) {
+		return nil, nil, fmt.Errorf("it closed the connection after PRELOGIN (ENCRYPTION %s): it may not offer the encryption asked for", cl.Setting)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("PRELOGIN answer: %w", err)
+	}
+	if m.Type != tds.PacketReply {
+		return nil, nil, fmt.Errorf("PRELOGIN answered with a message of type %d", m.Type)
+	}
+	ans, err := tds.DecodePrelogin(m.Data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("PRELOGIN answer: %w", err)
+	}
+	o, err := cl.Outcome(ans)
+	if err != nil {
+		return nil, nil, err
+	}
+	if c, err = cl.Upgrade(c, o); err != nil {
+		return nil, nil, err
+	}
+	return c, ans, nil
 }
 
 // loginAnswer relays the upstream's answer to LOGIN7 (one message, read
@@ -168,6 +229,7 @@ func (s *session) loginAnswer(log *slog.Logger) (bool, error) {
 			return false, fmt.Errorf("upstream login answer: %w", err)
 		}
 		buf = body[:0]
+		s.spid = h.SPID // the upstream session's id: the listener's own replies carry it too
 		raw = h.Append(raw)
 		raw = append(raw, body...)
 		data = append(data, body...)
@@ -233,6 +295,9 @@ func hasFeature(l *tds.Login7, id byte) bool {
 // it, and returns nil: the connection then closes.
 func refuseLogin(conn net.Conn, log *slog.Logger, e sqlError, msg string) error {
 	if e.Msg == "" {
+		if !strings.HasPrefix(msg, "Login failed") && !strings.HasPrefix(msg, "hoop sidecar:") {
+			msg = "hoop sidecar: " + msg
+		}
 		e = e.with(msg)
 	}
 	log.Info("mssql login refused", "reason", msg)

@@ -1,45 +1,86 @@
 package mssql
 
 import (
-	"fmt"
+	"crypto/tls"
+	"net"
+	"sync"
 
 	"github.com/hoophq/sidecar/app"
-	"github.com/hoophq/sidecar/internal/tds"
+	"github.com/hoophq/sidecar/internal/tds/tdstls"
 	"github.com/hoophq/sidecar/internal/tlsconf"
 )
 
-// Encryption (MS-TDS 2.2.6.5, ENCRYPTION): until TLS inside TDS is wired
-// in, the listener serves clients that ask for no encryption
-// (ENCRYPT_NOT_SUP, go-mssqldb's encrypt=disable) and refuses the others
-// with a clear error rather than answer ENCRYPT_NOT_SUP: a client that
-// asked for encryption is never downgraded.
+// Encryption (MS-TDS 2.2.6.5, internal/tds/tdstls; docs/mssql-encryption.md
+// explains the modes, docs/mssql-listener.md what the listener does).
+//
+// Client leg: the listener answers as a SQL Server set to "off" does: a
+// client that asks for nothing (ENCRYPT_NOT_SUP) is served in clear, one
+// that sends ENCRYPT_OFF gets its LOGIN7 under TLS (login only), one that
+// sends ENCRYPT_ON/REQ the whole session under TLS, and a TDS 8.0 client TLS
+// from the first byte. No client that asked for encryption is ever answered
+// ENCRYPT_NOT_SUP. The certificate is the listener's `tls:` one; without
+// it, a self-signed certificate made once per process (SQL Server's
+// "self-signed fallback"), whose fingerprint is logged.
+//
+// Upstream leg: with `upstream_tls.enabled`, the whole session under TLS,
+// verified per upstream_tls (ca_file, server_name), and never a downgrade.
+// Without it, the listener asks what go-mssqldb's default asks
+// (ENCRYPT_OFF): the client's LOGIN7 (its password) goes under TLS whenever
+// the upstream offers TLS, and the session is encrypted when the upstream
+// requires it; the upstream's certificate is then not verified.
 
-// errNeedsTLS refuses a client that asked for encryption.
-type errNeedsTLS struct{ enc byte }
-
-func (e errNeedsTLS) Error() string {
-	return fmt.Sprintf("the client asked for encryption (PRELOGIN ENCRYPTION 0x%02X), which this listener does not provide yet", e.enc)
+// clientTLS returns the negotiator of the client leg for one connection.
+func (p *Protocol) clientTLS(t app.TLSServer, certs *tlsconf.CertLoader) (*tdstls.Server, error) {
+	if t.Enabled() {
+		cfg, err := certs.Pinned()
+		if err != nil {
+			return nil, err
+		}
+		return &tdstls.Server{Setting: tdstls.Off, Config: cfg}, nil
+	}
+	cfg, err := p.fallbackTLS()
+	if err != nil {
+		return nil, err
+	}
+	return &tdstls.Server{Setting: tdstls.Off, Config: cfg}, nil
 }
 
-// clientEncryption returns the ENCRYPTION value the listener answers to
-// the client's (enc, as sent; absent is ENCRYPT_OFF per MS-TDS), or
-// errNeedsTLS.
-func clientEncryption(enc byte, sent bool, _ app.TLSServer, _ *tlsconf.CertLoader) (byte, error) {
-	if sent && enc&^0x80 == tds.EncryptNotSup && enc&0x80 == 0 {
-		return tds.EncryptNotSup, nil
-	}
-	if !sent {
-		enc = tds.EncryptOff
-	}
-	return 0, errNeedsTLS{enc}
+// fallbackTLS returns the self-signed certificate's configuration, made on
+// first use.
+func (p *Protocol) fallbackTLS() (*tls.Config, error) {
+	p.selfOnce.Do(func() {
+		cert, fp, err := tdstls.SelfSigned()
+		if err != nil {
+			p.selfErr = err
+			return
+		}
+		p.log.Warn("mssql listener without a tls certificate: clients that ask for encryption get a self-signed one (they must trust it, e.g. TrustServerCertificate=true); configure tls to give clients proof of the Sidecar",
+			"sha256", fp)
+		p.self = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	})
+	return p.self, p.selfErr
 }
 
-// upstreamEncryption returns the ENCRYPTION value the listener sends the
-// upstream, or an error when the listener's upstream_tls asks for what is
-// not wired in yet.
-func upstreamEncryption(t app.TLSClient) (byte, error) {
+// upstreamTLS returns the negotiator of the upstream leg towards addr.
+func upstreamTLS(t app.TLSClient, addr string) (*tdstls.Client, error) {
 	if t.Enabled {
-		return 0, fmt.Errorf("upstream_tls is not supported by mssql listeners yet")
+		cfg, err := tlsconf.Client(t, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &tdstls.Client{Setting: tdstls.On, Config: cfg}, nil
 	}
-	return tds.EncryptNotSup, nil
+	host, _, _ := net.SplitHostPort(addr)
+	// Login-only TLS protects the client's password from passive
+	// observers; without upstream_tls nothing says which certificate is
+	// the upstream's, so it is not verified (docs/mssql-listener.md).
+	cfg := &tls.Config{ServerName: host, InsecureSkipVerify: true, MinVersion: tls.VersionTLS12} //nolint:gosec // documented: no upstream_tls, no identity to verify
+	return &tdstls.Client{Setting: tdstls.Off, Config: cfg}, nil
+}
+
+// selfSigned holds the fallback certificate's state (protocol.go embeds it).
+type selfSigned struct {
+	selfOnce sync.Once
+	self     *tls.Config
+	selfErr  error
 }

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"slices"
 
-	analyzer "github.com/hoophq/sidecar/adapters/inbound/mssql/anstub"
+	"github.com/hoophq/sidecar/adapters/inbound/mssql/analyzer"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/internal/tds"
@@ -23,6 +23,10 @@ type unit struct {
 	canonical []byte
 	render    func() string
 	why       string // why a part is UNKNOWN (for the refusal when no rule covers it)
+	// uncheckable: the analyzer refused a text as too large or deep to
+	// analyse (analyzer.ErrUncheckable): refused even when a rule covers
+	// UNKNOWN, since nobody could tell what it does.
+	uncheckable bool
 }
 
 // gated reports whether the unit has anything to decide (an RPC of only
@@ -38,14 +42,16 @@ func (s *session) decide(set *app.ListenerSettings, u *unit) (app.Outcome, *sqlE
 	for _, p := range u.parts {
 		unknown = unknown || slices.Contains(p.Actions, analyzer.Unknown)
 	}
-	if unknown && len(app.Covered(set, u.parts)) == 0 {
+	if u.uncheckable || unknown && len(app.Covered(set, u.parts)) == 0 {
 		why := u.why
 		if why == "" {
 			why = "the T-SQL analyzer could not read it"
 		}
 		s.log.Warn("mssql statement refused: it cannot be checked", "reason", why)
-		e := errUncheckable.with("hoop sidecar: this statement cannot be checked, so nothing was run: " + why +
-			"; add UNKNOWN to an approval rule's actions to have such statements held for a person")
+		e := errUncheckable.with("hoop sidecar: this statement cannot be checked, so nothing was run: " + why)
+		if !u.uncheckable {
+			e.Msg += "; add UNKNOWN to an approval rule's actions to have such statements held for a person"
+		}
 		return app.Outcome{}, &e
 	}
 	st := app.Statement{Canonical: u.canonical, Render: u.render, Analysis: app.Deciding(set, u.parts)}

@@ -16,23 +16,13 @@ const smallPacket = 64 << 10
 // max_allowed_packet ceiling, 1 GiB.
 const maxCommand = 1 << 30
 
-// heldSet is the held-payload budget taken by one command.
-type heldSet []*app.Reservation
-
-// Release gives the budget back.
-func (h heldSet) Release() {
-	for _, r := range h {
-		r.Release()
-	}
-}
-
 // readCommand reads the client's next command packet (with its
 // continuations). A command over smallPacket takes its length from the
 // process-wide held-payload budget before it is read and gives it back
 // once it is forwarded or denied; when the budget refuses, the command is
 // skipped unread and answered with ERR 1041 (p is nil). LOAD DATA LOCAL
 // file contents never come through here: they stream (relay.go).
-func (s *session) readCommand() (p []byte, seq byte, held heldSet, err error) {
+func (s *session) readCommand() (p []byte, seq byte, held app.Reservations, err error) {
 	for first := true; ; first = false {
 		n, sq, err := header(s.cr)
 		if err != nil {
