@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,47 +14,27 @@ import (
 	"github.com/hoophq/sidecar/internal/testcert"
 )
 
-// notYet is in the listener's refusal of an encrypting client while TLS
-// is not wired into it (adapters/inbound/mssql/tls.go before tdstls). The
-// refusal is an ERROR where clients expect the PRELOGIN answer, so they
-// cannot show it; the suite probes the listener with its own PRELOGIN
-// (ENCRYPT_ON) and skips the encrypting cases, naming what they wait on,
-// while that is the answer. Nothing is skipped once the listener encrypts.
-const notYet = "does not provide yet"
-
-// tlsPending returns the listener's refusal when it cannot encrypt yet,
-// else "".
-func tlsPending(t *testing.T, addr string) string {
-	t.Helper()
-	if _, how := prelogin(t, addr, tds.EncryptOn); strings.Contains(how, notYet) {
-		return how
-	}
-	return ""
-}
-
 // Every encryption mode with every client that has it, through a listener
 // with a certificate: go-mssqldb encrypt=disable (plain), false (the login
 // under TLS), true (the whole session, TLS inside PRELOGIN packets) and
 // strict (TDS 8.0: TLS from the first byte, ALPN tds/8.0); FreeTDS tsql
 // encryption = off, request, require (FreeTDS 1.3 has no TDS 8.0); Node
 // mssql and tedious encrypt false (ENCRYPT_NOT_SUP), true, "strict". In each, SELECT runs and
-// DROP TABLE is held with the approval id: the gate works under TLS.
+// DROP TABLE is held with the approval id: the gate works under TLS. Each
+// encrypting client verifies the listener's certificate (the test CA).
 func TestEncryptionModes(t *testing.T) {
 	e := newEnv(t)
 	cert, key := testcert.Write(t, t.TempDir(), "listener")
+	e.caFile = filepath.Join(t.TempDir(), "listener.pem") // go-mssqldb reads .pem or .der only
+	if b, err := os.ReadFile(cert); err != nil || os.WriteFile(e.caFile, b, 0o644) != nil {
+		t.Fatalf("copy the certificate: %v", err)
+	}
 	addr, _ := e.sidecar(listenerOpts{extra: fmt.Sprintf("    tls: {cert_file: %s, key_file: %s}\n", cert, key)})
 	e.direct("CREATE TABLE t (id int)")
 	ctx := context.Background()
-	pending := tlsPending(t, addr)
-	skip := func(t *testing.T, encrypts bool) {
-		if encrypts && pending != "" {
-			t.Skipf("waiting on the listener's TLS: %s", pending)
-		}
-	}
-
 	for _, mode := range []string{"disable", "false", "true", "strict"} {
 		t.Run("go-mssqldb/"+mode, func(t *testing.T) {
-			skip(t, mode != "disable")
+			e := e.in(t)
 			db := e.open(addr, mode, "")
 			var one int
 			if err := db.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
@@ -64,7 +46,7 @@ func TestEncryptionModes(t *testing.T) {
 	}
 	for _, mode := range []string{"off", "request", "require"} {
 		t.Run("tsql/"+mode, func(t *testing.T) {
-			skip(t, mode != "off") // FreeTDS's off is ENCRYPT_NOT_SUP
+			e := e.in(t)
 			out := e.tsql(addr, mode, "SELECT 42\ngo\nDROP TABLE t\ngo\nexit\n")
 			if !strings.Contains(out, "42") || !strings.Contains(out, "Msg 229") || len(approvalIDs(out)) != 1 {
 				t.Fatalf("tsql with encryption = %s:\n%s", mode, out)
@@ -74,7 +56,7 @@ func TestEncryptionModes(t *testing.T) {
 	for _, client := range []string{"mssql", "tedious"} {
 		for _, mode := range []any{false, true, "strict"} {
 			t.Run(fmt.Sprintf("%s/%v", client, mode), func(t *testing.T) {
-				skip(t, mode != false) // tedious's false is ENCRYPT_NOT_SUP (it has no login-only mode)
+				e := e.in(t)
 				res := e.node(client, addr, mode, "", nodeStmt{SQL: "SELECT 1 AS one"}, nodeStmt{SQL: "DROP TABLE t"})
 				if !res[0].OK {
 					t.Fatalf("SELECT 1: %+v", res[0])

@@ -66,6 +66,9 @@ func (e *env) nodeWith(client, addr string, more map[string]any, stmts ...nodeSt
 	host, port, _ := net.SplitHostPort(addr)
 	p, _ := strconv.Atoi(port)
 	c := map[string]any{"client": client, "host": host, "port": p, "user": e.user, "password": e.pw, "database": e.db}
+	if e.caFile != "" {
+		c["caFile"] = e.caFile
+	}
 	for k, v := range more {
 		c[k] = v
 	}

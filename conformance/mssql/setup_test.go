@@ -39,6 +39,10 @@ type env struct {
 	upAddr   string
 	user, pw string
 	db       string
+	// caFile, when set, is the listener's certificate: encrypting clients
+	// verify it (go-mssqldb certificate=, tsql ca file, Node ca) instead of
+	// trusting any certificate (TDS 8.0 strict always verifies).
+	caFile string
 }
 
 func newEnv(t *testing.T) *env {
@@ -58,6 +62,14 @@ func newEnv(t *testing.T) *env {
 	t.Cleanup(func() { e.execDB("master", "DROP DATABASE IF EXISTS "+e.db) })
 	e.cp = harness.StartControlPlane(t, harness.CPOptions{Sidecars: map[string]string{"test": sidecarToken}})
 	return e
+}
+
+// in returns a copy of the env whose helpers fail t (a subtest) rather
+// than the test that made it.
+func (e *env) in(t *testing.T) *env {
+	c := *e
+	c.t = t
+	return &c
 }
 
 // listenerOpts are the knobs of one mssql listener.
@@ -108,11 +120,16 @@ func (e *env) sidecar(o listenerOpts) (string, *harness.Sidecar) {
 }
 
 // dsn is a go-mssqldb v1.11.2 DSN for addr on the env's database with the
-// upstream's login; encrypt is disable, false, true or strict (certificates
-// are trusted: the suite's are self-signed); app is the application name.
+// upstream's login; encrypt is disable, false, true or strict (the server's
+// certificate is verified against caFile when set, else trusted); app is
+// the application name.
 func (e *env) dsn(addr, encrypt, app string) string {
 	q := url.Values{"database": {e.db}, "encrypt": {encrypt}, "dial timeout": {"10"}}
-	if encrypt != "disable" {
+	switch {
+	case encrypt == "disable":
+	case e.caFile != "":
+		q.Set("certificate", e.caFile)
+	default:
 		q.Set("TrustServerCertificate", "true")
 	}
 	if app != "" {
@@ -219,7 +236,11 @@ func (e *env) tsql(addr, encryption, input string) string {
 	}
 	host, port, _ := net.SplitHostPort(addr)
 	conf := filepath.Join(e.t.TempDir(), "freetds.conf")
-	if err := os.WriteFile(conf, []byte("[global]\n\ttds version = 7.4\n\tencryption = "+encryption+"\n"), 0o644); err != nil {
+	ca := ""
+	if e.caFile != "" {
+		ca = "\tca file = " + e.caFile + "\n"
+	}
+	if err := os.WriteFile(conf, []byte("[global]\n\ttds version = 7.4\n\tencryption = "+encryption+"\n"+ca), 0o644); err != nil {
 		e.t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

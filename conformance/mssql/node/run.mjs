@@ -5,15 +5,17 @@
 //
 // Usage: node run.mjs '<config JSON>' '<statements JSON>', where config is
 // {client, host, port, user, password, database, appName, encrypt,
-// ntlmDomain} (ntlmDomain: tedious logs in with Windows NTLM; encrypt:
-// false | true | "strict", as both packages take it; trustServerCertificate
-// is always on: the suite's certificates are self-signed) and each
+// ntlmDomain, caFile} (ntlmDomain: tedious logs in with Windows NTLM;
+// encrypt: false | true | "strict", as both packages take it; caFile: the
+// server's certificate is verified against it, else any is trusted —
+// strict always verifies) and each
 // statement is {sql, params?, prepare?}: without params the text goes as a
 // SQLBatch; with params ({name: integer or string}) as sp_executesql; with
 // prepare: true (client "mssql") as sp_prepare + sp_execute +
 // sp_unprepare. A failed connect prints {ok: false, connect: true, …}.
 import mssql from "mssql";
 import tedious from "tedious";
+import { readFileSync } from "node:fs";
 
 // tedious 20 declares Node >= 22 and calls Promise.withResolvers (Node 22);
 // Debian's Node 20 lacks only that, so it is supplied here.
@@ -25,6 +27,9 @@ Promise.withResolvers ??= function () {
 
 const cfg = JSON.parse(process.argv[2]);
 const statements = JSON.parse(process.argv[3]);
+const tlsOptions = cfg.caFile
+  ? { trustServerCertificate: false, cryptoCredentialsDetails: { ca: readFileSync(cfg.caFile) } }
+  : { trustServerCertificate: true };
 const out = (o) => console.log(JSON.stringify(o));
 const fail = (e, extra = {}) => {
   const err = e.originalError?.info ?? e.info ?? e.originalError ?? e;
@@ -45,7 +50,7 @@ async function runMssql() {
     pool = await new mssql.ConnectionPool({
       server: cfg.host, port: cfg.port, user: cfg.user, password: cfg.password, database: cfg.database,
       pool: { max: 1, min: 1 }, connectionTimeout: 15000, requestTimeout: 30000,
-      options: { encrypt: cfg.encrypt, trustServerCertificate: true, appName: cfg.appName ?? "node-mssql" },
+      options: { encrypt: cfg.encrypt, ...tlsOptions, appName: cfg.appName ?? "node-mssql" },
     }).connect();
   } catch (e) {
     fail(e, { connect: true });
@@ -85,7 +90,7 @@ async function runTedious() {
     authentication: cfg.ntlmDomain
       ? { type: "ntlm", options: { domain: cfg.ntlmDomain, userName: cfg.user, password: cfg.password } }
       : { type: "default", options: { userName: cfg.user, password: cfg.password } },
-    options: { port: cfg.port, database: cfg.database, encrypt: cfg.encrypt, trustServerCertificate: true,
+    options: { port: cfg.port, database: cfg.database, encrypt: cfg.encrypt, ...tlsOptions,
                appName: cfg.appName ?? "tedious", connectTimeout: 15000, requestTimeout: 30000 },
   });
   const ok = await new Promise((resolve) => {
