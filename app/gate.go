@@ -23,6 +23,10 @@ type Statement struct {
 	// Canonical is the protocol's canonical bytes of the statement, with its
 	// parameters (what the fingerprint covers).
 	Canonical []byte
+	// Canonicalize, when set, produces Canonical on demand: the gate calls
+	// it at most once per Check, only for a statement a rule holds (a plain
+	// allow needs no fingerprint). It runs on the caller's goroutine.
+	Canonicalize func() []byte
 	// Display is a readable rendering for the approver. It is used when
 	// Render is nil.
 	Display string
@@ -128,8 +132,12 @@ func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Out
 			Message: domain.PolicyMessage(ev.Policy.Name, ev.Policy.Message)}}
 	}
 	rule := ev.Approval
+	canonical := st.Canonical
+	if st.Canonicalize != nil {
+		canonical = st.Canonicalize()
+	}
 	fp := domain.Fingerprint(domain.FingerprintInput{Sidecar: g.Sidecar, Listener: s.Name, Protocol: s.Protocol,
-		Identity: st.Identity, IdentityValues: st.IdentityValues, Canonical: st.Canonical})
+		Identity: st.Identity, IdentityValues: st.IdentityValues, Canonical: canonical})
 	audit.Fingerprint, audit.Rule = fp, rule.Name
 	if g.CP == nil {
 		return g.unavailable(audit, rule.Name, ErrNoControlPlane)

@@ -385,3 +385,38 @@ func TestWaitModeOutageAtTheDeadlineDenies(t *testing.T) {
 		t.Fatalf("denial %+v, want unavailable", d)
 	}
 }
+
+// CheckAllowed takes an allow on its own (recorded as CheckWith would) and
+// leaves anything a rule decides to CheckWith, with the same outcome and
+// the same fingerprint as a CheckWith alone; the canonical bytes are built
+// only for the held statement.
+func TestCheckAllowed(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	set := e.l.Settings()
+	built := 0
+	lazy := func(st app.Statement) app.Statement {
+		canonical := st.Canonical
+		st.Canonical, st.Canonicalize = nil, func() []byte { built++; return canonical }
+		return st
+	}
+	sel := lazy(stmt("SELECT", "SELECT 1"))
+	if !e.l.CheckAllowed(set, &sel) || sel.Evaluation != nil {
+		t.Fatalf("SELECT not taken as an allow (evaluation %+v)", sel.Evaluation)
+	}
+	if got := e.audit.decisions(); !reflect.DeepEqual(got, []string{"allow"}) || built != 0 || e.audit.events[0].Statement != "SELECT 1" {
+		t.Fatalf("audit %v (statement %q), canonical built %d times", got, e.audit.events[0].Statement, built)
+	}
+	del := lazy(deleteInvoice)
+	if e.l.CheckAllowed(set, &del) || del.Evaluation == nil || del.Evaluation.Verdict != domain.VerdictApproval {
+		t.Fatalf("DELETE taken as an allow (evaluation %+v)", del.Evaluation)
+	}
+	if n := len(e.audit.events); n != 1 || len(e.cp.Records()) != 0 {
+		t.Fatalf("CheckAllowed of a held statement recorded %d events, filed %d approvals", n-1, len(e.cp.Records()))
+	}
+	mustDeny(t, e.l.CheckWith(context.Background(), set, del))
+	mustDeny(t, e.check(deleteInvoice))
+	recs := e.cp.Records()
+	if len(recs) != 1 || built != 1 {
+		t.Fatalf("%d approvals for one statement checked twice (lazy, then plain; canonical built %d times)", len(recs), built)
+	}
+}

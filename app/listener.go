@@ -181,3 +181,28 @@ func (l *Listener) Check(ctx context.Context, st Statement) Outcome {
 func (l *Listener) CheckWith(ctx context.Context, s *ListenerSettings, st Statement) Outcome {
 	return l.gate.Check(ctx, s, st)
 }
+
+// CheckAllowed is CheckWith's fast path for the common statement that the
+// rules of s allow outright (no policy and no approval rule matches
+// st.Analysis): it records the allow as CheckWith does (metrics, and the
+// audit trail when it keeps allows) and reports true; the caller forwards
+// without building what only a held statement needs (a cancellable
+// context, a hang-up watch, identity values). Otherwise it records nothing,
+// leaves the verdict in st.Evaluation so that CheckWith does not evaluate
+// the rules again, and reports false. An allowed statement never waits, so
+// no context is needed.
+func (l *Listener) CheckAllowed(s *ListenerSettings, st *Statement) bool {
+	ev := Evaluate(s, st.Analysis)
+	if ev.Verdict == domain.VerdictAllow {
+		allow := *st
+		allow.Evaluation = &allowed
+		return l.gate.Check(context.Background(), s, allow).Forward
+	}
+	held := new(domain.Evaluation) // only here: an allow costs no allocation
+	*held = ev
+	st.Evaluation = held
+	return false
+}
+
+// allowed is the verdict CheckAllowed passes to the gate (read only).
+var allowed = domain.Evaluation{Verdict: domain.VerdictAllow}

@@ -49,7 +49,7 @@ if [ -z "$bin" ]; then
   bin="$work/sidecar"
 fi
 
-. bench/lib.sh # free_port, wait_port
+. bench/lib.sh # free_port, wait_port, field
 
 upstream=${MSSQL_UPSTREAM:-}
 source="SQL Server at $upstream"
@@ -86,9 +86,6 @@ wait_port "$listen_port" || { echo "mssql.sh: the sidecar did not start; its log
 load() { # host:port workload; prints the mssqlload result line
   "$work/mssqlload" -addr "$1" -user "$user" -password "$password" -w "$2" -c "$conns" -d "${seconds}s" \
     -warmup "$warmup" -rows "$nrows" 2>>"$work/load.err"
-}
-field() { # line key
-  tr ' ' '\n' <<<"$1" | awk -F= -v k="$2" '$1 == k { print $2 }'
 }
 
 printf '\ngo-mssqldb SELECT by id on %s, %s connections, %s s per path, same run (load average: %s)\n' \

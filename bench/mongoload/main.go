@@ -7,9 +7,9 @@
 //
 // It prints (times in microseconds):
 //
-//	requests=N errors=N rps=N p50=N p90=N p99=N max=N
+//	requests=N errors=N rps=N p50=N p90=N p99=N max=N cpu=N.N
 //
-// -seed drops and fills the collection (directly, before measuring) and
+// (cpu: its own CPU time per find.) -seed drops and fills the collection (directly, before measuring) and
 // exits. The warm-up (-warmup) is sent but not counted.
 package main
 
@@ -24,7 +24,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/hoophq/sidecar/bench/loadgen"
+	"github.com/hoophq/sidecar/bench/internal/loadgen"
 )
 
 func main() {
@@ -54,7 +54,7 @@ func main() {
 		}
 		return
 	}
-	r := loadgen.Run(*conns, *warmup, *dur, func(k int) error {
+	r := loadgen.Run(*conns, *dur, *warmup, func(w, k int) error {
 		var out bson.Raw
 		return coll.FindOne(ctx, bson.D{{Key: "_id", Value: k % *n}}).Decode(&out)
 	})

@@ -28,11 +28,12 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	mssql "github.com/microsoft/go-mssqldb"
 
-	"github.com/hoophq/sidecar/bench/loadgen"
+	"github.com/hoophq/sidecar/bench/internal/loadgen"
 )
 
 func main() {
@@ -71,10 +72,18 @@ func main() {
 		}
 		return db.QueryRowContext(ctx, fmt.Sprintf("SELECT name FROM items WHERE id = %d", k)).Scan(&name)
 	}
-	r := loadgen.Run(*conns, *warmup, *dur, func(k int) error { return one(1 + k%*rows) })
+	var firstErr error
+	var once sync.Once
+	r := loadgen.Run(*conns, *dur, *warmup, func(_, k int) error {
+		err := one(1 + k%*rows)
+		if err != nil {
+			once.Do(func() { firstErr = err })
+		}
+		return err
+	})
 	fmt.Println(r.Line())
-	if r.FirstErr != nil {
-		fmt.Fprintln(os.Stderr, "mssqlload: first error:", r.FirstErr)
+	if firstErr != nil {
+		fmt.Fprintln(os.Stderr, "mssqlload: first error:", firstErr)
 	}
 }
 

@@ -65,7 +65,7 @@ func testListener(tb testing.TB) *app.Listener {
 // listener's answers to out and what it forwards to fwd.
 func testSession(l *app.Listener, in []byte, out, fwd *bytes.Buffer) *session {
 	client := fuzzConn{r: bytes.NewReader(in), w: out}
-	s := &session{l: l, log: slog.New(slog.DiscardHandler), client: client, cr: bufio.NewReaderSize(client, 32<<10),
+	s := &session{l: l, log: slog.New(slog.DiscardHandler), client: client, clientAddr: client.RemoteAddr().String(), cr: bufio.NewReaderSize(client, 32<<10),
 		up: fuzzConn{w: fwd}, pending: map[int32]*pending{}}
 	s.nextID.Store(1 << 30)
 	return s

@@ -25,12 +25,13 @@ import (
 // wait for its reply (except moreToCome requests, which get none), so a
 // denial written here takes the place the upstream's reply would have had.
 type session struct {
-	l      *app.Listener
-	log    *slog.Logger
-	client net.Conn
-	cr     *bufio.Reader
-	up     net.Conn
-	x509   *x509Auth // the client's certificate when the listener verifies them (tls.client_ca_file), else nil
+	l          *app.Listener
+	log        *slog.Logger
+	client     net.Conn
+	clientAddr string // client.RemoteAddr(), formatted once for the gate
+	cr         *bufio.Reader
+	up         net.Conn
+	x509       *x509Auth // the client's certificate when the listener verifies them (tls.client_ca_file), else nil
 
 	// wmu serialises writes to the client: the relay's replies and this
 	// side's denials.
@@ -191,7 +192,7 @@ func (s *session) refuse(hdr wire.Header, legacy, moreToCome bool, err error) er
 // continuations (getMore, killCursors) are not statements: they are
 // forwarded without asking the gate.
 func (s *session) decide(raw []byte, hdr wire.Header, cmd *command.Command, legacy, moreToCome bool) error {
-	var p pending
+	var p *pending // what the relay must read of the reply; made only when needed
 	switch {
 	case cmd.Hello:
 		s.mu.Lock()
@@ -200,7 +201,7 @@ func (s *session) decide(raw []byte, hdr wire.Header, cmd *command.Command, lega
 			s.returnMode.Store(domain.WantsReturnMode(cmd.AppName))
 		}
 		s.mu.Unlock()
-		p.hello = true
+		p = &pending{hello: true}
 		if s.x509 != nil && isX509(cmd.Auth) {
 			// The listener answers X.509 itself (x509.go): the driver
 			// authenticates with the command once the hello's answer has
@@ -209,13 +210,13 @@ func (s *session) decide(raw []byte, hdr wire.Header, cmd *command.Command, lega
 			if err != nil {
 				return errMalformed{err}
 			}
-			return s.forward(stripped, hdr, &p, moreToCome)
+			return s.forward(stripped, hdr, p, moreToCome)
 		}
 		if cmd.Auth != nil {
 			p.user = s.noteAuth(cmd.Auth)
 			p.auth = cmd.Auth
 		}
-		return s.forward(raw, hdr, &p, moreToCome)
+		return s.forward(raw, hdr, p, moreToCome)
 	case s.x509 != nil && isX509(cmd.Auth) && strings.EqualFold(cmd.Auth.Command, "authenticate"):
 		reply := s.loginX509(cmd.Auth)
 		if moreToCome {
@@ -223,14 +224,13 @@ func (s *session) decide(raw []byte, hdr wire.Header, cmd *command.Command, lega
 		}
 		return s.reply(hdr, legacy, reply)
 	case cmd.Auth != nil:
-		p.user = s.noteAuth(cmd.Auth)
-		p.auth = cmd.Auth
-		return s.forward(raw, hdr, &p, moreToCome)
+		p = &pending{user: s.noteAuth(cmd.Auth), auth: cmd.Auth}
+		return s.forward(raw, hdr, p, moreToCome)
 	case cmd.Continuation:
 		return s.forward(raw, hdr, nil, moreToCome)
 	}
 	set := s.l.Settings()
-	out := s.check(set, statement(cmd))
+	out := s.check(set, cmd)
 	if out.ClientGone {
 		return errClientGone
 	}
@@ -249,8 +249,7 @@ func (s *session) decide(raw []byte, hdr wire.Header, cmd *command.Command, lega
 				return s.reply(hdr, legacy, errorDoc(CodeBadCommand, fmt.Sprintf(
 					"requestID %d is still awaiting the answer to an earlier request; resend this approved command with a new requestID", hdr.RequestID)))
 			}
-			p.ticket = out.Ticket
-			return s.forward(raw, hdr, &p, false)
+			return s.forward(raw, hdr, &pending{ticket: out.Ticket}, false)
 		}
 		return s.forward(raw, hdr, nil, moreToCome)
 	}

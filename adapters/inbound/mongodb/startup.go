@@ -44,13 +44,14 @@ func startup(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, log *slo
 		return nil, err
 	}
 	s := &session{
-		l:       l,
-		log:     log,
-		client:  client,
-		cr:      bufio.NewReaderSize(client, 32<<10),
-		up:      up,
-		x509:    x,
-		pending: map[int32]*pending{},
+		l:          l,
+		log:        log,
+		client:     client,
+		clientAddr: client.RemoteAddr().String(),
+		cr:         bufio.NewReaderSize(client, 32<<10),
+		up:         up,
+		x509:       x,
+		pending:    map[int32]*pending{},
 	}
 	s.nextID.Store(1 << 30) // the listener's own requestIDs, far from drivers' counters
 	return s, nil

@@ -5,13 +5,14 @@ import (
 	"github.com/hoophq/sidecar/app"
 )
 
-// statement is what the gate sees of one command: its canonical bytes (the
-// command package's Canonicalize: the command document as sent, document
-// sequences folded in, without what drivers vary on every send such as
-// lsid, $clusterTime, txnNumber, $readPreference and driver metadata), the
-// approver's rendering (relaxed Extended JSON, cut at
-// command.DefaultDisplayLimit) and the analysis (actions, db.collection
-// targets). check (wait.go) adds the identity, the client and return mode.
+// statement is what the gate sees of one command: the approver's rendering
+// (relaxed Extended JSON, cut at command.DefaultDisplayLimit) and the
+// analysis (actions, db.collection targets). check (wait.go) adds the
+// identity, the client and return mode, and for a command a rule holds its
+// canonical bytes (cmd.CanonicalBytes, the command package's Canonicalize:
+// the command document as sent, document sequences folded in, without what
+// drivers vary on every send such as lsid, $clusterTime, txnNumber,
+// $readPreference and driver metadata).
 func statement(cmd *command.Command) app.Statement {
-	return app.Statement{Canonical: cmd.Canonical, Render: func() string { return cmd.Display(0) }, Analysis: cmd.Analysis}
+	return app.Statement{Render: func() string { return cmd.Display(0) }, Analysis: cmd.Analysis}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/hoophq/sidecar/adapters/inbound/mongodb/command"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/internal/hangup"
 )
@@ -19,8 +20,16 @@ var errClientGone = errors.New("the client hung up while its command waited for 
 // hang-up ends the wait (Outcome.ClientGone), nothing is forwarded, and the
 // approval stays as the person leaves it. MongoDB has no message to tell a
 // waiting client why it waits; the listener logs it.
-func (s *session) check(set *app.ListenerSettings, st app.Statement) app.Outcome {
-	st.Identity, st.Client, st.ReturnMode = s.identity(), s.client.RemoteAddr().String(), s.returnMode.Load()
+//
+// A command the rules allow outright takes the gate's fast path
+// (app.Listener.CheckAllowed): it cannot wait, so none of that is set up.
+func (s *session) check(set *app.ListenerSettings, cmd *command.Command) app.Outcome {
+	st := statement(cmd)
+	st.Identity, st.Client, st.ReturnMode = s.identity(), s.clientAddr, s.returnMode.Load()
+	if s.l.CheckAllowed(set, &st) {
+		return app.Outcome{Forward: true}
+	}
+	st.Canonicalize = cmd.CanonicalBytes // only a held command needs its fingerprint
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	var stopWatch func()

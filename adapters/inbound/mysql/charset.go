@@ -1,7 +1,5 @@
 package mysql
 
-import "strings"
-
 // The analyzer reads a text as the server does only while the client
 // character set keeps every ASCII byte a character. In big5, cp932, gbk,
 // gb18030 and sjis a character may end in a backslash or backtick byte
@@ -31,7 +29,28 @@ func asciiSafeCollation(id byte) bool {
 // string (a PREPARE text), or calls a procedure. The check is by words, not
 // by the analysis: a session stays strict once it may be multi-byte.
 func mayChangeCharset(sql string) bool {
-	l := strings.ToLower(sql)
-	return strings.Contains(l, "names") || strings.Contains(l, "charset") ||
-		strings.Contains(l, "character") || strings.Contains(l, "call")
+	return containsWord(sql, "names") || containsWord(sql, "charset") ||
+		containsWord(sql, "character") || containsWord(sql, "call")
+}
+
+// containsWord reports whether sql holds word (lower-case ASCII) in any mix
+// of ASCII case, without the copy strings.ToLower makes of every text.
+func containsWord(sql, word string) bool {
+	for i := 0; i+len(word) <= len(sql); i++ {
+		j := 0
+		for j < len(word) && lowerASCII(sql[i+j]) == word[j] {
+			j++
+		}
+		if j == len(word) {
+			return true
+		}
+	}
+	return false
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }

@@ -1,8 +1,9 @@
 // Package mysql is the mysql listener: a MySQL/MariaDB wire-protocol proxy
 // that logs each client in as itself on its own upstream connection and
-// asks the gate (app.Listener.CheckWith) about every statement before it is
-// forwarded. After login, packets are relayed raw: results are never
-// decoded, only the headers that say where an answer ends.
+// asks the gate (app.Listener.CheckAllowed, then CheckWith) about every
+// statement before it is forwarded. After login, packets are relayed raw:
+// results are never decoded, only the headers that say where an answer
+// ends.
 //
 // What lives here, one job per file:
 //

@@ -64,8 +64,7 @@ func readPacket(r *bufio.Reader, limit int) ([]byte, byte, error) {
 func writePacket(w io.Writer, seq byte, payload []byte) (byte, error) {
 	for {
 		n := min(len(payload), maxPayload)
-		h := [4]byte{byte(n), byte(n >> 8), byte(n >> 16), seq}
-		if _, err := w.Write(h[:]); err != nil {
+		if err := writeHeader(w, n, seq); err != nil {
 			return seq, err
 		}
 		if _, err := w.Write(payload[:n]); err != nil {
@@ -77,6 +76,20 @@ func writePacket(w io.Writer, seq byte, payload []byte) (byte, error) {
 			return seq, nil
 		}
 	}
+}
+
+// writeHeader writes one packet header: payload length n and sequence id
+// seq. To a bufio.Writer (the sessions' writers) it costs no allocation.
+func writeHeader(w io.Writer, n int, seq byte) error {
+	if bw, ok := w.(*bufio.Writer); ok {
+		bw.WriteByte(byte(n))
+		bw.WriteByte(byte(n >> 8))
+		bw.WriteByte(byte(n >> 16))
+		return bw.WriteByte(seq)
+	}
+	h := [4]byte{byte(n), byte(n >> 8), byte(n >> 16), seq}
+	_, err := w.Write(h[:])
+	return err
 }
 
 // unexpectedEOF turns io.EOF inside a packet into io.ErrUnexpectedEOF.

@@ -115,12 +115,15 @@ func (s *session) followFailed(res analyzer.Result) error {
 // what the session's last PREPARE of that name made.
 func (s *session) decide(set *app.ListenerSettings, res analyzer.Result, st app.Statement) (app.Outcome, *sqlError) {
 	parts := make([]domain.Analysis, len(res.Statements))
-	inText := map[string]domain.Analysis{}
+	var inText map[string]domain.Analysis // made at the first PREPARE of the text
 	unknown := false
 	for i, x := range res.Statements {
 		parts[i] = x.Analysis
 		switch {
 		case x.Prepare != nil:
+			if inText == nil {
+				inText = map[string]domain.Analysis{}
+			}
 			inText[strings.ToLower(x.Prepare.Name)] = x.Prepare.Analysis
 		case x.Execute != "": // EXECUTE name runs what PREPARE name made on this session
 			name := strings.ToLower(x.Execute)

@@ -209,8 +209,7 @@ func (s *session) localInfile(dst *bufio.Writer) error {
 		if err != nil {
 			return err
 		}
-		h := [4]byte{byte(n), byte(n >> 8), byte(n >> 16), seq}
-		if _, err := s.uw.Write(h[:]); err != nil {
+		if err := writeHeader(s.uw, n, seq); err != nil {
 			return err
 		}
 		if _, err := io.CopyN(s.uw, s.cr, int64(n)); err != nil {
@@ -225,15 +224,14 @@ func (s *session) localInfile(dst *bufio.Writer) error {
 // copyLogical copies one logical packet (with its continuations) from the
 // upstream to dst and returns its head: the whole payload up to keepHead
 // bytes, else its first keepHead bytes. An empty packet's head is {0}.
-func (s *session) copyLogical(dst io.Writer) ([]byte, error) {
+func (s *session) copyLogical(dst *bufio.Writer) ([]byte, error) {
 	var head []byte
 	for first := true; ; first = false {
 		n, seq, err := header(s.ur)
 		if err != nil {
 			return nil, unexpectedEOF(err)
 		}
-		h := [4]byte{byte(n), byte(n >> 8), byte(n >> 16), seq}
-		if _, err := dst.Write(h[:]); err != nil {
+		if err := writeHeader(dst, n, seq); err != nil {
 			return nil, err
 		}
 		if first {
@@ -248,8 +246,10 @@ func (s *session) copyLogical(dst io.Writer) ([]byte, error) {
 			if _, err := dst.Write(head); err != nil {
 				return nil, err
 			}
-			if _, err := io.CopyN(dst, s.ur, int64(n-k)); err != nil {
-				return nil, unexpectedEOF(err)
+			if n > k { // io.CopyN allocates: only for the rest of a large packet
+				if _, err := io.CopyN(dst, s.ur, int64(n-k)); err != nil {
+					return nil, unexpectedEOF(err)
+				}
 			}
 			if n == 0 {
 				head = []byte{0}

@@ -24,13 +24,14 @@ type session struct {
 	l   *app.Listener
 	log *slog.Logger
 
-	client net.Conn
-	cr     *bufio.Reader
-	cw     *bufio.Writer
-	up     net.Conn
-	ur     *bufio.Reader
-	uw     *bufio.Writer
-	head   []byte // the relay's reusable packet head
+	client     net.Conn
+	clientAddr string // client.RemoteAddr(), formatted once for the gate
+	cr         *bufio.Reader
+	cw         *bufio.Writer
+	up         net.Conn
+	ur         *bufio.Reader
+	uw         *bufio.Writer
+	head       []byte // the relay's reusable packet head
 
 	upstreamAddr           string
 	clientTLS, upstreamTLS bool

@@ -169,6 +169,7 @@ func leUint32(b []byte) uint32 {
 // setClient replaces the client connection (after TLS).
 func (s *session) setClient(c net.Conn, r *bufio.Reader) {
 	s.client, s.cr, s.cw = c, r, bufio.NewWriterSize(c, 32<<10)
+	s.clientAddr = c.RemoteAddr().String()
 }
 
 // setUpstream replaces the upstream connection (after TLS).

@@ -17,7 +17,9 @@ import (
 // same value sent with another integer width is the same statement.
 
 // canonicalQuery returns the canonical bytes of a COM_QUERY text.
-func canonicalQuery(sql string) []byte { return append([]byte("query\x00"), sql...) }
+func canonicalQuery(sql string) []byte {
+	return append(append(make([]byte, 0, 6+len(sql)), "query\x00"...), sql...)
+}
 
 // displayQuery renders a COM_QUERY for the approver.
 func displayQuery(sql, db string) string { return sql + onDatabase(db) }

@@ -19,8 +19,14 @@ var errClientGone = errors.New("the client hung up while its statement waited fo
 // the statement (wait mode) the client connection is watched: a hang-up
 // ends the wait (Outcome.ClientGone), and so does a KILL QUERY of this
 // connection sent through the listener (Outcome.Canceled, threads.go).
+//
+// A statement the rules allow outright takes the gate's fast path
+// (app.Listener.CheckAllowed): it cannot wait, so none of that is set up.
 func (s *session) check(set *app.ListenerSettings, st app.Statement) app.Outcome {
-	st.Identity, st.Client, st.ReturnMode = s.user, s.client.RemoteAddr().String(), s.returnMode
+	st.Identity, st.Client, st.ReturnMode = s.user, s.clientAddr, s.returnMode
+	if s.l.CheckAllowed(set, &st) {
+		return app.Outcome{Forward: true}
+	}
 	st.IdentityValues = map[string][]string{"database": {s.database}}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)

@@ -36,7 +36,7 @@ func analyse(body bsoncore.Document, seqs []wire.Sequence, db string) (*Command,
 	r.special(strings.ToLower(c.Name), first.Value())
 	r.scan()
 	r.finish()
-	c.Canonical = Canonicalize(body, seqs, db)
+	c.canonDB = db // CanonicalBytes builds the canonical bytes when they are needed
 	return c, nil
 }
 

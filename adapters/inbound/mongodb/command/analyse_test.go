@@ -279,7 +279,7 @@ func TestFromQuery(t *testing.T) {
 		t.Fatalf("a $cmd delete: %+v, %v", c, err)
 	}
 	msgForm := analyseJSON(t, `{"delete": "t", "deletes": [{"q": {}, "limit": 0}], "$db": "test"}`)
-	if string(c.Canonical) != string(msgForm.Canonical) {
+	if string(c.CanonicalBytes()) != string(msgForm.CanonicalBytes()) {
 		t.Fatalf("OP_QUERY and OP_MSG forms of a command differ:\n%s\n%s", c.Display(0), msgForm.Display(0))
 	}
 	// The namespace names the database: a $db that disagrees must not

@@ -63,16 +63,16 @@ func TestCanonical(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a, b := analyseJSON(t, tt.a, tt.aSeqs...), analyseJSON(t, tt.b, tt.bSeqs...)
-			if same := bytes.Equal(a.Canonical, b.Canonical); same != tt.same {
+			if same := bytes.Equal(a.CanonicalBytes(), b.CanonicalBytes()); same != tt.same {
 				t.Fatalf("same statement: %v, want %v\n a: %s\n b: %s", same, tt.same, a.Display(0), b.Display(0))
 			}
-			if err := bson.Raw(a.Canonical).Validate(); err != nil {
+			if err := bson.Raw(a.CanonicalBytes()).Validate(); err != nil {
 				t.Fatalf("canonical bytes are not a BSON document: %v", err)
 			}
 			if tt.render != "" && a.Display(0) != tt.render {
 				t.Fatalf("rendered %s, want %s", a.Display(0), tt.render)
 			}
-			if again := Canonicalize(a.Body, a.Sequences, ""); !bytes.Equal(again, a.Canonical) {
+			if again := Canonicalize(a.Body, a.Sequences, ""); !bytes.Equal(again, a.CanonicalBytes()) {
 				t.Fatal("Canonicalize is not deterministic")
 			}
 		})
@@ -94,7 +94,7 @@ func TestDisplay(t *testing.T) {
 		}
 		cut, rest, ok := strings.Cut(got, "… (")
 		if !ok || len(cut) > limit || !utf8.ValidString(cut) || !strings.HasPrefix(full, cut) ||
-			rest != "truncated; "+itoa(len(long.Canonical))+" bytes of BSON)" {
+			rest != "truncated; "+itoa(len(long.CanonicalBytes()))+" bytes of BSON)" {
 			t.Fatalf("Display(%d) = %q…", limit, got[:min(len(got), 120)])
 		}
 	}
@@ -107,7 +107,7 @@ func TestDisplay(t *testing.T) {
 	big := analyseJSON(t, `{"insert": "t", "$db": "test"}`, sequence(t, "documents", docs...))
 	got := big.Display(0)
 	want = `{"insert":"t","$db":"test","documents":[{"_id":0,"s":"xxxxx`
-	if !strings.HasPrefix(got, want) || !strings.HasSuffix(got, "… (truncated; "+itoa(len(big.Canonical))+" bytes of BSON)") ||
+	if !strings.HasPrefix(got, want) || !strings.HasSuffix(got, "… (truncated; "+itoa(len(big.CanonicalBytes()))+" bytes of BSON)") ||
 		len(got) > DefaultDisplayLimit+64 {
 		t.Fatalf("a 5,000-document insert rendered as %d bytes: %q…", len(got), got[:min(len(got), 200)])
 	}

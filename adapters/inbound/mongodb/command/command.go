@@ -63,9 +63,24 @@ type Command struct {
 	// MaxTimeMS is the command's maxTimeMS in milliseconds, 0 when absent.
 	MaxTimeMS int64
 
-	// Canonical is the fingerprint's bytes: a BSON document, see
-	// Canonicalize for what is left out and how it is ordered.
-	Canonical []byte
+	// canonical caches CanonicalBytes; canonDB is the database analyse
+	// was given (OP_QUERY's), which Canonicalize needs.
+	canonical []byte
+	canonDB   string
+	// The first action and target live here, in the Command's own
+	// allocation (most commands have one of each).
+	actionBuf, targetBuf [1]string
+}
+
+// CanonicalBytes returns the fingerprint's bytes: a BSON document, see
+// Canonicalize for what is left out and how it is ordered. They are built
+// at the first call (a command the rules allow outright never needs them)
+// and kept; like the rest of a Command, not for concurrent use.
+func (c *Command) CanonicalBytes() []byte {
+	if c.canonical == nil {
+		c.canonical = Canonicalize(c.Body, c.Sequences, c.canonDB)
+	}
+	return c.canonical
 }
 
 // Error is FromMsg's or FromQuery's answer to a command the server would

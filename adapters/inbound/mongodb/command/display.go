@@ -30,7 +30,7 @@ func (c *Command) Display(limit int) string {
 	}
 	// Relaxed JSON is seldom much shorter than its BSON: a quarter more
 	// BSON than limit is enough to fill limit almost always.
-	doc, pruned := []byte(c.Canonical), false
+	doc, pruned := []byte(c.CanonicalBytes()), false
 	if budget := limit + limit/4; len(doc) > budget {
 		doc, pruned = prune(doc, budget, 1)
 	}
@@ -38,7 +38,7 @@ func (c *Command) Display(limit int) string {
 	if !ok {
 		var err error
 		if js, err = bson.MarshalExtJSON(bson.Raw(doc), false, false); err != nil {
-			return "<" + strconv.Itoa(len(c.Canonical)) + " bytes of BSON>"
+			return "<" + strconv.Itoa(len(c.CanonicalBytes())) + " bytes of BSON>"
 		}
 	}
 	if len(js) <= limit && !pruned {
@@ -48,7 +48,7 @@ func (c *Command) Display(limit int) string {
 	for cut > 0 && cut < len(js) && !utf8.RuneStart(js[cut]) {
 		cut--
 	}
-	return string(js[:cut]) + "… (truncated; " + strconv.Itoa(len(c.Canonical)) + " bytes of BSON)"
+	return string(js[:cut]) + "… (truncated; " + strconv.Itoa(len(c.CanonicalBytes())) + " bytes of BSON)"
 }
 
 // prune returns a valid BSON document holding the first elements of doc

@@ -73,7 +73,7 @@ func TestRelaxedMatchesDriver(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := analyseRaw(t, raw)
-		if !sameAsDriver(t, c.Canonical) || !sameAsDriver(t, c.Body) {
+		if !sameAsDriver(t, c.CanonicalBytes()) || !sameAsDriver(t, c.Body) {
 			t.Errorf("%s: appendRelaxed declined a real command", n)
 		}
 	}

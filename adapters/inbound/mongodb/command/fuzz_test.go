@@ -66,14 +66,14 @@ func FuzzCommand(f *testing.F) {
 
 func check(t *testing.T, c *Command) {
 	t.Helper()
-	if err := wire.ValidateDocument(c.Canonical); err != nil {
+	if err := wire.ValidateDocument(c.CanonicalBytes()); err != nil {
 		t.Fatalf("canonical bytes are not valid BSON: %v", err)
 	}
-	if err := bson.Raw(c.Canonical).Validate(); err != nil {
+	if err := bson.Raw(c.CanonicalBytes()).Validate(); err != nil {
 		t.Fatalf("canonical bytes are not valid BSON: %v", err)
 	}
 	_ = c.Display(64)
-	sameAsDriver(t, c.Canonical)
+	sameAsDriver(t, c.CanonicalBytes())
 	if len(c.Analysis.Actions) == 0 {
 		t.Fatal("no action")
 	}

@@ -211,7 +211,7 @@ func TestGoDriverSessionFields(t *testing.T) {
 		if !find[0].InTransaction || find[0].StartTransaction || find[0].TxnNumber != ins[0].TxnNumber || !commit[0].InTransaction {
 			t.Errorf("the transaction's next commands: find %+v, commit %+v", find[0], commit[0])
 		}
-		if !bytes.Equal(ins[0].Canonical, plain[0].Canonical) {
+		if !bytes.Equal(ins[0].CanonicalBytes(), plain[0].CanonicalBytes()) {
 			t.Errorf("an insert in a transaction is another statement:\n%s\n%s", ins[0].Display(0), plain[0].Display(0))
 		}
 	})
@@ -225,7 +225,7 @@ func TestGoDriverSessionFields(t *testing.T) {
 		if len(cmds) != 1 || cmds[0].MaxTimeMS <= 0 {
 			t.Fatalf("inserts %d, maxTimeMS %d", len(cmds), cmds[0].MaxTimeMS)
 		}
-		if !bytes.Equal(cmds[0].Canonical, plain[0].Canonical) {
+		if !bytes.Equal(cmds[0].CanonicalBytes(), plain[0].CanonicalBytes()) {
 			t.Errorf("maxTimeMS makes another statement:\n%s\n%s", cmds[0].Display(0), plain[0].Display(0))
 		}
 	})

@@ -16,7 +16,9 @@ type reading struct {
 }
 
 func newReading(c *Command) *reading {
-	return &reading{c: c, name: strings.ToLower(c.Name)}
+	r := &reading{c: c, name: strings.ToLower(c.Name)}
+	r.actions.items, r.targets.items = c.actionBuf[:0], c.targetBuf[:0]
+	return r
 }
 
 func (r *reading) action(a string)   { r.actions.add(a) }
@@ -93,5 +95,8 @@ func (r *reading) finish() {
 	}
 	r.c.Analysis.Actions = r.actions.items
 	r.c.Analysis.Targets = r.targets.items
+	if len(r.targets.items) == 0 {
+		r.c.Analysis.Targets = nil // as when nothing was added
+	}
 	r.c.Analysis.Functions = r.functions.items
 }
