@@ -15,6 +15,7 @@ import (
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/internal/fakecp"
+	"github.com/hoophq/sidecar/internal/listenertest"
 	"github.com/hoophq/sidecar/ports"
 )
 
@@ -72,7 +73,7 @@ func BenchmarkQueryThroughSession(b *testing.B) {
 		result = append(result, packet(byte(i+1), p)...) // column count, definition, EOF, one row, EOF
 	}
 	client, up := &loopReader{b: query}, &loopReader{b: result}
-	s := newSession(New(nil), fuzzListener(b), slog.New(slog.DiscardHandler), fuzzConn{r: client}, fuzzConn{r: up})
+	s := newSession(New(nil), listenertest.FuzzListener(b, "mysql", ports.SpendOnSent), slog.New(slog.DiscardHandler), listenertest.ReadConn{R: client}, listenertest.ReadConn{R: up})
 	s.caps = relayedCaps &^ gm.CLIENT_DEPRECATE_EOF
 	s.user, s.database, s.upstreamAddr = "root", "bench", "bench"
 	b.ReportAllocs()
