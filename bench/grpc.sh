@@ -50,17 +50,7 @@ if [ -z "$bin" ]; then
   bin="$work/sidecar"
 fi
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null ||
-    echo $((20000 + RANDOM % 20000))
-}
-wait_port() { # port: waits up to 10 s until something accepts on it
-  for _ in $(seq 1 100); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-    sleep 0.1
-  done
-  return 1
-}
+. bench/lib.sh # free_port, wait_port
 first_line() { # file: waits up to 10 s for its first line
   for _ in $(seq 1 100); do [ -s "$1" ] && break; sleep 0.1; done
   head -n1 "$1"

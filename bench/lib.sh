@@ -1,4 +1,5 @@
-# bench/lib.sh: what bench/mysql.sh and bench/mongodb.sh share. Sourced, not run.
+# bench/lib.sh: what the bench scripts share (bench/mysql.sh and bench/mongodb.sh all of it;
+# grpc.sh, http.sh, mssql.sh and pgbench.sh free_port and wait_port). Sourced, not run.
 #
 # A run appends one row per (round, connections, workload, path) to the file
 # named by $runs:
@@ -18,6 +19,15 @@ ticks() {
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null ||
     echo $((20000 + RANDOM % 20000))
+}
+
+# wait_port port: waits up to 10 s until something accepts on it.
+wait_port() {
+  for _ in $(seq 1 100); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    sleep 0.1
+  done
+  return 1
 }
 
 # start_sidecars binary: starts the Sidecar (the script's start_sidecar

@@ -54,13 +54,6 @@ if [ -z "$bin" ]; then
   bin="$work/sidecar"
 fi
 
-wait_port() { # port: waits up to 10 s until something accepts on it
-  for _ in $(seq 1 100); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-    sleep 0.1
-  done
-  return 1
-}
 
 upstream=${MONGO_UPSTREAM:-}
 source="MONGO_UPSTREAM"

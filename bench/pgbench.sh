@@ -86,10 +86,7 @@ if [ -z "$bin" ]; then
   bin="$work/sidecar"
 fi
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null ||
-    echo $((20000 + RANDOM % 20000))
-}
+. bench/lib.sh # free_port, wait_port
 wait_pg() { # port: waits up to 10 s until a login through it works
   for _ in $(seq 1 100); do
     psql -X -q -h 127.0.0.1 -p "$1" -U "$user" -d postgres -c 'SELECT 1' >/dev/null 2>&1 && return 0

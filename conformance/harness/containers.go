@@ -144,7 +144,11 @@ func startContainer(t testing.TB, k UpstreamKind) (hostport, image, why string) 
 	reapOnce.Do(func() { reapStale(ctx, dc) })
 	if _, err := dc.ImageInspect(ctx, image); err != nil {
 		if !explicit {
-			return "", image, fmt.Sprintf("containers: the image %s is not on this engine (scripts/test-images.sh builds it)", image)
+			how := k.ImageHowTo
+			if how == "" {
+				how = "scripts/test-images.sh builds it"
+			}
+			return "", image, fmt.Sprintf("containers: the image %s is not on this engine (%s)", image, how)
 		}
 		// A named image may come from a registry; a short try, since none may answer.
 		pctx, pcancel := context.WithTimeout(ctx, 45*time.Second)

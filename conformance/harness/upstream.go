@@ -18,7 +18,9 @@ import (
 //     image (ImageEnv, else Image) is on it or can be pulled, in a test
 //     binary whose TestMain is harness.Main (the container lives as long
 //     as the test process);
-//  3. the server this machine runs (Local).
+//  3. the server this machine runs (Local); for a kind without one
+//     (SQL Server), StandIn: an in-process server built for the suites,
+//     reported as "no real <Name>: …" with why the real ones were not used.
 //
 // When none answers, the test fails naming the three.
 type UpstreamKind struct {
@@ -26,6 +28,9 @@ type UpstreamKind struct {
 	URLEnv   string // e.g. HOOP_TEST_POSTGRES_URL
 	ImageEnv string // e.g. HOOP_TEST_POSTGRES_IMAGE: an image to use instead of Image (may be pulled)
 	Image    string // the image built here by scripts/test-images.sh, e.g. hoop-test/postgres:15
+	// ImageHowTo says how Image gets onto the engine, in messages
+	// (default: "scripts/test-images.sh builds it").
+	ImageHowTo string
 	// NoImage, for a kind with no Image built here, says why; a container
 	// then runs only from an image named in ImageEnv.
 	NoImage string
@@ -35,21 +40,26 @@ type UpstreamKind struct {
 	Env map[string]string
 	// URL returns the URL of a server at host:port.
 	URL func(hostport string) string
-	// Local is the URL of this machine's server.
+	// Local is the URL of this machine's server ("" when it has none).
 	Local string
+	// StandIn, when set, starts the stand-in used when no real server
+	// answers (once per test process) and returns its URL and what it is.
+	StandIn func() (url, what string, err error)
 	// Ping returns nil when the server at url answers a query.
 	Ping func(ctx context.Context, url string) error
 }
 
 // Upstream is the server PickUpstream chose.
 type Upstream struct {
-	URL    string
-	Source string // which of the three ways, in words
+	URL     string
+	Source  string // which of the three ways, in words
+	StandIn bool   // the kind's StandIn, not a real server
 }
 
 var (
-	pickMu sync.Mutex
-	picked = map[string]Upstream{} // per kind, once per test process
+	standInOnce sync.Once
+	pickMu      sync.Mutex
+	picked      = map[string]Upstream{} // per kind, once per test process
 )
 
 // PickUpstream returns the server of kind k for this test process (the same
@@ -86,8 +96,19 @@ func PickUpstream(t testing.TB, k UpstreamKind) Upstream {
 	} else if try(Upstream{URL: k.URL(hostport), Source: fmt.Sprintf("a testcontainers-go container of %s at %s", image, hostport)}) {
 		return picked[k.Name]
 	}
-	if try(Upstream{URL: k.Local, Source: "this machine's " + k.Name + " server (" + k.Local + ")"}) {
+	if k.Local != "" && try(Upstream{URL: k.Local, Source: "this machine's " + k.Name + " server (" + k.Local + ")"}) {
 		return picked[k.Name]
+	}
+	if k.StandIn != nil {
+		u, what, err := k.StandIn()
+		if err == nil {
+			up := Upstream{URL: u, Source: fmt.Sprintf("no real %s: %s; standing in: %s", k.Name, strings.Join(tried, "; "), what), StandIn: true}
+			picked[k.Name] = up
+			t.Logf("%s upstream: %s", k.Name, up.Source)
+			standInOnce.Do(func() { fmt.Fprintf(os.Stderr, "%s upstream: %s\n", k.Name, up.Source) })
+			return up
+		}
+		tried = append(tried, "the stand-in: "+err.Error())
 	}
 	t.Fatalf("no %s for the conformance suite; tried: %s. Set %s to a server's URL, run a Docker engine with the image %s (scripts/test-images.sh builds it; %s names another, e.g. an official one), or start this machine's server at %s",
 		k.Name, strings.Join(tried, "; "), k.URLEnv, k.Image, k.ImageEnv, k.Local)

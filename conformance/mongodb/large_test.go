@@ -2,12 +2,10 @@ package mongodb
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/hoophq/sidecar/conformance/harness"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
@@ -48,7 +46,7 @@ func TestLargeFindStreams(t *testing.T) {
 	if _, err := coll.CountDocuments(ctx, bson.D{}); err != nil { // warm the connection
 		t.Fatal(err)
 	}
-	before := rss(t, s.PID())
+	before := harness.RSS(t, s.PID())
 	cur, err := coll.Find(ctx, bson.D{}, options.Find().SetBatchSize(10))
 	if err != nil {
 		t.Fatal(err)
@@ -59,13 +57,13 @@ func TestLargeFindStreams(t *testing.T) {
 		count++
 		bytes += len(cur.Current)
 		if count%10 == 0 {
-			peak = max(peak, rss(t, s.PID()))
+			peak = max(peak, harness.RSS(t, s.PID()))
 		}
 	}
 	if err := cur.Err(); err != nil {
 		t.Fatal(err)
 	}
-	peak = max(peak, rss(t, s.PID()))
+	peak = max(peak, harness.RSS(t, s.PID()))
 	t.Logf("find through the Sidecar: %d documents, %d MB; Sidecar RSS %d MiB before, peak %d MiB (growth %d MiB)",
 		count, bytes>>20, before>>20, peak>>20, (peak-before)>>20)
 	if count != n || bytes < n*docSize {
@@ -74,21 +72,4 @@ func TestLargeFindStreams(t *testing.T) {
 	if peak-before >= 50<<20 {
 		t.Fatalf("Sidecar RSS grew by %d MiB, want < 50 MiB", (peak-before)>>20)
 	}
-}
-
-// rss is a process's resident set size in bytes (/proc/PID/status VmRSS).
-func rss(t *testing.T, pid int) int64 {
-	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb << 10
-		}
-	}
-	t.Fatal("no VmRSS")
-	return 0
 }

@@ -2,13 +2,11 @@ package mongodb
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/hoophq/sidecar/conformance/harness"
@@ -33,21 +31,7 @@ func TestRejectionSeenOverMCP(t *testing.T) {
 	}
 	e.cp.Reject(t, id, "not on production data")
 
-	c := sdk.NewClient(&sdk.Implementation{Name: "conformance", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: "http://" + mcpAddr + "/mcp", MaxRetries: -1},
-		&sdk.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "approval_status", Arguments: map[string]any{"id": id}})
-	if err != nil || res.IsError {
-		t.Fatalf("approval_status: %v %+v", err, res)
-	}
-	var st map[string]any
-	if err := json.Unmarshal([]byte(res.Content[0].(*sdk.TextContent).Text), &st); err != nil {
-		t.Fatal(err)
-	}
+	st := harness.MCPApprovalStatus(t, mcpAddr, id)
 	if st["status"] != "REJECTED" || st["next"] != "stop" || st["rejection_reason"] != "not on production data" {
 		t.Fatalf("MCP answered %v", st)
 	}

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -183,20 +182,8 @@ func (e *env) mongoshURI(uri, script string) string {
 	return string(out)
 }
 
-var approvalRE = regexp.MustCompile(`approval ([0-9a-f-]{36})`)
-
-// approvalIDs returns the distinct approval ids a text names.
-func approvalIDs(s string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, m := range approvalRE.FindAllStringSubmatch(s, -1) {
-		if !seen[m[1]] {
-			seen[m[1]] = true
-			out = append(out, m[1])
-		}
-	}
-	return out
-}
+// approvalIDs returns the distinct approval ids the denial texts name.
+func approvalIDs(s string) []string { return harness.ApprovalIDs(s) }
 
 // heldID returns the approval id of a held-command error: a server error
 // with code 13 Unauthorized and the spec's text.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"net"
 	"strconv"
 	"testing"
@@ -13,7 +12,6 @@ import (
 	gmclient "github.com/go-mysql-org/go-mysql/client"
 	gm "github.com/go-mysql-org/go-mysql/mysql"
 	"github.com/go-mysql-org/go-mysql/packet"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hoophq/sidecar/conformance/harness"
 )
@@ -32,21 +30,7 @@ func TestMCPVariantAndStatusOverMCP(t *testing.T) {
 	if me.Message != want {
 		t.Fatalf("denial %q\nwant     %q", me.Message, want)
 	}
-	c := sdk.NewClient(&sdk.Implementation{Name: "conformance", Version: "1"}, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: "http://" + mcpAddr + "/mcp", MaxRetries: -1},
-		&sdk.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "approval_status", Arguments: map[string]any{"id": id}})
-	if err != nil || res.IsError {
-		t.Fatalf("approval_status: %v %+v", err, res)
-	}
-	var m map[string]any
-	json.Unmarshal([]byte(res.Content[0].(*sdk.TextContent).Text), &m)
+	m := harness.MCPApprovalStatus(t, mcpAddr, id)
 	if m["id"] != id || m["status"] != "PENDING" || m["next"] != "wait" {
 		t.Fatalf("approval_status answered %v", m)
 	}

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"net"
 	"os/exec"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -195,22 +194,8 @@ func (e *env) cli(addr, input string, args ...string) string {
 	return string(out)
 }
 
-// approvalRE finds the approval id in the spec's text and in its MCP
-// variant.
-var approvalRE = regexp.MustCompile(`(?:\(approval |approval )([0-9a-f-]{36})`)
-
 // approvalIDs returns the distinct approval ids the denial texts name.
-func approvalIDs(s string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, m := range approvalRE.FindAllStringSubmatch(s, -1) {
-		if !seen[m[1]] {
-			seen[m[1]] = true
-			out = append(out, m[1])
-		}
-	}
-	return out
-}
+func approvalIDs(s string) []string { return harness.ApprovalIDs(s) }
 
 // myErr returns the MySQL error err carries, failing unless its number is
 // code.

@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -156,20 +155,8 @@ func (e *env) psql(addr, appName, input string) string {
 	return string(out)
 }
 
-var approvalRE = regexp.MustCompile(`\(approval ([0-9a-f-]{36})\)`)
-
-// approvalIDs returns the distinct approval ids the spec's denial text names.
-func approvalIDs(s string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, m := range approvalRE.FindAllStringSubmatch(s, -1) {
-		if !seen[m[1]] {
-			seen[m[1]] = true
-			out = append(out, m[1])
-		}
-	}
-	return out
-}
+// approvalIDs returns the distinct approval ids the denial texts name.
+func approvalIDs(s string) []string { return harness.ApprovalIDs(s) }
 
 func pgErr(t *testing.T, err error, code string) *pgconn.PgError {
 	t.Helper()

@@ -34,10 +34,7 @@ func NVarChar(s string) []byte { return tds.AppendUCS2(nil, s) }
 // with DoneCount and the row count (done is TokenDone, TokenDoneInProc…;
 // more adds DoneMore).
 func ResultSet(cols []tds.Column, rows [][][]byte, done byte, more bool) []byte {
-	out := (&tds.ColMetadata{Columns: cols}).Append(nil)
-	for _, r := range rows {
-		out = (&tds.Row{Values: r}).Append(out, cols)
-	}
+	out := ResultSetNoDone(cols, rows)
 	st := tds.DoneCount
 	if more {
 		st |= tds.DoneMore

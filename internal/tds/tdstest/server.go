@@ -2,10 +2,12 @@ package tdstest
 
 import (
 	"crypto/tls"
+	"errors"
 	"net"
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hoophq/sidecar/internal/tds"
 	"github.com/hoophq/sidecar/internal/tds/tdstls"
@@ -30,7 +32,12 @@ type Server struct {
 	// TLS holds the certificate for every setting but NotSupported; nil
 	// means a self-signed certificate made at Start.
 	TLS *tls.Config
+	// Session, when set, makes one Session per connection that answers
+	// LOGIN7, SQLBatch, RPC, Transaction Manager requests and Attention
+	// instead of the handlers above (session.go; Mini is one).
+	Session func() Session
 
+	noRecord bool // Mini.NoLog
 	mu       sync.Mutex
 	received []tds.Message
 	logins   []*tds.Login7
@@ -45,27 +52,12 @@ type Server struct {
 // the address.
 func (s *Server) Start(t testing.TB) string {
 	t.Helper()
-	s.enc = s.encryption(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := s.Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("tdstest: listen: %v", err)
 	}
-	s.ln = ln
-	s.done = make(chan struct{})
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s.wg.Add(1)
-			go func() { defer s.wg.Done(); s.serve(c) }()
-		}
-	}()
-	t.Cleanup(func() { close(s.done); ln.Close(); s.wg.Wait() })
-	return ln.Addr().String()
+	t.Cleanup(func() { s.Close() })
+	return addr
 }
 
 // Received returns a copy of every message received so far, in order,
@@ -100,14 +92,34 @@ func (s *Server) serve(raw net.Conn) {
 	}
 	mr := &tds.MessageReader{R: c, PacketSize: tds.MaxPacketSize, MaxMessage: 16 << 20}
 	packetSize := tds.DefaultPacketSize
+	var sess Session
+	if s.Session != nil {
+		sess = s.Session()
+		defer sess.Close()
+	}
+	var running time.Time // a Session's request left running until then (or Attention)
 	for {
+		if !running.IsZero() {
+			c.SetReadDeadline(running)
+		}
 		m, err := mr.ReadMessage()
+		if !running.IsZero() {
+			c.SetReadDeadline(time.Time{})
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				running = time.Time{}
+				sess.Elapsed(&Reply{w: c, size: packetSize})
+				continue
+			}
+		}
 		if err != nil {
 			return
 		}
-		s.mu.Lock()
-		s.received = append(s.received, m)
-		s.mu.Unlock()
+		if !s.noRecord {
+			s.mu.Lock()
+			s.received = append(s.received, m)
+			s.mu.Unlock()
+		}
 		if m.Ignore {
 			continue
 		}
@@ -152,11 +164,23 @@ func (s *Server) serve(raw net.Conn) {
 			if l.PacketSize >= tds.MinPacketSize && l.PacketSize <= tds.MaxPacketSize {
 				packetSize = int(l.PacketSize)
 			}
+			if sess != nil {
+				var ok bool
+				if reply, ok = sess.Login(l, packetSize); !ok {
+					tds.WriteMessage(c, tds.PacketReply, 0, 0, reply, packetSize)
+					return
+				}
+				break
+			}
 			reply = s.loginReply(l, packetSize)
 		case tds.PacketSQLBatch:
 			b, err := tds.DecodeSQLBatch(m.Data)
 			if err != nil {
 				return
+			}
+			if sess != nil {
+				running = s.request(sess.Batch(b, s.reply(sess, m, c, packetSize)))
+				continue
 			}
 			if s.OnBatch != nil {
 				if reply = s.OnBatch(b); reply == nil {
@@ -172,12 +196,26 @@ func (s *Server) serve(raw net.Conn) {
 				reply = (&tds.Done{Token: tds.TokenDoneProc, Status: tds.DoneError}).Append(reply)
 				break
 			}
+			if sess != nil {
+				running = s.request(sess.RPC(r, s.reply(sess, m, c, packetSize)))
+				continue
+			}
 			if s.OnRPC != nil {
 				reply = s.OnRPC(r)
 			} else {
 				reply = (&tds.Done{Token: tds.TokenDoneProc}).Append(nil)
 			}
+		case tds.PacketTransaction:
+			if sess == nil {
+				return
+			}
+			sess.Transaction(m.Data, s.reply(sess, m, c, packetSize))
+			continue
 		case tds.PacketAttention:
+			if sess != nil {
+				sess.Attention(!running.IsZero())
+				running = time.Time{}
+			}
 			reply = (&tds.Done{Status: tds.DoneAttn}).Append(nil)
 		default:
 			return
