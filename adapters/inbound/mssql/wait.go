@@ -106,11 +106,7 @@ func (s *session) decideAndRun(set *app.ListenerSettings, u *unit, m tds.Message
 		}
 	}
 	if out.Ticket != nil {
-		// Given back only when nothing of the request ran: a batch whose
-		// first statement completed before a later one failed (SQL Server
-		// goes on after most errors) or was cancelled ran once, and an
-		// answer cut off (the session ended) may have run.
-		o.onEnd = func(r response) { out.Ticket.Settle(r.ran || r.aborted || !r.failed && !r.attn) }
+		o.onEnd = func(r response) { out.Ticket.Settle(!r.failed && !r.attn && !r.aborted) }
 	}
 	resp, err := s.exchange(m, o)
 	if err == nil && after != nil {
@@ -138,10 +134,9 @@ func (s *session) deny(out app.Outcome, doneTok byte) error {
 // refuse answers a request with e and runs nothing of it. Inside a
 // transaction the refusal dooms the transaction (transaction.go).
 func (s *session) refuse(e sqlError, doneTok byte) error {
-	tx := s.txDesc()
-	inTx := tx != 0
+	inTx := s.inTx()
 	if inTx {
-		s.doomed, s.doomedTx = true, tx
+		s.doomed = true
 	}
 	return s.writeClient(errorReply(e, doneTok, inTx))
 }
