@@ -66,11 +66,7 @@ func (s *Scanner) Next(b []byte) (Token, error) {
 		}
 		n = used
 	case TokenRow, TokenNBCRow:
-		dec := DecodeRow
-		if t == TokenNBCRow {
-			dec = DecodeNBCRow
-		}
-		_, used, err := dec(body, s.Columns)
+		used, err := RowLen(body, s.Columns, t == TokenNBCRow)
 		if err != nil {
 			return Token{}, frameErr(err)
 		}

@@ -120,7 +120,7 @@ func (s *session) relayLoop() {
 func (s *session) copyPacket(h tds.Header, body []byte, eom bool) error {
 	s.cwMu.Lock()
 	defer s.cwMu.Unlock()
-	s.cw.Write(h.Append(make([]byte, 0, tds.HeaderLen)))
+	s.cw.Write(h.Append(s.hdr[:0]))
 	if _, err := s.cw.Write(body); err != nil {
 		return err
 	}

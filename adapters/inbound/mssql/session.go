@@ -51,7 +51,8 @@ type session struct {
 	ur         *bufio.Reader
 	clientAddr string
 
-	cwMu sync.Mutex // the client connection's writer: whole packets, in order
+	cwMu sync.Mutex          // the client connection's writer: whole packets, in order
+	hdr  [tds.HeaderLen]byte // copyPacket's header bytes, under cwMu
 	cw   *bufio.Writer
 	uwMu sync.Mutex // the upstream connection: a request's packets, then an Attention
 
