@@ -153,6 +153,12 @@ func parseResponseHead(h []byte, method string, out []byte) (responseHead, error
 	switch {
 	case n >= 100 && n < 200 || n == 204 || n == 304 || method == "HEAD":
 		rh.framing = framingNone
+	case te && string(proto) == "HTTP/1.0":
+		// Transfer-Encoding in an HTTP/1.0 message: faulty framing, read
+		// to the connection's end and close it (RFC 9112 §6.1); net/http
+		// ignores the field there too, so never frame it as chunked.
+		rh.framing = framingClose
+		rh.reusable = false
 	case chunked && !otherTE:
 		rh.framing = framingChunked
 		rh.out = append(rh.out, "Transfer-Encoding: chunked\r\n"...)
