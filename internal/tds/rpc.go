@@ -195,24 +195,33 @@ func (c RPCCall) Proc() uint16 {
 // are values for it, per the procedures' signatures: sp_executesql(@stmt,
 // @params, values…), sp_prepare(@handle OUT, @params, @stmt, @options),
 // sp_prepexec(@handle OUT, @params, @stmt, values…), sp_cursoropen(@cursor
-// OUT, @stmt, …). ok is false when the call carries no text (sp_execute,
-// sp_unprepare, a named user procedure) or the text parameter is not a
-// character type.
+// OUT, @stmt, @scrollopt, @ccopt, @rowcount, @paramdef, values…: every
+// parameter after @stmt is returned as a value, since each changes what
+// runs). ok is false when the call carries no text (sp_execute,
+// sp_unprepare, a named user procedure), the text parameter is not a
+// character type, or a parameter is named so that the server may bind it
+// elsewhere than its position says (a signature parameter sent by name at
+// another position, as @params = …, @stmt = …): SQL Server binds named
+// parameters by name.
 func (c RPCCall) Statement() (text string, values []Param, ok bool) {
 	idx, first := -1, 0
+	var sig []string
 	switch c.Proc() {
 	case ProcExecuteSQL:
-		idx, first = 0, 2
+		idx, first, sig = 0, 2, []string{"@stmt", "@params"}
 	case ProcPrepare, ProcCursorPrepare:
-		idx, first = 2, len(c.Params)
+		idx, first, sig = 2, len(c.Params), []string{"@handle", "@params", "@stmt", "@options"}
+		if c.Proc() == ProcCursorPrepare {
+			sig = []string{"@prepared_handle", "@params", "@stmt", "@options", "@scrollopt", "@ccopt"}
+		}
 	case ProcPrepExec:
-		idx, first = 2, 3
+		idx, first, sig = 2, 3, []string{"@handle", "@params", "@stmt"}
 	case ProcCursorOpen:
-		idx, first = 1, len(c.Params)
+		idx, first, sig = 1, 2, []string{"@cursor", "@stmt", "@scrollopt", "@ccopt", "@rowcount", "@paramdef"}
 	default:
 		return "", nil, false
 	}
-	if idx >= len(c.Params) {
+	if idx >= len(c.Params) || !positional(c.Params, sig) {
 		return "", nil, false
 	}
 	p := c.Params[idx]
@@ -228,4 +237,28 @@ func (c RPCCall) Statement() (text string, values []Param, ok bool) {
 		values = c.Params[first:]
 	}
 	return text, values, true
+}
+
+// positional reports whether params bind by position to sig, the
+// procedure's leading parameter names: a named parameter among the first
+// len(sig) carries its own position's name, and none after them carries a
+// name of sig.
+func positional(params []Param, sig []string) bool {
+	for i, p := range params {
+		if p.Name == "" {
+			continue
+		}
+		if i < len(sig) {
+			if !strings.EqualFold(p.Name, sig[i]) {
+				return false
+			}
+			continue
+		}
+		for _, n := range sig {
+			if strings.EqualFold(p.Name, n) {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -76,7 +76,15 @@ func (s *session) readLoop() {
 // passes back).
 func (s *session) attention() {
 	s.mu.Lock()
-	switch s.state {
+	state := s.state
+	if state == stForwarded && s.discard {
+		// The listener's own request (a rollback, a reset, relearn) is not
+		// the client's to cancel: it must run, and its answer is not
+		// relayed, so the DONE(ATTN) would never reach the client. The
+		// listener answers DONE(ATTN) when the client's request ends.
+		state = stBusy
+	}
+	switch state {
 	case stIdle:
 		s.mu.Unlock()
 		s.writeClient(attnReply())

@@ -13,6 +13,7 @@ func (s *session) batch(m tds.Message) error {
 	if err != nil {
 		return protoErr("SQLBatch: %v", err)
 	}
+	s.learnTx(b.Headers)
 	if s.doomed {
 		if done, err := s.afterDoomed(txWordOf(b.Text), tds.TokenDone); done {
 			return err

@@ -89,7 +89,12 @@ func BenchmarkLargeValue(b *testing.B) {
 	for _, mb := range []int{2, 8} {
 		answer := tdstest.ResultSet([]tds.Column{col}, [][][]byte{{tdstest.NVarChar(strings.Repeat("x", mb<<19))}}, tds.TokenDone, false)
 		f := newFixture(b)
-		f.up.OnBatch = func(*tds.SQLBatch) []byte { return answer }
+		f.up.OnBatch = func(q *tds.SQLBatch) []byte {
+			if q.Text == relearnText { // after the 8 MB answer the relay copied unread
+				return f.onBatch(q)
+			}
+			return answer
+		}
 		for _, c := range []struct{ name, addr string }{{"direct", f.upAddr}, {"listener", f.addr}} {
 			b.Run(fmt.Sprintf("%dMB/%s", mb, c.name), func(b *testing.B) { largeResult(b, c.addr, answer, 1) })
 		}

@@ -138,6 +138,8 @@ func (f *fixture) onBatch(b *tds.SQLBatch) []byte {
 		desc[i] = byte(txDesc >> (8 * i))
 	}
 	switch {
+	case text == relearnText: // as SQL Server answers it: no transaction, the login's database
+		return (&tds.Done{}).Append((&tds.ErrorInfo{Number: 50000, State: relearnState, Message: "0 hoopdb"}).Append(nil, tds.TokenInfo))
 	case strings.HasPrefix(up, "USE "):
 		db := strings.Trim(strings.TrimSpace(text[4:]), "[];")
 		return (&tds.Done{}).Append(tds.EnvString(tds.EnvDatabase, db, "hoopdb").Append(nil))
@@ -145,6 +147,8 @@ func (f *fixture) onBatch(b *tds.SQLBatch) []byte {
 		return (&tds.Done{Status: tds.DoneInXact}).Append((&tds.EnvChange{Type: tds.EnvBeginTran, NewValue: desc}).Append(nil))
 	case strings.HasPrefix(up, "COMMIT"):
 		return (&tds.Done{}).Append((&tds.EnvChange{Type: tds.EnvCommitTran, OldValue: desc}).Append(nil))
+	case strings.HasPrefix(up, "ROLLBACK TRAN SP"): // to a savepoint: the transaction stays open
+		return (&tds.Done{Status: tds.DoneInXact}).Append(nil)
 	case strings.HasPrefix(up, "ROLLBACK"), strings.HasPrefix(up, "IF @@TRANCOUNT > 0 ROLLBACK"):
 		return (&tds.Done{}).Append((&tds.EnvChange{Type: tds.EnvRollbackTran, OldValue: desc}).Append(nil))
 	case strings.HasPrefix(up, "WAITFOR"):
@@ -203,10 +207,14 @@ func (f *fixture) ranCount(text string) int {
 
 // conn opens one go-mssqldb connection (encrypt=disable) as agent with the
 // given app name.
-func (f *fixture) conn(appName string) *sql.Conn {
+func (f *fixture) conn(appName string) *sql.Conn { return f.connAs("agent", appName) }
+
+// connAs opens one go-mssqldb connection (encrypt=disable) as user with the
+// given app name.
+func (f *fixture) connAs(user, appName string) *sql.Conn {
 	f.t.Helper()
 	q := url.Values{"database": {"hoopdb"}, "encrypt": {"disable"}, "app name": {appName}}
-	dsn := fmt.Sprintf("sqlserver://agent:S3cret%%21pw@%s?%s", f.addr, q.Encode())
+	dsn := fmt.Sprintf("sqlserver://%s:S3cret%%21pw@%s?%s", user, f.addr, q.Encode())
 	db, err := sql.Open("sqlserver", dsn)
 	if err != nil {
 		f.t.Fatal(err)

@@ -151,24 +151,8 @@ func TestIntegratedAndEntraLoginsRefused(t *testing.T) {
 func TestEncryptionNeverDowngraded(t *testing.T) {
 	f := newFixture(t)
 	for enc, want := range map[byte]byte{tds.EncryptOff: tds.EncryptOff, tds.EncryptOn: tds.EncryptOn, tds.EncryptReq: tds.EncryptOn, tds.EncryptNotSup: tds.EncryptNotSup} {
-		conn, err := net.Dial("tcp", f.addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		conn.SetDeadline(time.Now().Add(10 * time.Second))
-		p := &tds.Prelogin{}
-		p.Set(tds.PreloginVersion, tds.VersionData(0x0b000000, 0))
-		p.Set(tds.PreloginEncryption, []byte{enc})
-		tds.WriteMessage(conn, tds.PacketPrelogin, 0, 0, p.Encode(), 4096)
-		m, err := (&tds.MessageReader{R: conn, MaxMessage: 1 << 20}).ReadMessage()
+		conn, _, ans := dialPrelogin(t, f.addr, enc)
 		conn.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		ans, err := tds.DecodePrelogin(m.Data)
-		if err != nil {
-			t.Fatal(err)
-		}
 		if got, _ := ans.Encryption(); got != want {
 			t.Errorf("client ENCRYPTION %d answered %d, want %d", enc, got, want)
 		}
@@ -205,4 +189,30 @@ func TestDrainClosesIdleConnections(t *testing.T) {
 	if e := firstError(t, tokens(t, m.Data)); e.Number != 6005 {
 		t.Fatalf("drain: ERROR %d %q", e.Number, e.Message)
 	}
+}
+
+// dialPrelogin connects to addr, sends a PRELOGIN asking for encryption
+// enc and returns the connection, its reader and the listener's answer.
+func dialPrelogin(t *testing.T, addr string, enc byte) (net.Conn, *tds.MessageReader, *tds.Prelogin) {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	p := &tds.Prelogin{}
+	p.Set(tds.PreloginVersion, tds.VersionData(0x0b000000, 0))
+	p.Set(tds.PreloginEncryption, []byte{enc})
+	tds.WriteMessage(conn, tds.PacketPrelogin, 0, 0, p.Encode(), 4096)
+	mr := &tds.MessageReader{R: conn, MaxMessage: 1 << 20}
+	m, err := mr.ReadMessage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ans, err := tds.DecodePrelogin(m.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conn, mr, ans
 }

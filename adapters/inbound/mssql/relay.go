@@ -11,7 +11,7 @@ import (
 // maxCarry bounds the bytes of one token the relay holds to read it (a
 // ROW with large values): past it, the rest of that answer is copied
 // unread, and what it would have changed (current database, transaction)
-// is learnt from the next answer that says it.
+// the listener then asks the upstream (session.relearn).
 const maxCarry = 4 << 20
 
 // relayLoop is the session's relay: it copies every packet the upstream
@@ -166,10 +166,19 @@ func (s *session) token(t tds.Token, res *response, discard bool) {
 		if len(t.Body) > 5 && t.Body[5] >= 11 {
 			res.failed = true
 		}
+	case tds.TokenInfo:
+		if discard {
+			if e, err := tds.DecodeErrorInfo(t.Body); err == nil && e.State == relearnState {
+				res.state = e.Message
+			}
+		}
 	case tds.TokenDone, tds.TokenDoneProc, tds.TokenDoneInProc:
 		st := binary.LittleEndian.Uint16(t.Body)
 		if st&(tds.DoneError|tds.DoneSrvError) != 0 {
 			res.failed = true
+		}
+		if st&(tds.DoneError|tds.DoneSrvError|tds.DoneAttn) == 0 && t.Type != tds.TokenDoneProc {
+			res.ran = true
 		}
 		if st&tds.DoneAttn != 0 {
 			res.attn = true
@@ -186,7 +195,9 @@ func (s *session) token(t tds.Token, res *response, discard bool) {
 		if !want || res.handle != nil {
 			return
 		}
-		if v, err := tds.DecodeReturnValue(t.Body); err == nil && len(v.Value) == 4 &&
+		// The handle is the call's first parameter (@handle OUTPUT, rpc.go
+		// handleOut): ordinal 0, not another OUTPUT value.
+		if v, err := tds.DecodeReturnValue(t.Body); err == nil && v.Ordinal == 0 && len(v.Value) == 4 &&
 			(v.Type.Type == tds.TypeIntN || v.Type.Type == tds.TypeInt4) {
 			h := int32(binary.LittleEndian.Uint32(v.Value))
 			res.handle = &h
@@ -205,10 +216,10 @@ func (s *session) envChange(e *tds.EnvChange) {
 		s.database = e.NewString()
 	case tds.EnvBeginTran, tds.EnvEnlistDTC:
 		if d, ok := e.Descriptor(); ok {
-			s.tx = d
+			s.tx, s.txUnknown = d, false
 		}
 	case tds.EnvCommitTran, tds.EnvRollbackTran, tds.EnvDefectTran, tds.EnvTranEnded:
-		s.tx = 0
+		s.tx, s.txUnknown = 0, false
 	case tds.EnvPacketSize:
 		if n, err := strconv.Atoi(e.NewString()); err == nil && n >= tds.MinPacketSize && n <= tds.MaxPacketSize {
 			s.packetSize.Store(int32(n))

@@ -34,6 +34,7 @@ func (s *session) rpc(m tds.Message) error {
 	if err != nil {
 		return protoErr("RPC: %v", err)
 	}
+	s.learnTx(r.Headers)
 	if s.doomed {
 		word := ""
 		if len(r.Calls) == 1 {
@@ -50,35 +51,44 @@ func (s *session) rpc(m tds.Message) error {
 	u := &unit{}
 	var renders []string
 	var prep *prepared // the statement whose handle the answer returns
-	var unprepare []int32
+	// Handles this message unprepares are forgotten at once, whether it
+	// runs and whatever its answer says (an error later in it, an
+	// Attention; a handle forgotten too soon is only UNKNOWN later): the
+	// server may hand a freed handle to the next statement prepared, and an
+	// sp_execute of it must not be decided on the old text. An sp_execute
+	// of one later in the same message is UNKNOWN.
+	unprepared := map[int32]bool{}
 	for _, c := range r.Calls {
 		switch c.Proc() {
 		case tds.ProcExecuteSQL, tds.ProcPrepExec, tds.ProcCursorOpen:
 			text, values, ok := c.Statement()
 			if !ok {
-				s.unknownCall(u, &renders, c, "its statement parameter is not text")
+				s.unknownCall(u, &renders, c, "its statement parameter is not text, or a parameter is named out of its place")
 				continue
 			}
 			decl := declOf(c)
 			s.execCall(u, &renders, decl, text, values, db)
-			if c.Proc() == tds.ProcPrepExec && len(r.Calls) == 1 {
+			if c.Proc() == tds.ProcPrepExec && len(r.Calls) == 1 && handleOut(c) {
 				prep = &prepared{decl: decl, text: text}
 			}
 		case tds.ProcExecute:
 			h, ok := handleOf(c)
 			p := s.prepared[h]
-			if !ok || p == nil {
+			if !ok || p == nil || unprepared[h] {
 				s.unknownCall(u, &renders, c, "sp_execute of a prepared handle the listener did not see prepared")
 				continue
 			}
 			s.execCall(u, &renders, p.decl, p.text, c.Params[1:], db)
 		case tds.ProcPrepare:
-			if text, _, ok := c.Statement(); ok && len(r.Calls) == 1 {
+			if text, _, ok := c.Statement(); ok && len(r.Calls) == 1 && handleOut(c) {
 				prep = &prepared{decl: declOf(c), text: text}
 			}
 		case tds.ProcUnprepare:
 			if h, ok := handleOf(c); ok {
-				unprepare = append(unprepare, h)
+				unprepared[h] = true
+				s.forget(h)
+			} else { // which handle it frees is unknown: forget them all
+				s.forgetAll()
 			}
 		case tds.ProcCursorFetch, tds.ProcCursorOption, tds.ProcCursorClose, tds.ProcCursorUnprepare, tds.ProcCursorPrepare:
 			// Runs no new statement.
@@ -101,12 +111,41 @@ func (s *session) rpc(m tds.Message) error {
 			return
 		}
 		if prep != nil && resp.handle != nil {
-			s.prepared[*resp.handle] = prep
-		}
-		for _, h := range unprepare {
-			delete(s.prepared, h)
+			s.remember(*resp.handle, prep)
 		}
 	})
+}
+
+// maxPreparedBytes bounds the text the listener keeps for one session's
+// prepared handles: a client that prepares without end must not exhaust
+// the process's memory. Past it a handle is not remembered, and an
+// sp_execute of it is UNKNOWN (fail closed).
+const maxPreparedBytes = 16 << 20
+
+// remember records the statement of handle h (the decider's).
+func (s *session) remember(h int32, p *prepared) {
+	s.forget(h)
+	n := len(p.decl) + len(p.text)
+	if s.preparedBytes+n > maxPreparedBytes {
+		s.log.Warn("mssql prepared statement not remembered: the session's prepared texts are at their bound; an sp_execute of it is UNKNOWN", "bound", maxPreparedBytes)
+		return
+	}
+	s.prepared[h] = p
+	s.preparedBytes += n
+}
+
+// forget drops handle h.
+func (s *session) forget(h int32) {
+	if p := s.prepared[h]; p != nil {
+		s.preparedBytes -= len(p.decl) + len(p.text)
+		delete(s.prepared, h)
+	}
+}
+
+// forgetAll drops every handle.
+func (s *session) forgetAll() {
+	clear(s.prepared)
+	s.preparedBytes = 0
 }
 
 // execCall adds a call that runs text with values to u.
@@ -166,10 +205,30 @@ func declOf(c tds.RPCCall) string {
 }
 
 // handleOf reads the prepared handle, the first parameter of sp_execute
-// and sp_unprepare (an int).
+// and sp_unprepare (an int), unless a parameter is named so that the server
+// may bind @handle elsewhere (it binds named parameters by name).
 func handleOf(c tds.RPCCall) (int32, bool) {
-	if len(c.Params) == 0 || len(c.Params[0].Value) != 4 {
+	if len(c.Params) == 0 || len(c.Params[0].Value) != 4 || !handleFirst(c) {
 		return 0, false
 	}
 	return int32(binary.LittleEndian.Uint32(c.Params[0].Value)), true
+}
+
+// handleOut reports whether the call's first parameter is @handle OUTPUT:
+// only then is the answer's RETURNVALUE of ordinal 0 the handle the server
+// prepared (an OUTPUT value of the statement's own would carry whatever
+// the statement put in it).
+func handleOut(c tds.RPCCall) bool {
+	return len(c.Params) > 0 && c.Params[0].Status&tds.ParamByRef != 0 && handleFirst(c)
+}
+
+// handleFirst reports whether @handle binds to the first parameter: it is
+// unnamed or named @handle, and no later one is named @handle.
+func handleFirst(c tds.RPCCall) bool {
+	for i, p := range c.Params {
+		if p.Name != "" && strings.EqualFold(p.Name, "@handle") != (i == 0) {
+			return false
+		}
+	}
+	return true
 }

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,8 +65,13 @@ type session struct {
 	returnMode bool   // hoop-approval=return in the LOGIN7 app name
 
 	// Owned by the decider.
-	doomed   bool                // a statement was denied inside the open transaction (transaction.go)
-	prepared map[int32]*prepared // sp_prepare / sp_prepexec handles (rpc.go)
+	doomed   bool   // a statement was denied inside the open transaction (transaction.go)
+	doomedTx uint64 // that transaction's descriptor
+	// resetPending holds RESETCONNECTION bits the listener applied (reset)
+	// but the upstream has not seen yet, for the next message forwarded.
+	resetPending  byte
+	prepared      map[int32]*prepared // sp_prepare / sp_prepexec handles (rpc.go)
+	preparedBytes int                 // their texts' size, bounded by maxPreparedBytes (rpc.go)
 
 	reqs     chan request  // reader → decider
 	respDone chan response // relay → decider: the forwarded request's answer ended
@@ -77,6 +84,7 @@ type session struct {
 	database    string         // the current database (LOGINACK's and later ENVCHANGE type 1)
 	loginDB     string         // the database the login ended in (RESETCONNECTION goes back to it)
 	tx          uint64         // the open transaction's descriptor (ENVCHANGE 8/9/10/17), 0 outside one
+	txUnknown   bool           // a transaction is open whose ENVCHANGE the relay could not read (relearn)
 	attnCancel  bool           // an Attention arrived for the request in stBusy, not yet answered
 	attnPending int            // Attentions forwarded whose DONE(ATTN) has not come back
 	discard     bool           // the forwarded request is the listener's own: its answer is not relayed
@@ -102,9 +110,11 @@ type request struct {
 type response struct {
 	failed  bool   // an ERROR token (class ≥ 11), or DONE with DONE_ERROR / DONE_SRVERROR
 	attn    bool   // DONE(ATTN): the request was cancelled
+	ran     bool   // a statement of it completed (DONE or DONEINPROC without an error or attention bit)
 	handle  *int32 // the first integer RETURNVALUE, when wantHandle
 	env     []byte // ENVCHANGE tokens of an answer not relayed (discard)
 	lost    bool   // the relay could not frame the tokens of this answer
+	state   string // the INFO of the listener's relearn batch (discard only)
 	aborted bool   // the session ended before the answer did
 }
 
@@ -122,8 +132,21 @@ func newSession(p *Protocol, l *app.Listener, log *slog.Logger, client net.Conn,
 func (s *session) run() {
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); s.readLoop() }()
-	go func() { defer wg.Done(); s.relayLoop() }()
+	// A panic in the reader or the relay (a goroutine of their own, which
+	// handle's recover does not cover) would end the whole process: it
+	// ends this session only.
+	guard := func(name string, f func()) {
+		defer wg.Done()
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Error("mssql "+name+" failed; connection closed", "panic", r)
+				s.close()
+			}
+		}()
+		f()
+	}
+	go guard("reader", s.readLoop)
+	go guard("relay", s.relayLoop)
 	err := s.decideLoop()
 	var pe *protocolError
 	switch {
@@ -190,10 +213,16 @@ func (s *session) request(r request) error {
 		// Nothing of it ran: inside a transaction that dooms it, as a denial does.
 		return s.refuse(errNoMemory.with(r.refused.Error()), tds.TokenDone)
 	}
-	if r.msg.Status&(tds.StatusResetConnection|tds.StatusResetConnectionSkipTran) != 0 {
+	if bits := r.msg.Status & (tds.StatusResetConnection | tds.StatusResetConnectionSkipTran); bits != 0 {
 		s.reset(r.msg.Status&tds.StatusResetConnection != 0)
+		s.resetPending |= bits
 	}
-	if s.doomed && !s.inTx() {
+	return s.dispatch(r)
+}
+
+// dispatch decides and answers one client message by its type.
+func (s *session) dispatch(r request) error {
+	if s.doomed && s.txDesc() != s.doomedTx {
 		s.doomed = false // the transaction ended (ROLLBACK, or the server's own)
 	}
 	switch r.msg.Type {
@@ -216,7 +245,7 @@ func (s *session) request(r request) error {
 // prepared handles and goes back to the login's database; without
 // SKIPTRAN it also rolls back an open transaction.
 func (s *session) reset(tran bool) {
-	s.prepared = map[int32]*prepared{}
+	s.forgetAll()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.database = s.loginDB
@@ -249,10 +278,13 @@ func (s *session) idle() bool {
 }
 
 // inTx reports whether the upstream said a transaction is open.
-func (s *session) inTx() bool {
+func (s *session) inTx() bool { return s.txDesc() != 0 }
+
+// txDesc returns the open transaction's descriptor (0: none).
+func (s *session) txDesc() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.tx != 0
+	return s.tx
 }
 
 // currentDB returns the session's current database.
@@ -303,6 +335,21 @@ func (s *session) exchange(m tds.Message, o exchangeOpts) (response, error) {
 	}
 	s.state, s.discard, s.wantHandle, s.onEnd = stForwarded, o.discard, o.wantHandle, o.onEnd
 	s.mu.Unlock()
+	// A request that carried RESETCONNECTION but was not forwarded (denied,
+	// refused, cancelled) left the listener in the login's database with no
+	// transaction (reset) and the upstream where it was: the next message
+	// forwarded carries the bits, so the upstream resets before it runs
+	// (else a statement approved in the login's database would run in the
+	// one a USE left, and a COMMIT would find the transaction the listener
+	// forgot, doomed, still open). MS-TDS 2.2.3.1.2: SQLBatch, RPC and
+	// transaction manager requests only.
+	if s.resetPending != 0 && (m.Type == tds.PacketSQLBatch || m.Type == tds.PacketRPC || m.Type == tds.PacketTransaction) {
+		m.Status |= s.resetPending
+		if m.Status&tds.StatusResetConnection != 0 {
+			m.Status &^= tds.StatusResetConnectionSkipTran
+		}
+		s.resetPending = 0
+	}
 	_, err := s.up.Write(appendMessage(nil, m.Type, m.Status, m.SPID, m.Data, int(s.packetSize.Load())))
 	s.uwMu.Unlock()
 	if err != nil {
@@ -311,6 +358,9 @@ func (s *session) exchange(m tds.Message, o exchangeOpts) (response, error) {
 	}
 	select {
 	case r := <-s.respDone:
+		if r.lost && !o.discard {
+			return r, s.relearn()
+		}
 		return r, nil
 	case <-s.stop:
 		s.abandon()
@@ -327,5 +377,52 @@ func (s *session) abandon() {
 	s.mu.Unlock()
 	if onEnd != nil {
 		onEnd(response{aborted: true})
+	}
+}
+
+// relearnText asks the upstream for the session's current database and
+// transaction count, in an INFO message of state relearnState: "count name".
+const (
+	relearnText  = "DECLARE @hoop_t int = @@TRANCOUNT, @hoop_d nvarchar(128) = DB_NAME(); RAISERROR(N'%d %s', 0, 217, @hoop_t, @hoop_d)"
+	relearnState = 217
+)
+
+// relearn asks the upstream where the session is after an answer the relay
+// could not read to its end (a CLR type column, a value over maxCarry): an
+// ENVCHANGE after the unreadable token went to the client unread, and the
+// listener would decide the next statements in the database it believes
+// current (an approval filed for one database then running in another).
+// It sends relearnText (its answer is not relayed) and takes the current
+// database from it, and the end of the transaction when none is open.
+func (s *session) relearn() error {
+	b := &tds.SQLBatch{Headers: tds.TxHeaders(s.txDesc(), 1), Text: relearnText}
+	resp, err := s.exchange(tds.Message{Type: tds.PacketSQLBatch, Data: b.Encode()}, exchangeOpts{discard: true})
+	if err != nil {
+		return err
+	}
+	n, db, ok := strings.Cut(resp.state, " ")
+	if !ok {
+		return fmt.Errorf("the upstream did not say its current database after an answer the listener could not read")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.database = db
+	switch {
+	case n == "0":
+		s.tx, s.txUnknown = 0, false
+	case s.tx == 0: // its descriptor comes with the client's next request (learnTx)
+		s.txUnknown = true
+	}
+	return nil
+}
+
+// learnTx takes the descriptor of a transaction the relay could not read
+// from a request's ALL_HEADERS: the client read the ENVCHANGE that the
+// relay could not, and a denial in that transaction must doom it.
+func (s *session) learnTx(h tds.AllHeaders) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d, _, ok := h.TransactionDescriptor(); ok && d != 0 && s.txUnknown && s.tx == 0 {
+		s.tx, s.txUnknown = d, false
 	}
 }

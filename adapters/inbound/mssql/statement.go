@@ -17,7 +17,8 @@ import (
 //   - an RPC that runs a text with values (sp_executesql, sp_prepexec,
 //     sp_execute of a handle the listener saw prepared, sp_cursoropen): the
 //     parameter declaration, the text and each value's tds.Param.Canonical
-//     (its exact TYPE_INFO and bytes), so 1 and 2 are two statements and
+//     (its exact TYPE_INFO and bytes) with its name and status flags, so 1
+//     and 2 are two statements, as are @a = 1, @b = 2 and @b = 1, @a = 2, and
 //     the same values sent again are the same one. sp_executesql,
 //     sp_prepexec and sp_execute of the same text and values are the same
 //     statement: a driver that was approved on one may resend with another;
@@ -45,6 +46,10 @@ func appendExec(dst []byte, decl, text string, values []tds.Param) []byte {
 	dst = appendField(dst, []byte(decl))
 	dst = appendField(dst, []byte(text))
 	for _, v := range values {
+		// The name and status too: named values bind by name (@a = 1, @b = 2
+		// is not @b = 1, @a = 2) and DEFAULT drops the value sent.
+		dst = appendField(dst, []byte(strings.ToLower(v.Name)))
+		dst = append(dst, v.Status)
 		dst = appendField(dst, v.Canonical())
 	}
 	return append(dst, 0xFF)
@@ -56,6 +61,7 @@ func appendProc(dst []byte, name string, params []tds.Param) []byte {
 	dst = appendField(dst, []byte(strings.ToLower(name)))
 	for _, p := range params {
 		dst = appendField(dst, []byte(p.Name))
+		dst = append(dst, p.Status)
 		dst = appendField(dst, p.Canonical())
 	}
 	return append(dst, 0xFF)

@@ -44,13 +44,16 @@ func txWordOf(text string) string {
 	return strings.ToUpper(m[1])
 }
 
-// afterDoomed answers a request of a doomed transaction: ROLLBACK ends the
-// doomed state and is forwarded as usual (done false); COMMIT is answered
+// afterDoomed answers a request of a doomed transaction: ROLLBACK is
+// forwarded as usual (done false), and the doomed state ends with the
+// transaction (the next request finds another descriptor or none), not
+// with the ROLLBACK: ROLLBACK TRAN savepoint leaves the transaction open,
+// and a COMMIT after it would apply the statements before the savepoint
+// that ran ahead of the denial; COMMIT is answered
 // 3930 after the upstream rolled back; anything else is refused with 3930.
 func (s *session) afterDoomed(word string, doneTok byte) (done bool, err error) {
 	switch word {
 	case "ROLLBACK":
-		s.doomed = false
 		return false, nil
 	case "COMMIT":
 		env, err := s.rollbackUpstream()

@@ -106,7 +106,11 @@ func (s *session) decideAndRun(set *app.ListenerSettings, u *unit, m tds.Message
 		}
 	}
 	if out.Ticket != nil {
-		o.onEnd = func(r response) { out.Ticket.Settle(!r.failed && !r.attn && !r.aborted) }
+		// Given back only when nothing of the request ran: a batch whose
+		// first statement completed before a later one failed (SQL Server
+		// goes on after most errors) or was cancelled ran once, and an
+		// answer cut off (the session ended) may have run.
+		o.onEnd = func(r response) { out.Ticket.Settle(r.ran || r.aborted || !r.failed && !r.attn) }
 	}
 	resp, err := s.exchange(m, o)
 	if err == nil && after != nil {
@@ -134,9 +138,10 @@ func (s *session) deny(out app.Outcome, doneTok byte) error {
 // refuse answers a request with e and runs nothing of it. Inside a
 // transaction the refusal dooms the transaction (transaction.go).
 func (s *session) refuse(e sqlError, doneTok byte) error {
-	inTx := s.inTx()
+	tx := s.txDesc()
+	inTx := tx != 0
 	if inTx {
-		s.doomed = true
+		s.doomed, s.doomedTx = true, tx
 	}
 	return s.writeClient(errorReply(e, doneTok, inTx))
 }

@@ -77,7 +77,22 @@ func TestAnalyzeStatements(t *testing.T) {
 		{"sp_who", want{actions: []string{"EXEC"}, targets: []string{"sp_who"}}},
 		{"EXEC [prod].dbo.[my proc] 1, @b = 'x'", want{actions: []string{"EXEC"}, targets: []string{"my proc", "prod.dbo.my proc"}}},
 		{"EXEC @rc = dbo.p", want{actions: []string{"EXEC"}, targets: []string{"p"}}},
-		{"EXEC master..xp_cmdshell 'dir'", want{actions: []string{"EXEC"}, targets: []string{"xp_cmdshell", "master.dbo.xp_cmdshell"}}},
+		// OPENROWSET's pass-through query runs as written: its statements count.
+		{"SELECT * FROM OPENROWSET('SQLNCLI', 'Server=(local);Trusted_Connection=yes;', 'SET FMTONLY OFF; DELETE FROM t; SELECT 1')",
+			want{actions: []string{"DELETE", "SELECT", "SET"}}},
+		{"SELECT * FROM OPENROWSET(BULK 'c:\\x.txt', SINGLE_CLOB) AS f", want{actions: []string{"SELECT"}}},
+		// A synonym of a procedure that runs a text hides it from later EXECs.
+		{"CREATE SYNONYM s FOR master.sys.sp_executesql", want{actions: []string{"CREATE", "CREATE_SYNONYM", "UNKNOWN"}}},
+		{"CREATE SYNONYM dbo.s FOR [xp_cmdshell]", want{actions: []string{"CREATE", "CREATE_SYNONYM", "UNKNOWN"}}},
+		{"CREATE PROCEDURE dbo.sp_executesql @s nvarchar(max) AS DROP TABLE t", want{actions: []string{"CREATE", "CREATE_PROCEDURE", "UNKNOWN"}}},
+		{"CREATE SYNONYM s FOR other.dbo.orders", want{actions: []string{"CREATE", "CREATE_SYNONYM"}}},
+		{"EXEC master..xp_cmdshell 'dir'", want{actions: []string{"EXEC", "UNKNOWN"}, targets: []string{"xp_cmdshell", "master.dbo.xp_cmdshell"}}},
+		// Procedures that run a text they are given: analysed when a literal, else UNKNOWN.
+		{"EXEC sp_sqlexec 'DROP TABLE t'", want{actions: []string{"DROP", "DROP_TABLE"}, targets: []string{"prod.dbo.t"}}},
+		{"EXEC sp_sqlexec @s", want{actions: []string{"UNKNOWN"}}},
+		{"EXEC sp_MSforeachtable 'DELETE FROM ?'", want{actions: []string{"EXEC", "UNKNOWN"}, targets: []string{"sp_msforeachtable"}}},
+		{"EXEC sys.sp_MSforeachdb @command1 = 'DROP TABLE ?..t'", want{actions: []string{"EXEC", "UNKNOWN"}}},
+		{"EXEC sp_execute_external_script @language = N'Python', @script = N'x'", want{actions: []string{"EXEC", "UNKNOWN"}}},
 		{"EXEC @name", want{actions: []string{"EXEC", Unknown}}},
 		{"EXEC sp_execute 1, 2", want{actions: []string{"EXEC", Unknown}}},
 		// Dynamic SQL.
@@ -247,6 +262,9 @@ func TestAnalyzeProc(t *testing.T) {
 		{"master..sp_who", []string{"EXEC"}, []string{"master.dbo.sp_who"}},
 		{"sp_executesql", []string{"EXEC", Unknown}, []string{"sp_executesql"}},
 		{"sp_cursoropen", []string{"EXEC", Unknown}, []string{"sp_cursoropen"}},
+		{"sp_sqlexec", []string{"EXEC", Unknown}, []string{"sp_sqlexec"}},
+		{"master.sys.sp_MSforeachtable", []string{"EXEC", Unknown}, []string{"sp_msforeachtable"}},
+		{"xp_cmdshell", []string{"EXEC", Unknown}, []string{"xp_cmdshell"}},
 	} {
 		r := AnalyzeProc(c.name, "Prod")
 		if r.Err != nil || len(r.Statements) != 1 || !slices.Equal(r.Statements[0].Analysis.Actions, c.actions) {
@@ -346,5 +364,23 @@ func TestWarm(t *testing.T) {
 		if r := Analyze(s, "master"); r.Err != nil {
 			t.Errorf("%q: %v", s, r.Err)
 		}
+	}
+}
+
+// A -- comment ends at CR or LF for the analyzer; one that holds another
+// line end (NEL, U+2028 …) is Unknown, also through the shape cache, in
+// case SQL Server ends the comment there and runs the rest of the line.
+func TestOddLineEndInACommentIsUnknown(t *testing.T) {
+	c := NewCache(16)
+	c.Analyze("SELECT 1 --x", "prod") // the shape a hidden DELETE would share
+	for _, q := range []string{"SELECT 1 --x\u2028DELETE FROM t", "SELECT 1 -- \u0085 DELETE FROM t", "EXEC ('SELECT 1 --\u2029DROP TABLE t')"} {
+		for _, r := range []Result{Analyze(q, "prod"), c.Analyze(q, "prod")} {
+			if r.Err == nil || !slices.Contains(r.Statements[0].Analysis.Actions, Unknown) {
+				t.Errorf("%q: %+v, want Unknown", q, r.Statements)
+			}
+		}
+	}
+	if r := Analyze("SELECT 1 -- x\nDELETE FROM t", "prod"); r.Err != nil {
+		t.Errorf("an ordinary comment: %v", r.Err)
 	}
 }

@@ -159,8 +159,38 @@ func (w *walker) classify(ctx antlr.ParserRuleContext) []antlr.Tree {
 		}
 	case tsql.TSqlParserRULE_merge_not_matched:
 		w.act("INSERT")
+	case tsql.TSqlParserRULE_create_synonym:
+		// A synonym of a procedure that runs a text (sp_executesql …) would
+		// make EXEC synonym N'DELETE …' read as a plain EXEC.
+		var last *tsql.Id_Context
+		for _, c := range ctx.GetChildren() {
+			if id, ok := c.(*tsql.Id_Context); ok {
+				last = id
+			}
+		}
+		if last != nil { // one token may hold a dotted name (master.sys.sp_executesql)
+			parts, err := splitName(last.GetText())
+			if err != nil {
+				w.act(Unknown)
+			} else if p := parts[len(parts)-1]; dynamicProcs[p].name != "" || opaqueProcs[p] {
+				w.act(Unknown)
+			}
+		}
 	case tsql.TSqlParserRULE_openquery, tsql.TSqlParserRULE_opendatasource, tsql.TSqlParserRULE_rowset_function:
 		w.functions[strings.ToLower(ctx.GetStart().GetText())] = struct{}{}
+		// The pass-through query text runs as it is (on the server the
+		// connection names, which may be this one): its statements are the
+		// query's, as dynamic SQL's are.
+		var q antlr.Token
+		switch v := ctx.(type) {
+		case *tsql.Rowset_functionContext:
+			q = v.GetSql()
+		case *tsql.OpenqueryContext:
+			q = v.GetQuery()
+		}
+		if q != nil {
+			w.dynamic(unquoteString(q.GetText()))
+		}
 	case tsql.TSqlParserRULE_execute_body, tsql.TSqlParserRULE_execute_body_batch:
 		return w.execute(ctx)
 	case tsql.TSqlParserRULE_execute_clause:
@@ -239,6 +269,12 @@ func (w *walker) classify(ctx antlr.ParserRuleContext) []antlr.Tree {
 				switch r.GetRuleIndex() {
 				case tsql.TSqlParserRULE_func_proc_name_schema, tsql.TSqlParserRULE_simple_name, tsql.TSqlParserRULE_table_name:
 					keep = append(keep, c)
+					// A procedure of the name of one whose text argument the
+					// analyzer reads as what it runs (sp_executesql …) would
+					// run its own body under that reading.
+					if parts, err := splitName(r.GetText()); err != nil || dynamicProcs[parts[len(parts)-1]].name != "" || opaqueProcs[parts[len(parts)-1]] {
+						w.act(Unknown)
+					}
 				}
 			}
 		}

@@ -16,13 +16,18 @@ var dynamicProcs = map[string]struct {
 	"sp_executesql": {0, "@stmt"},
 	"sp_prepare":    {2, "@stmt"},
 	"sp_prepexec":   {2, "@stmt"},
+	"sp_sqlexec":    {0, "@p1"}, // undocumented, still in master: EXEC sp_sqlexec 'DROP TABLE t'
 }
 
 // opaqueProcs run a statement text this analyzer does not read (a prepared
-// handle, a cursor's text): Unknown.
+// handle, a cursor's text), or a command given as text that can do what any
+// statement does (sp_MSforeachtable 'DROP TABLE ?', an operating system
+// command line, an R or Python script): Unknown.
 var opaqueProcs = map[string]bool{
 	"sp_execute": true, "sp_cursoropen": true, "sp_cursorprepare": true, "sp_cursorprepexec": true,
 	"sp_cursorexecute": true, "sp_prepexecrpc": true,
+	"sp_msforeachtable": true, "sp_msforeachdb": true, "sp_msforeach_worker": true,
+	"xp_cmdshell": true, "sp_execute_external_script": true,
 }
 
 // execute classifies EXEC[UTE] …: a procedure call is EXEC with the

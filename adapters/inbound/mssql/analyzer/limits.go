@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"golang.org/x/sync/semaphore"
 )
@@ -46,7 +47,34 @@ func checkLimits(text string) error {
 	if len(text) > MaxSize {
 		return fmt.Errorf("%w: the text is %d bytes, over the %d the Sidecar analyses", ErrUncheckable, len(text), MaxSize)
 	}
+	if oddLineEnd(text) {
+		return errOddLineEnd
+	}
 	return nil
+}
+
+var errOddLineEnd = errors.New("a -- comment holds a character that some readers take for a line end (NEL, U+2028, U+2029, vertical tab, form feed)")
+
+// oddLineEnd reports whether a "--" comment of text (or what looks like
+// one: inside a string too) holds a character other than CR and LF that
+// some readers take for the end of a line. The analyzer ends such a
+// comment at CR or LF only; should SQL Server end it earlier, the rest of
+// the line would run unseen, so such a text is Unknown (fail closed).
+func oddLineEnd(text string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], "--")
+		if j < 0 {
+			return false
+		}
+		i += j + 2
+		line := text[i:]
+		if k := strings.IndexAny(line, "\r\n"); k >= 0 {
+			line = line[:k]
+		}
+		if strings.ContainsAny(line, "\u0085\u2028\u2029\v\f") {
+			return true
+		}
+	}
 }
 
 // checkDepth refuses a text nested deeper than MaxDepth.

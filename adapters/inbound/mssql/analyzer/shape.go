@@ -15,7 +15,7 @@ import "strings"
 // numbers or strings). A number run into a word or a dot (1e5x, 2abc, 1.2.3)
 // is kept as written.
 func shapeKey(text string) (key string, ok bool) {
-	if strings.ContainsAny(text, "\x00\x01") {
+	if strings.ContainsAny(text, "\x00\x01") || oddLineEnd(text) {
 		return "", false
 	}
 	l := lex(text)
