@@ -215,6 +215,11 @@ func TestRPCStatement(t *testing.T) {
 		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("@params", ""), nvarchar("@stmt", "DELETE FROM t")}}, "", 0, false},
 		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("", "SELECT @stmt"), nvarchar("", "@stmt int"), nvarchar("@stmt", "DELETE FROM t")}}, "", 0, false},
 		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("@STMT", "SELECT @p1"), nvarchar("@params", "@p1 int"), nvarchar("@p1", "x")}}, "SELECT @p1", 1, true},
+		// tedious and Node mssql name the first parameter @statement, as SQL Server itself does.
+		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("@statement", "SELECT 1;")}}, "SELECT 1;", 0, true},
+		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("@statement", "SELECT @p1"), nvarchar("@params", "@p1 int"), nvarchar("@p1", "x")}}, "SELECT @p1", 1, true},
+		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("@params", ""), nvarchar("@statement", "DELETE FROM t")}}, "", 0, false},
+		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("", "SELECT 1"), nvarchar("", ""), nvarchar("@statement", "DELETE FROM t")}}, "", 0, false},
 	} {
 		text, vals, ok := tc.call.Statement()
 		if text != tc.text || len(vals) != tc.values || ok != tc.ok {

@@ -208,7 +208,9 @@ func (c RPCCall) Statement() (text string, values []Param, ok bool) {
 	var sig []string
 	switch c.Proc() {
 	case ProcExecuteSQL:
-		idx, first, sig = 0, 2, []string{"@stmt", "@params"}
+		// SQL Server's own name for the first is @statement (its error 214
+		// says so, and tedious and Node mssql send it); the docs say @stmt.
+		idx, first, sig = 0, 2, []string{"@stmt|@statement", "@params"}
 	case ProcPrepare, ProcCursorPrepare:
 		idx, first, sig = 2, len(c.Params), []string{"@handle", "@params", "@stmt", "@options"}
 		if c.Proc() == ProcCursorPrepare {
@@ -240,25 +242,37 @@ func (c RPCCall) Statement() (text string, values []Param, ok bool) {
 }
 
 // positional reports whether params bind by position to sig, the
-// procedure's leading parameter names: a named parameter among the first
-// len(sig) carries its own position's name, and none after them carries a
-// name of sig.
+// procedure's leading parameter names (each a "|"-separated list of the
+// spellings the server takes): a named parameter among the first len(sig)
+// carries its own position's name, and none after them carries a name of
+// sig.
 func positional(params []Param, sig []string) bool {
 	for i, p := range params {
 		if p.Name == "" {
 			continue
 		}
 		if i < len(sig) {
-			if !strings.EqualFold(p.Name, sig[i]) {
+			if !nameIs(p.Name, sig[i]) {
 				return false
 			}
 			continue
 		}
 		for _, n := range sig {
-			if strings.EqualFold(p.Name, n) {
+			if nameIs(p.Name, n) {
 				return false
 			}
 		}
 	}
 	return true
+}
+
+// nameIs reports whether name is one of names, a "|"-separated list of
+// spellings of one parameter, compared without case.
+func nameIs(name, names string) bool {
+	for n := range strings.SplitSeq(names, "|") {
+		if strings.EqualFold(name, n) {
+			return true
+		}
+	}
+	return false
 }
