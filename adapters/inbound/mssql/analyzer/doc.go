@@ -19,7 +19,9 @@
 //   - vocabulary.go: Actions and IsAction, what `sidecar validate` accepts.
 //   - limits.go: bounds on what one text may cost (ErrUncheckable).
 //   - cache.go, shape.go: Cache, memoising results by text and by shape.
-//   - warm.go: Warm, which fills the grammar's prediction cache at start.
+//   - warm.go, warmgen.go: Warm, which fills the grammar's prediction cache
+//     at start from typical statements and generated combinations of their
+//     pieces.
 //
 // It is pure: no I/O, safe for concurrent use. A text the parser refuses is
 // one UNKNOWN statement with Result.Err set; callers hold it (fail closed).
