@@ -3,26 +3,17 @@ package mssql
 import (
 	"fmt"
 
-	"github.com/bytebase/parser/tsql"
-
 	"github.com/hoophq/sidecar/adapters/inbound/mssql/analyzer"
 )
 
 // Actions returns every action an mssql listener reports: the T-SQL
 // analyzer's statement kinds (analyzer.Actions), upper case.
-func Actions() []string {
-	// The vocabulary is read off the grammar's rule names, which the
-	// ANTLR parser sets up on first use: `sidecar validate` asks before
-	// anything was parsed.
-	tsql.TSqlParserInit()
-	return analyzer.Actions()
-}
+func Actions() []string { return analyzer.Actions() }
 
 // CheckAction implements app.ActionChecker: a rule's action on an mssql
 // listener must be one of Actions (any case), the statement kinds of
 // docs/mssql-listener.md. Actions are names, not globs.
 func (p *Protocol) CheckAction(action string) error {
-	tsql.TSqlParserInit()
 	if analyzer.IsAction(action) {
 		return nil
 	}

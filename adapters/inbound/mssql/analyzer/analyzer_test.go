@@ -2,6 +2,8 @@ package analyzer
 
 import (
 	"errors"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -382,5 +384,26 @@ func TestOddLineEndInACommentIsUnknown(t *testing.T) {
 	}
 	if r := Analyze("SELECT 1 -- x\nDELETE FROM t", "prod"); r.Err != nil {
 		t.Errorf("an ordinary comment: %v", r.Err)
+	}
+}
+
+// TestActionsBeforeAnyParse: the vocabulary is read off the grammar's rule
+// names, which the parser sets up on its first use; `sidecar validate` asks
+// for it before anything is parsed.
+func TestActionsBeforeAnyParse(t *testing.T) {
+	if os.Getenv("HOOP_TSQL_VOCAB_CHILD") == "" {
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestActionsBeforeAnyParse$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "HOOP_TSQL_VOCAB_CHILD=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("Actions() first in a process: %v\n%s", err, out)
+		}
+		return
+	}
+	acts := Actions()
+	if !slices.Contains(acts, "DELETE") || !IsAction("DROP_TABLE") {
+		t.Fatalf("the vocabulary lacks DELETE or DROP_TABLE: %v", acts)
+	}
+	if r := Analyze("DELETE FROM t", "app"); !slices.Contains(r.Statements[0].Analysis.Actions, "DELETE") {
+		t.Fatalf("DELETE FROM t: %+v", r)
 	}
 }

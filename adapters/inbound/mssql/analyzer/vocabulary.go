@@ -35,6 +35,10 @@ var named = []string{
 }
 
 var vocabulary = sync.OnceValue(func() []string {
+	// The grammar's rule names are set up on the parser's first use, and
+	// Actions may come first (`sidecar validate` parses nothing): names
+	// below must not be read before that.
+	tsql.TSqlParserInit()
 	set := map[string]struct{}{}
 	for _, a := range named {
 		set[a] = struct{}{}
