@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Statements/s and latency percentiles of go-mssqldb directly against a SQL
-# Server upstream and through a Sidecar mssql listener on the same upstream,
-# in one run, printed as a table with the ratio. A comparison, not a test.
+# Server upstream, through a bare TCP relay (bench/tcprelay: what any extra
+# hop costs here) and through a Sidecar mssql listener on the same upstream,
+# in one run, printed as a table with the ratios. A comparison, not a test.
 #
 #   bench/mssql.sh                                    # the stand-in upstream, 4 connections, 10 s each way
 #   MSSQL_CONNS=8 MSSQL_SECONDS=20 MSSQL_ROUNDS=3 bench/mssql.sh
@@ -43,6 +44,7 @@ trap cleanup EXIT
 
 echo "building the load generator, the upstream and the sidecar…" >&2
 go build -o "$work/mssqlload" ./bench/mssqlload
+go build -o "$work/tcprelay" ./bench/tcprelay
 bin=${SIDECAR_BIN:-}
 if [ -z "$bin" ]; then
   go build -o "$work/sidecar" ./cmd/sidecar
@@ -63,6 +65,12 @@ if [ -z "$upstream" ]; then
   source="the stand-in (bench/mssqlupstream: tdstest.Mini, no real SQL Server)"
 fi
 "$work/mssqlload" -addr "$upstream" -user "$user" -password "$password" -seed -rows "$nrows"
+
+"$work/tcprelay" -listen 127.0.0.1:0 -upstream "$upstream" >"$work/relay.addr" 2>"$work/relay.log" &
+pids+=($!)
+for _ in $(seq 1 100); do [ -s "$work/relay.addr" ] && break; sleep 0.1; done
+relay=$(head -n1 "$work/relay.addr")
+[ -n "$relay" ] || { echo "mssql.sh: the relay did not start:" >&2; cat "$work/relay.log" >&2; exit 1; }
 
 listen_port=$(free_port)
 cat >"$work/config.yaml" <<YAML
@@ -94,14 +102,17 @@ printf '%-5s %-6s %-22s %10s %8s %8s %8s %8s %8s\n' round work path "stmts/s" "p
 for r in $(seq 1 "$rounds"); do
   for w in batch rpc; do
     direct=$(load "$upstream" "$w")
+    relayed=$(load "$relay" "$w")
     through=$(load "127.0.0.1:$listen_port" "$w")
-    for row in "direct|$direct" "through the Sidecar|$through"; do
+    for row in "direct|$direct" "bare TCP relay|$relayed" "through the Sidecar|$through"; do
       name=${row%%|*} line=${row#*|}
       printf '%-5s %-6s %-22s %10s %8s %8s %8s %8s %8s\n' "$r" "$w" "$name" "$(field "$line" rps)" "$(field "$line" p50)" \
         "$(field "$line" p90)" "$(field "$line" p99)" "$(field "$line" max)" "$(field "$line" errors)"
     done
-    awk -v d="$(field "$direct" rps)" -v s="$(field "$through" rps)" -v dp="$(field "$direct" p50)" -v sp="$(field "$through" p50)" \
-      'BEGIN { printf "%-5s %-6s %-22s %9.0f%% %+7d µs added at p50\n", "", "", "Sidecar / direct", (d > 0 ? 100 * s / d : 0), sp - dp }'
+    awk -v d="$(field "$direct" rps)" -v b="$(field "$relayed" rps)" -v s="$(field "$through" rps)" -v dp="$(field "$direct" p50)" \
+      -v bp="$(field "$relayed" p50)" -v sp="$(field "$through" p50)" 'BEGIN {
+        printf "%-5s %-6s %-22s %9.0f%% %+7d µs added at p50\n", "", "", "Sidecar / direct", (d > 0 ? 100 * s / d : 0), sp - dp
+        printf "%-5s %-6s %-22s %9.0f%% %+7d µs added at p50\n", "", "", "Sidecar / relay", (b > 0 ? 100 * s / b : 0), sp - bp }'
   done
 done
 if [ -s "$work/load.err" ]; then
