@@ -123,8 +123,7 @@ func (p *Protocol) startup(conn net.Conn, l *app.Listener, certs *tlsconf.CertLo
 		return nil, refuseLogin(cc, log, errProtocol, "LOGIN7: "+err.Error())
 	}
 	if why := unsupportedLogin(login); why != "" {
-		log.Info("mssql login refused", "user", login.UserName, "reason", why)
-		return nil, refuseLogin(cc, log, errLogin, "Login failed. hoop sidecar: "+why)
+		return nil, refuseLogin(cc, log.With("user", login.UserName), errLogin, "Login failed. hoop sidecar: "+why)
 	}
 	if upErr != nil {
 		return nil, refuseLogin(cc, log, errConnect, "cannot log in to the upstream database: "+upErr.Error())
