@@ -2,6 +2,8 @@ package mssql
 
 import (
 	"fmt"
+	"net"
+	"strings"
 
 	"github.com/bytebase/parser/tsql"
 
@@ -28,4 +30,23 @@ func (p *Protocol) CheckAction(action string) error {
 	}
 	return fmt.Errorf("%q is not an action of mssql listeners: the statement kinds are listed in "+
 		"docs/mssql-listener.md, \"Analyzer\" (e.g. DELETE, DROP, DROP_TABLE, UPDATE, EXEC, UNKNOWN)", action)
+}
+
+// CheckUpstream implements app.UpstreamChecker: an mssql listener's
+// upstream is the one host:port it dials (not a URL or connection string;
+// a named instance, host\instance, is reached by the port SQL Server
+// Browser would give, so the listener needs that port).
+func (p *Protocol) CheckUpstream(upstream string) error {
+	host, port, err := net.SplitHostPort(upstream)
+	if err == nil && host != "" && port != "" && !strings.ContainsAny(upstream, `/\,@;`) {
+		return nil
+	}
+	hint := ""
+	switch {
+	case strings.Contains(upstream, `\`):
+		hint = ": a named instance (host\\instance) is reached by its TCP port; give host:port"
+	case strings.Contains(upstream, ","):
+		hint = ": write SQL Server's host,port as host:port"
+	}
+	return fmt.Errorf("the upstream of an mssql listener is host:port (e.g. sqlserver.internal:1433), not %q%s", upstream, hint)
 }

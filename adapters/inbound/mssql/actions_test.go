@@ -15,3 +15,21 @@ func TestCheckActionBeforeAnyParse(t *testing.T) {
 		t.Error("DORP accepted")
 	}
 }
+
+// The upstream is one host:port that the listener dials: not a URL, not a
+// connection string, not a named instance (which SQL Server Browser would
+// resolve to a port), not a host without its port. validate says so rather
+// than every login failing with "cannot reach".
+func TestCheckUpstream(t *testing.T) {
+	p := New(nil)
+	for _, good := range []string{"127.0.0.1:1433", "db.internal:1433", "[::1]:1433"} {
+		if err := p.CheckUpstream(good); err != nil {
+			t.Errorf("%q: %v", good, err)
+		}
+	}
+	for _, bad := range []string{"127.0.0.1", "db.internal", "sqlserver://db:1433", `db\SQLEXPRESS`, `db\SQLEXPRESS:1433`, "db,1433", ":1433", "user@db:1433"} {
+		if p.CheckUpstream(bad) == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
