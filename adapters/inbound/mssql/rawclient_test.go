@@ -178,6 +178,27 @@ func TestRefusedLoginIsLoggedOnce(t *testing.T) {
 	}
 }
 
+// An upstream the listener cannot dial is answered 50000 state 125 with
+// the dial's own error (refused, no such host, timeout), so the operator
+// and the client's driver see why, as on the postgres listener.
+func TestUnreachableUpstreamNamesTheCause(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close() // nothing listens there now: the dial is refused
+	s := app.ListenerSettings{Name: "unit-mssql", Protocol: "mssql", Mode: app.ModeWait, SpendOn: ports.SpendOnSent, Upstream: closed}
+	addr := listenertest.Serve(t, New(nil), listenertest.NewCore(nil, app.Limits{}).Listener(s))
+	e := firstError(t, dialRaw(t, addr).login(agentLogin()))
+	if e.Number != 50000 || e.State != 125 {
+		t.Fatalf("unreachable upstream: ERROR %d state %d %q", e.Number, e.State, e.Message)
+	}
+	if !strings.Contains(e.Message, closed) || !strings.Contains(e.Message, "refused") {
+		t.Fatalf("the message names neither the upstream nor why it cannot be reached: %q", e.Message)
+	}
+}
+
 // lockedBuffer is a bytes.Buffer safe for the listener's goroutines.
 type lockedBuffer struct {
 	mu sync.Mutex

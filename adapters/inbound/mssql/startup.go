@@ -160,7 +160,11 @@ func dialUpstream(addr string, cl *tdstls.Client, pre *tds.Prelogin) (net.Conn, 
 	d := net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	up, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("cannot reach %s", addr)
+		var oe *net.OpError
+		if errors.As(err, &oe) && oe.Err != nil {
+			err = oe.Err // "connect: connection refused", not the address again
+		}
+		return nil, nil, nil, fmt.Errorf("cannot reach %s: %w", addr, err)
 	}
 	up.SetDeadline(time.Now().Add(loginTimeout))
 	uc, ans, err := upstreamPrelogin(up, cl, pre)
