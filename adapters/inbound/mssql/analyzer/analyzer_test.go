@@ -2,6 +2,8 @@ package analyzer
 
 import (
 	"errors"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -325,6 +327,23 @@ func TestVocabulary(t *testing.T) {
 	}
 	if v := Actions(); !slices.IsSorted(v) || len(v) < 150 {
 		t.Errorf("%d actions", len(v))
+	}
+}
+
+// Actions and IsAction are the first calls of a process that parsed
+// nothing yet (sidecar validate): they must set the grammar up themselves.
+// A test process has usually parsed by then, so this asks a fresh one.
+func TestVocabularyBeforeAnyParse(t *testing.T) {
+	if os.Getenv("ANALYZER_FRESH_PROCESS") == "1" {
+		if !IsAction("DROP_TABLE") || len(Actions()) < 150 {
+			t.Fatal("the vocabulary is incomplete before any parse")
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestVocabularyBeforeAnyParse$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "ANALYZER_FRESH_PROCESS=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("in a fresh process: %v\n%s", err, out)
 	}
 }
 

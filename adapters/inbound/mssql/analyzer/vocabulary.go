@@ -35,6 +35,7 @@ var named = []string{
 }
 
 var vocabulary = sync.OnceValue(func() []string {
+	tsql.TSqlParserInit() // the rule names below are set up on first use of the parser
 	set := map[string]struct{}{}
 	for _, a := range named {
 		set[a] = struct{}{}
