@@ -32,7 +32,7 @@ func rootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "sidecar",
 		Short: "hoop Sidecar: holds risky statements from AI agents for a person's approval",
-		Long: `The hoop Sidecar proxies agents' connections (PostgreSQL, MySQL/MariaDB, MongoDB, HTTP, gRPC, …) to their upstreams.
+		Long: `The hoop Sidecar proxies agents' connections (PostgreSQL, MySQL/MariaDB, MongoDB, SQL Server, HTTP, gRPC, …) to their upstreams.
 Statements that an approval rule matches are held for a person; in return mode the agent is
 denied at once with an approval id and resends the identical statement once it is approved.`,
 		SilenceUsage:  true,
