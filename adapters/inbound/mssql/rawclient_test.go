@@ -199,6 +199,35 @@ func TestUnreachableUpstreamNamesTheCause(t *testing.T) {
 	}
 }
 
+// A login the upstream refuses is logged with the upstream's error, so the
+// operator can tell a wrong password (18456) from a database that does not
+// open (4060) without the client's output.
+func TestUpstreamLoginRefusalIsLoggedWithItsError(t *testing.T) {
+	var buf lockedBuffer
+	up := &tdstest.Mini{Users: map[string]string{"agent": "right"}}
+	s := app.ListenerSettings{Name: "unit-mssql", Protocol: "mssql", Mode: app.ModeWait, SpendOn: ports.SpendOnSent, Upstream: up.Start(t)}
+	l := listenertest.NewCore(nil, app.Limits{}).Listener(s)
+	addr := listenertest.Serve(t, New(slog.New(slog.NewTextHandler(&buf, nil))), l)
+	if e := firstError(t, dialRaw(t, addr).login(agentLogin())); e.Number != 18456 {
+		t.Fatalf("wrong password: ERROR %d %q", e.Number, e.Message)
+	}
+	line := ""
+	for range 400 { // logged as the answer is relayed
+		for _, l := range strings.Split(buf.String(), "\n") {
+			if strings.Contains(l, "mssql login refused by the upstream") {
+				line = l
+			}
+		}
+		if line != "" {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if !strings.Contains(line, "18456") || !strings.Contains(line, "Login failed for user") {
+		t.Fatalf("the log line lacks the upstream's error: %q", line)
+	}
+}
+
 // lockedBuffer is a bytes.Buffer safe for the listener's goroutines.
 type lockedBuffer struct {
 	mu sync.Mutex

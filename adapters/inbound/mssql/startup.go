@@ -245,6 +245,7 @@ func (s *session) loginAnswer(log *slog.Logger) (bool, error) {
 	}
 	var sc tds.Scanner
 	acked := false
+	var refusal *tds.ErrorInfo // the upstream's first ERROR, for the log
 	for b := data; len(b) > 0; {
 		t, err := sc.Next(b)
 		if err != nil {
@@ -254,6 +255,10 @@ func (s *session) loginAnswer(log *slog.Logger) (bool, error) {
 		switch t.Type {
 		case tds.TokenLoginAck:
 			acked = true
+		case tds.TokenError:
+			if refusal == nil {
+				refusal, _ = tds.DecodeErrorInfo(t.Body)
+			}
 		case tds.TokenEnvChange:
 			e, err := tds.DecodeEnvChange(t.Body)
 			if err != nil {
@@ -269,6 +274,9 @@ func (s *session) loginAnswer(log *slog.Logger) (bool, error) {
 		return false, err
 	}
 	if !acked {
+		if refusal != nil {
+			log = log.With("error", refusal.Number, "state", refusal.State, "message", refusal.Message)
+		}
 		log.Info("mssql login refused by the upstream", "user", s.user)
 		return false, nil
 	}
