@@ -28,8 +28,25 @@ func (p *Protocol) CheckAction(action string) error {
 	if analyzer.IsAction(action) {
 		return nil
 	}
-	return fmt.Errorf("%q is not an action of mssql listeners: the statement kinds are listed in "+
-		"docs/mssql-listener.md, \"Analyzer\" (e.g. DELETE, DROP, DROP_TABLE, UPDATE, EXEC, UNKNOWN)", action)
+	hint := ""
+	if m := nearAction(action); m != "" {
+		hint = "; did you mean " + m + "?"
+	}
+	return fmt.Errorf("%q is not an action of mssql listeners%s: the statement kinds are listed in "+
+		"docs/mssql-listener.md, \"Analyzer\" (e.g. DELETE, DROP, DROP_TABLE, UPDATE, EXEC, UNKNOWN)", action, hint)
+}
+
+// nearAction returns the action a near miss means ("" if none): T-SQL's
+// long EXECUTE is EXEC, and hyphens stand for underscores (drop-table).
+func nearAction(action string) string {
+	a := strings.ToUpper(strings.ReplaceAll(action, "-", "_"))
+	if a == "EXECUTE" {
+		a = "EXEC"
+	}
+	if a != strings.ToUpper(action) && analyzer.IsAction(a) {
+		return a
+	}
+	return ""
 }
 
 // CheckUpstream implements app.UpstreamChecker: an mssql listener's

@@ -1,6 +1,9 @@
 package mssql
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // sidecar validate asks about actions before anything was parsed: the
 // vocabulary must be complete then (DROP_TABLE comes from the grammar).
@@ -31,5 +34,20 @@ func TestCheckUpstream(t *testing.T) {
 		if p.CheckUpstream(bad) == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+// A near miss names the action meant: EXECUTE (T-SQL's long form) is EXEC,
+// drop-table is DROP_TABLE.
+func TestCheckActionSuggests(t *testing.T) {
+	p := New(nil)
+	for a, want := range map[string]string{"EXECUTE": "EXEC", "execute": "EXEC", "drop-table": "DROP_TABLE"} {
+		err := p.CheckAction(a)
+		if err == nil || !strings.Contains(err.Error(), "did you mean "+want+"?") {
+			t.Errorf("%s: %v", a, err)
+		}
+	}
+	if err := p.CheckAction("DORP"); err == nil || strings.Contains(err.Error(), "did you mean") {
+		t.Errorf("DORP: %v", err)
 	}
 }
