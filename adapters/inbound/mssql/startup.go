@@ -106,6 +106,10 @@ func (p *Protocol) startup(conn net.Conn, l *app.Listener, certs *tlsconf.CertLo
 		return nil, err
 	}
 	if cc, err = srv.Upgrade(cc, outcome); err != nil {
+		if isClosed(err) { // a client refusing the certificate just hangs up: say so once
+			log.Info("mssql client closed the connection during the TLS handshake: it may not trust the listener's certificate "+
+				"(a tls certificate it can verify, or TrustServerCertificate=true on the client)", "client_encryption", outcome.String())
+		}
 		return nil, fmt.Errorf("client TLS: %w", err)
 	}
 	log = log.With("client_encryption", outcome.String())
