@@ -111,6 +111,39 @@ func TestRollbackToSavepointKeepsTheTransactionDoomed(t *testing.T) {
 	}
 }
 
+// The COMMIT of a doomed transaction is answered 3930 once the listener
+// rolled the transaction back upstream. When that rollback fails (the
+// upstream answers it with an error and no rollback ENVCHANGE, as the
+// project's stand-in does for IF … ROLLBACK), the transaction is still open
+// upstream: it must stay doomed, so that a second COMMIT does not commit
+// the INSERT that ran before the denial.
+func TestDoomedCommitWhoseRollbackFailsStaysDoomed(t *testing.T) {
+	f := newFixture(t, withBatchAnswer(func(b *tds.SQLBatch) []byte {
+		if strings.HasPrefix(strings.TrimSpace(b.Text), "IF @@TRANCOUNT > 0 ROLLBACK") {
+			return (&tds.Done{Status: tds.DoneError | tds.DoneInXact}).Append(tdstest.Error(102, 15, "Incorrect syntax near 'IF'."))
+		}
+		return nil
+	}))
+	c := f.conn(returnApp)
+	ctx := context.Background()
+	for _, q := range []string{"BEGIN TRAN", "INSERT INTO t VALUES (1)"} {
+		if _, err := c.ExecContext(ctx, q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	_, err := c.ExecContext(ctx, "DELETE FROM t")
+	heldID(t, err)
+	_, err = c.ExecContext(ctx, "COMMIT")
+	if e := sqlErr(t, err, 3930); strings.Contains(e.Message, "was rolled back") {
+		t.Errorf("the COMMIT's answer says the transaction was rolled back, but the upstream refused the rollback: %q", e.Message)
+	}
+	_, err = c.ExecContext(ctx, "COMMIT")
+	sqlErr(t, err, 3930)
+	if n := f.ranCount("COMMIT"); n != 0 {
+		t.Fatalf("a COMMIT reached the upstream of a transaction still open after a denial: upstream ran %q", f.ran)
+	}
+}
+
 // prepareSelect prepares a harmless statement with sp_prepexec; the
 // fixture's upstream returns handle 7.
 func prepareSelect(t *testing.T, c *rawClient) {

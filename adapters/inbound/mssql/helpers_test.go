@@ -95,6 +95,20 @@ func withTLS(cert, key string) option {
 func withUpstreamTLS(t app.TLSClient) option {
 	return func(s *app.ListenerSettings, _ *app.CoreOptions, _ *tdstest.Server) { s.UpstreamTLS = t }
 }
+
+// withBatchAnswer lets answer reply to a batch first; a nil reply leaves
+// it to the fixture's upstream.
+func withBatchAnswer(answer func(*tds.SQLBatch) []byte) option {
+	return func(_ *app.ListenerSettings, _ *app.CoreOptions, up *tdstest.Server) {
+		next := up.OnBatch
+		up.OnBatch = func(b *tds.SQLBatch) []byte {
+			if r := answer(b); r != nil {
+				return r
+			}
+			return next(b)
+		}
+	}
+}
 func withHeld(n int64) option {
 	return func(_ *app.ListenerSettings, o *app.CoreOptions, _ *tdstest.Server) { o.Limits.HeldBytes = n }
 }

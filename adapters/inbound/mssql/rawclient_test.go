@@ -1,13 +1,20 @@
 package mssql
 
 import (
+	"bytes"
 	"encoding/binary"
+	"log/slog"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/listenertest"
 	"github.com/hoophq/sidecar/internal/tds"
+	"github.com/hoophq/sidecar/internal/tds/tdstest"
+	"github.com/hoophq/sidecar/ports"
 )
 
 // rawClient is a TDS client written with the codec, for what real drivers
@@ -144,6 +151,99 @@ func TestIntegratedAndEntraLoginsRefused(t *testing.T) {
 	if n := len(f.up.Logins()); n != 0 {
 		t.Fatalf("the upstream received %d logins", n)
 	}
+}
+
+// A login the listener refuses is logged once, with the user and the
+// reason: one refusal, one line for the operator to find.
+func TestRefusedLoginIsLoggedOnce(t *testing.T) {
+	var buf lockedBuffer
+	up := &tdstest.Server{Database: "hoopdb"}
+	s := app.ListenerSettings{Name: "unit-mssql", Protocol: "mssql", Mode: app.ModeWait, SpendOn: ports.SpendOnSent, Upstream: up.Start(t)}
+	l := listenertest.NewCore(nil, app.Limits{}).Listener(s)
+	addr := listenertest.Serve(t, New(slog.New(slog.NewTextHandler(&buf, nil))), l)
+	c := dialRaw(t, addr)
+	firstError(t, c.login(&tds.Login7{TDSVersion: tds.Version74, PacketSize: 4096, UserName: "corp",
+		OptionFlags2: tds.Flag2IntSecurity, SSPI: []byte("NTLMSSP\x00\x01")}))
+	var lines []string // logged before the answer was written
+	for _, line := range strings.Split(buf.String(), "\n") {
+		if strings.Contains(line, "mssql login refused") {
+			lines = append(lines, line)
+		}
+	}
+	if len(lines) != 1 {
+		t.Fatalf("a refused Windows login logged %d lines, want 1:\n%s", len(lines), strings.Join(lines, "\n"))
+	}
+	if !strings.Contains(lines[0], "user=corp") || !strings.Contains(lines[0], "Windows authentication") {
+		t.Fatalf("the line names neither the user nor the reason: %s", lines[0])
+	}
+}
+
+// An upstream the listener cannot dial is answered 50000 state 125 with
+// the dial's own error (refused, no such host, timeout), so the operator
+// and the client's driver see why, as on the postgres listener.
+func TestUnreachableUpstreamNamesTheCause(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close() // nothing listens there now: the dial is refused
+	s := app.ListenerSettings{Name: "unit-mssql", Protocol: "mssql", Mode: app.ModeWait, SpendOn: ports.SpendOnSent, Upstream: closed}
+	addr := listenertest.Serve(t, New(nil), listenertest.NewCore(nil, app.Limits{}).Listener(s))
+	e := firstError(t, dialRaw(t, addr).login(agentLogin()))
+	if e.Number != 50000 || e.State != 125 {
+		t.Fatalf("unreachable upstream: ERROR %d state %d %q", e.Number, e.State, e.Message)
+	}
+	if !strings.Contains(e.Message, closed) || !strings.Contains(e.Message, "refused") {
+		t.Fatalf("the message names neither the upstream nor why it cannot be reached: %q", e.Message)
+	}
+}
+
+// A login the upstream refuses is logged with the upstream's error, so the
+// operator can tell a wrong password (18456) from a database that does not
+// open (4060) without the client's output.
+func TestUpstreamLoginRefusalIsLoggedWithItsError(t *testing.T) {
+	var buf lockedBuffer
+	up := &tdstest.Mini{Users: map[string]string{"agent": "right"}}
+	s := app.ListenerSettings{Name: "unit-mssql", Protocol: "mssql", Mode: app.ModeWait, SpendOn: ports.SpendOnSent, Upstream: up.Start(t)}
+	l := listenertest.NewCore(nil, app.Limits{}).Listener(s)
+	addr := listenertest.Serve(t, New(slog.New(slog.NewTextHandler(&buf, nil))), l)
+	if e := firstError(t, dialRaw(t, addr).login(agentLogin())); e.Number != 18456 {
+		t.Fatalf("wrong password: ERROR %d %q", e.Number, e.Message)
+	}
+	line := ""
+	for range 400 { // logged as the answer is relayed
+		for _, l := range strings.Split(buf.String(), "\n") {
+			if strings.Contains(l, "mssql login refused by the upstream") {
+				line = l
+			}
+		}
+		if line != "" {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if !strings.Contains(line, "18456") || !strings.Contains(line, "Login failed for user") {
+		t.Fatalf("the log line lacks the upstream's error: %q", line)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for the listener's goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // A client that asks for encryption is never answered ENCRYPT_NOT_SUP:

@@ -106,6 +106,10 @@ func (p *Protocol) startup(conn net.Conn, l *app.Listener, certs *tlsconf.CertLo
 		return nil, err
 	}
 	if cc, err = srv.Upgrade(cc, outcome); err != nil {
+		if isClosed(err) { // a client refusing the certificate just hangs up: say so once
+			log.Info("mssql client closed the connection during the TLS handshake: it may not trust the listener's certificate "+
+				"(a tls certificate it can verify, or TrustServerCertificate=true on the client)", "client_encryption", outcome.String())
+		}
 		return nil, fmt.Errorf("client TLS: %w", err)
 	}
 	log = log.With("client_encryption", outcome.String())
@@ -123,8 +127,7 @@ func (p *Protocol) startup(conn net.Conn, l *app.Listener, certs *tlsconf.CertLo
 		return nil, refuseLogin(cc, log, errProtocol, "LOGIN7: "+err.Error())
 	}
 	if why := unsupportedLogin(login); why != "" {
-		log.Info("mssql login refused", "user", login.UserName, "reason", why)
-		return nil, refuseLogin(cc, log, errLogin, "Login failed. hoop sidecar: "+why)
+		return nil, refuseLogin(cc, log.With("user", login.UserName), errLogin, "Login failed. hoop sidecar: "+why)
 	}
 	if upErr != nil {
 		return nil, refuseLogin(cc, log, errConnect, "cannot log in to the upstream database: "+upErr.Error())
@@ -161,7 +164,11 @@ func dialUpstream(addr string, cl *tdstls.Client, pre *tds.Prelogin) (net.Conn, 
 	d := net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	up, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("cannot reach %s", addr)
+		var oe *net.OpError
+		if errors.As(err, &oe) && oe.Err != nil {
+			err = oe.Err // "connect: connection refused", not the address again
+		}
+		return nil, nil, nil, fmt.Errorf("cannot reach %s: %w", addr, err)
 	}
 	up.SetDeadline(time.Now().Add(loginTimeout))
 	uc, ans, err := upstreamPrelogin(up, cl, pre)
@@ -242,6 +249,7 @@ func (s *session) loginAnswer(log *slog.Logger) (bool, error) {
 	}
 	var sc tds.Scanner
 	acked := false
+	var refusal *tds.ErrorInfo // the upstream's first ERROR, for the log
 	for b := data; len(b) > 0; {
 		t, err := sc.Next(b)
 		if err != nil {
@@ -251,6 +259,10 @@ func (s *session) loginAnswer(log *slog.Logger) (bool, error) {
 		switch t.Type {
 		case tds.TokenLoginAck:
 			acked = true
+		case tds.TokenError:
+			if refusal == nil {
+				refusal, _ = tds.DecodeErrorInfo(t.Body)
+			}
 		case tds.TokenEnvChange:
 			e, err := tds.DecodeEnvChange(t.Body)
 			if err != nil {
@@ -266,6 +278,9 @@ func (s *session) loginAnswer(log *slog.Logger) (bool, error) {
 		return false, err
 	}
 	if !acked {
+		if refusal != nil {
+			log = log.With("error", refusal.Number, "state", refusal.State, "message", refusal.Message)
+		}
 		log.Info("mssql login refused by the upstream", "user", s.user)
 		return false, nil
 	}

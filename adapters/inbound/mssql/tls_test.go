@@ -5,16 +5,20 @@ import (
 	"crypto/tls"
 	"database/sql"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/listenertest"
 	"github.com/hoophq/sidecar/internal/tds/tdstest"
 	"github.com/hoophq/sidecar/internal/tds/tdstls"
 	"github.com/hoophq/sidecar/internal/testcert"
+	"github.com/hoophq/sidecar/ports"
 )
 
 // go-mssqldb in each encrypt mode through the listener (its self-signed
@@ -120,4 +124,30 @@ func TestUpstreamTLS(t *testing.T) {
 	if n := len(plain.up.Logins()); n != 0 {
 		t.Fatalf("the upstream without TLS received %d logins", n)
 	}
+}
+
+// A client that gives up in the TLS handshake inside PRELOGIN (go-mssqldb
+// refusing the self-signed certificate just closes the socket) leaves a
+// log line that says so: without it the operator sees nothing at all.
+func TestClientLeavingTheHandshakeIsLogged(t *testing.T) {
+	var buf lockedBuffer
+	up := &tdstest.Server{Database: "hoopdb"}
+	s := app.ListenerSettings{Name: "unit-mssql", Protocol: "mssql", Mode: app.ModeWait, SpendOn: ports.SpendOnSent, Upstream: up.Start(t)}
+	l := listenertest.NewCore(nil, app.Limits{}).Listener(s)
+	addr := listenertest.Serve(t, New(slog.New(slog.NewTextHandler(&buf, nil))), l)
+	db, err := sql.Open("sqlserver", fmt.Sprintf("sqlserver://agent:pw@%s?encrypt=true", addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.PingContext(context.Background()); err == nil {
+		t.Fatal("go-mssqldb accepted the self-signed certificate without TrustServerCertificate")
+	}
+	for range 400 {
+		if strings.Contains(buf.String(), "during the TLS handshake") {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("nothing logged for the client that left the handshake:\n%s", buf.String())
 }

@@ -50,7 +50,8 @@ func txWordOf(text string) string {
 // with the ROLLBACK: ROLLBACK TRAN savepoint leaves the transaction open,
 // and a COMMIT after it would apply the statements before the savepoint
 // that ran ahead of the denial; COMMIT is answered
-// 3930 after the upstream rolled back; anything else is refused with 3930.
+// 3930 after the upstream rolled back (and stays doomed when the upstream
+// did not end the transaction); anything else is refused with 3930.
 func (s *session) afterDoomed(word string, doneTok byte) (done bool, err error) {
 	switch word {
 	case "ROLLBACK":
@@ -59,6 +60,15 @@ func (s *session) afterDoomed(word string, doneTok byte) (done bool, err error) 
 		env, err := s.rollbackUpstream()
 		if err != nil {
 			return true, err
+		}
+		if s.inTx() {
+			// The upstream answered the rollback without ending the
+			// transaction (an error): it is still open there, so it stays
+			// doomed, or a second COMMIT would commit what ran before the
+			// denial.
+			s.log.Warn("mssql: the upstream did not roll back a doomed transaction on COMMIT; it stays open and doomed until the client rolls back")
+			e := errTxDoomed.with("hoop sidecar: a statement of this transaction was denied, so it cannot be committed, and the listener could not roll it back; roll it back (ROLLBACK TRANSACTION), then resend the whole transaction once the statement is approved")
+			return true, s.writeClient(append(env, errorReply(e, doneTok, true)...))
 		}
 		s.doomed = false
 		e := errTxDoomed.with("hoop sidecar: a statement of this transaction was denied, so it cannot be committed; it was rolled back and nothing of it was committed. Resend the whole transaction once the statement is approved")

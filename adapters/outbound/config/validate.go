@@ -264,7 +264,12 @@ func (v *validator) ruleName(p, name string, seen map[string]bool) {
 // way to match every action.
 func (v *validator) match(p string, m Match) {
 	for j, a := range m.Actions {
-		if !isActionName(a) {
+		switch {
+		case isActionName(a):
+		case strings.TrimSpace(a) != "" && !strings.ContainsAny(a, "*?[]"): // "DROP TABLE", as the statement reads
+			v.add(fmt.Sprintf("%s.actions[%d]", p, j), fmt.Sprintf("%q is not an action name: action names join their "+
+				"words with underscores (%s)", a, strings.Join(strings.Fields(a), "_")))
+		default:
 			v.add(fmt.Sprintf("%s.actions[%d]", p, j), fmt.Sprintf("%q is not an action name: actions are exact names, "+
 				"not globs; list each action, or leave actions out to match every statement", a))
 		}

@@ -193,6 +193,27 @@ listeners: [{name: db, protocol: sql, listen: 127.0.0.1:1, upstream: db, approva
 	}
 }
 
+// An action written with a space ("DROP TABLE", as the statement reads) is
+// no glob: the mistake says to write the name with an underscore.
+func TestValidateActionWithASpaceSaysUnderscore(t *testing.T) {
+	f := parse(t, `
+sidecar: demo
+approval_rules: [{name: r, match: {actions: ["DROP TABLE", "drop  view"]}}]
+listeners: [{name: db, protocol: sql, listen: 127.0.0.1:1, upstream: db, approval_rules: [r]}]
+`)
+	var got []string
+	for _, e := range config.Validate(f, protocols) {
+		got = append(got, e.Error())
+	}
+	want := []string{
+		`approval_rules[0].match.actions[0]: "DROP TABLE" is not an action name: action names join their words with underscores (DROP_TABLE)`,
+		`approval_rules[0].match.actions[1]: "drop  view" is not an action name: action names join their words with underscores (drop_view)`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // X.509 logins: tls.client_ca_file and x509_logins are mongodb's; the
 // logins need client certificates verified, TLS to the upstream, and each
 // entry a unique subject and both files. A complete block passes.

@@ -114,6 +114,24 @@ func TestMiniGoMSSQLDB(t *testing.T) {
 		t.Fatalf("after rollback count = %v", v)
 	}
 
+	// IF @@TRANCOUNT > 0 ROLLBACK, as drivers, ORMs and the listener send
+	// it: rolls back an open transaction, and is a no-op without one.
+	tx, err = db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, "DELETE FROM items WHERE id = 2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, "IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION"); err != nil {
+		t.Fatalf("IF @@TRANCOUNT > 0 ROLLBACK in a transaction: %v", err)
+	}
+	tx.Rollback() // go-mssqldb's own, after the server's rollback: its error does not matter here
+	if v := one("SELECT COUNT(*) FROM items"); v != int64(2) {
+		t.Fatalf("after IF @@TRANCOUNT > 0 ROLLBACK count = %v", v)
+	}
+	mustExec("IF @@TRANCOUNT > 0 ROLLBACK")
+
 	// A batch with an unknown statement runs nothing of it.
 	before := len(m.Executed())
 	if _, err := db.ExecContext(ctx, "DELETE FROM items WHERE id = 2; FROBNICATE items"); !errors.As(err, &se) || se.Number != 102 {

@@ -19,6 +19,7 @@ import (
 //
 //	USE db                          CREATE DATABASE db / DROP DATABASE [IF EXISTS] db
 //	BEGIN TRAN[SACTION]             COMMIT [TRAN[SACTION]]      ROLLBACK [TRAN[SACTION]]
+//	IF @@TRANCOUNT > 0 COMMIT|ROLLBACK [TRAN[SACTION]]   (nothing without a transaction)
 //	SET … (XACT_ABORT ON|OFF is kept; the rest is accepted and ignored)
 //	CREATE TABLE t (col type, …)    DROP TABLE [IF EXISTS] t
 //	INSERT [INTO] t [(cols)] VALUES (v, …)[, (v, …)]
@@ -52,7 +53,8 @@ type (
 	}
 	tranStmt struct {
 		baseStmt
-		op string // begin, commit, rollback
+		op     string // begin, commit, rollback
+		ifOpen bool   // IF @@TRANCOUNT > 0 before it: nothing without a transaction
 	}
 	setStmt struct {
 		baseStmt
@@ -224,7 +226,7 @@ const name = `((?:\[[^\]]+\]|[A-Za-z_#][\w$#]*)(?:\.(?:\[[^\]]*\]|[A-Za-z_][\w$#
 var (
 	reUse      = regexp.MustCompile(`(?is)^USE\s+` + name + `$`)
 	reDB       = regexp.MustCompile(`(?is)^(CREATE|DROP)\s+DATABASE\s+(IF\s+EXISTS\s+)?` + name + `$`)
-	reTran     = regexp.MustCompile(`(?is)^(BEGIN|COMMIT|ROLLBACK)(\s+TRAN(SACTION)?)?(\s+\w+)?$`)
+	reTran     = regexp.MustCompile(`(?is)^(IF\s+@@TRANCOUNT\s*>\s*0\s+)?(BEGIN|COMMIT|ROLLBACK)(\s+TRAN(SACTION)?)?(\s+\w+)?$`)
 	reXAbort   = regexp.MustCompile(`(?is)^SET\s+XACT_ABORT\s+(ON|OFF)$`)
 	reSet      = regexp.MustCompile(`(?is)^SET\s+\w+`)
 	reCreate   = regexp.MustCompile(`(?is)^CREATE\s+TABLE\s+` + name + `\s*\((.*)\)$`)
@@ -275,7 +277,11 @@ func parseStmt(src string) (stmt, error) {
 		return &dbStmt{b, strings.EqualFold(m[1], "CREATE"), m[2] != "", ident(m[3])}, nil
 	}
 	if m := reTran.FindStringSubmatch(src); m != nil {
-		return &tranStmt{b, strings.ToLower(m[1])}, nil
+		op := strings.ToLower(m[2])
+		if m[1] != "" && op == "begin" {
+			return fail()
+		}
+		return &tranStmt{b, op, m[1] != ""}, nil
 	}
 	if m := reXAbort.FindStringSubmatch(src); m != nil {
 		on := strings.EqualFold(m[1], "ON")
@@ -505,6 +511,10 @@ func (s *miniSession) do(st stmt, ctx execCtx, status uint16, w *Reply) error {
 		}
 		done(w, ctx, status, -1)
 	case *tranStmt:
+		if st.ifOpen && s.tranN == 0 {
+			done(w, ctx, status, -1)
+			break
+		}
 		switch st.op {
 		case "begin":
 			if s.tranN == 0 {

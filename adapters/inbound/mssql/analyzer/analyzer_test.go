@@ -330,6 +330,23 @@ func TestVocabulary(t *testing.T) {
 	}
 }
 
+// Actions and IsAction are the first calls of a process that parsed
+// nothing yet (sidecar validate): they must set the grammar up themselves.
+// A test process has usually parsed by then, so this asks a fresh one.
+func TestVocabularyBeforeAnyParse(t *testing.T) {
+	if os.Getenv("ANALYZER_FRESH_PROCESS") == "1" {
+		if !IsAction("DROP_TABLE") || len(Actions()) < 150 {
+			t.Fatal("the vocabulary is incomplete before any parse")
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestVocabularyBeforeAnyParse$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "ANALYZER_FRESH_PROCESS=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("in a fresh process: %v\n%s", err, out)
+	}
+}
+
 func TestCache(t *testing.T) {
 	c := NewCache(8)
 	a := c.Analyze("SELECT * FROM t WHERE id = 1", "prod")
