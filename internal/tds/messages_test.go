@@ -210,16 +210,14 @@ func TestRPCStatement(t *testing.T) {
 		{s[1].Calls[2], "", 0, false},
 		{RPCCall{ProcName: "master..SP_EXECUTESQL", Params: []Param{nvarchar("", "SELECT 1")}}, "SELECT 1", 0, true},
 		{RPCCall{ProcID: ProcPrepare, Params: []Param{{Name: "@handle", Type: TypeInfo{Type: TypeIntN, Size: 4}}, nvarchar("", ""), nvarchar("", "UPDATE t SET a=1")}}, "UPDATE t SET a=1", 0, true},
-		// Named parameters bind by name: one named out of its place is not read positionally.
-		{RPCCall{ProcID: ProcPrepare, Params: []Param{{Name: "@h", Type: TypeInfo{Type: TypeIntN, Size: 4}}, nvarchar("", ""), nvarchar("", "UPDATE t SET a=1")}}, "", 0, false},
-		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("@params", ""), nvarchar("@stmt", "DELETE FROM t")}}, "", 0, false},
-		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("", "SELECT @stmt"), nvarchar("", "@stmt int"), nvarchar("@stmt", "DELETE FROM t")}}, "", 0, false},
+		// The leading parameters bind by position, whatever their names.
+		{RPCCall{ProcID: ProcPrepare, Params: []Param{{Name: "@h", Type: TypeInfo{Type: TypeIntN, Size: 4}}, nvarchar("", ""), nvarchar("", "UPDATE t SET a=1")}}, "UPDATE t SET a=1", 0, true},
+		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("@params", "DELETE FROM t"), nvarchar("@stmt", "")}}, "DELETE FROM t", 0, true},
+		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("", "SELECT @stmt"), nvarchar("", "@stmt nvarchar(20)"), nvarchar("@stmt", "DELETE FROM t")}}, "SELECT @stmt", 1, true},
 		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("@STMT", "SELECT @p1"), nvarchar("@params", "@p1 int"), nvarchar("@p1", "x")}}, "SELECT @p1", 1, true},
 		// tedious and Node mssql name the first parameter @statement, as SQL Server itself does.
 		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("@statement", "SELECT 1;")}}, "SELECT 1;", 0, true},
-		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("@statement", "SELECT @p1"), nvarchar("@params", "@p1 int"), nvarchar("@p1", "x")}}, "SELECT @p1", 1, true},
-		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("@params", ""), nvarchar("@statement", "DELETE FROM t")}}, "", 0, false},
-		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("", "SELECT 1"), nvarchar("", ""), nvarchar("@statement", "DELETE FROM t")}}, "", 0, false},
+		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("@statement", "SELECT @params"), nvarchar("@params", "@params nvarchar(5)"), nvarchar("@params", "x")}}, "SELECT @params", 1, true},
 	} {
 		text, vals, ok := tc.call.Statement()
 		if text != tc.text || len(vals) != tc.values || ok != tc.ok {

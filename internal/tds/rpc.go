@@ -197,33 +197,29 @@ func (c RPCCall) Proc() uint16 {
 // sp_prepexec(@handle OUT, @params, @stmt, values…), sp_cursoropen(@cursor
 // OUT, @stmt, @scrollopt, @ccopt, @rowcount, @paramdef, values…: every
 // parameter after @stmt is returned as a value, since each changes what
-// runs). ok is false when the call carries no text (sp_execute,
-// sp_unprepare, a named user procedure), the text parameter is not a
-// character type, or a parameter is named so that the server may bind it
-// elsewhere than its position says (a signature parameter sent by name at
-// another position, as @params = …, @stmt = …): SQL Server binds named
-// parameters by name.
+// runs). SQL Server binds these procedures' leading parameters by position,
+// whatever name they carry ("arguments for extended stored procedures must
+// be entered in the specific order", its docs of sp_executesql and
+// sp_execute), so names are not read here: a driver may name them as it
+// likes (tedious sends @statement), and a value of the statement's own may
+// be called @params or @handle. ok is false when the call carries no text
+// (sp_execute, sp_unprepare, a named user procedure) or the text parameter
+// is not a character type.
 func (c RPCCall) Statement() (text string, values []Param, ok bool) {
 	idx, first := -1, 0
-	var sig []string
 	switch c.Proc() {
 	case ProcExecuteSQL:
-		// SQL Server's own name for the first is @statement (its error 214
-		// says so, and tedious and Node mssql send it); the docs say @stmt.
-		idx, first, sig = 0, 2, []string{"@stmt|@statement", "@params"}
+		idx, first = 0, 2
 	case ProcPrepare, ProcCursorPrepare:
-		idx, first, sig = 2, len(c.Params), []string{"@handle", "@params", "@stmt", "@options"}
-		if c.Proc() == ProcCursorPrepare {
-			sig = []string{"@prepared_handle", "@params", "@stmt", "@options", "@scrollopt", "@ccopt"}
-		}
+		idx, first = 2, len(c.Params)
 	case ProcPrepExec:
-		idx, first, sig = 2, 3, []string{"@handle", "@params", "@stmt"}
+		idx, first = 2, 3
 	case ProcCursorOpen:
-		idx, first, sig = 1, 2, []string{"@cursor", "@stmt", "@scrollopt", "@ccopt", "@rowcount", "@paramdef"}
+		idx, first = 1, 2
 	default:
 		return "", nil, false
 	}
-	if idx >= len(c.Params) || !positional(c.Params, sig) {
+	if idx >= len(c.Params) {
 		return "", nil, false
 	}
 	p := c.Params[idx]
@@ -239,40 +235,4 @@ func (c RPCCall) Statement() (text string, values []Param, ok bool) {
 		values = c.Params[first:]
 	}
 	return text, values, true
-}
-
-// positional reports whether params bind by position to sig, the
-// procedure's leading parameter names (each a "|"-separated list of the
-// spellings the server takes): a named parameter among the first len(sig)
-// carries its own position's name, and none after them carries a name of
-// sig.
-func positional(params []Param, sig []string) bool {
-	for i, p := range params {
-		if p.Name == "" {
-			continue
-		}
-		if i < len(sig) {
-			if !nameIs(p.Name, sig[i]) {
-				return false
-			}
-			continue
-		}
-		for _, n := range sig {
-			if nameIs(p.Name, n) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// nameIs reports whether name is one of names, a "|"-separated list of
-// spellings of one parameter, compared without case.
-func nameIs(name, names string) bool {
-	for n := range strings.SplitSeq(names, "|") {
-		if strings.EqualFold(name, n) {
-			return true
-		}
-	}
-	return false
 }
