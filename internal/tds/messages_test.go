@@ -245,3 +245,28 @@ func TestRPCUnknownType(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// Bytes the server may frame otherwise are refused; 0xFE (NoExecFlag)
+// separates calls as 0xFF does.
+func TestRPCFraming(t *testing.T) {
+	two := func(sep byte) []byte {
+		m := &RPC{Headers: TxHeaders(0, 1), Separator: sep, Calls: []RPCCall{
+			{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("", "SELECT 1")}},
+			{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("", "DELETE FROM t")}}}}
+		return m.Encode()
+	}
+	if m, err := DecodeRPC(two(rpcNoExecFlag)); err != nil || len(m.Calls) != 2 {
+		t.Fatalf("0xFE: %v", err)
+	}
+	encrypted := nvarchar("", "SELECT 1")
+	encrypted.Status = 0x08
+	for name, b := range map[string][]byte{
+		"0x80":      two(rpcBatchFlag71),
+		"encrypted": (&RPC{Headers: TxHeaders(0, 1), Calls: []RPCCall{{ProcID: ProcExecuteSQL, Params: []Param{encrypted}}}}).Encode(),
+	} {
+		var u *UnreadableError
+		if _, err := DecodeRPC(b); !errors.As(err, &u) {
+			t.Errorf("%s: err = %v, want UnreadableError", name, err)
+		}
+	}
+}

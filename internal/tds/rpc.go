@@ -2,6 +2,7 @@ package tds
 
 import (
 	"encoding/binary"
+	"fmt"
 	"strings"
 )
 
@@ -24,13 +25,18 @@ const (
 	ProcUnprepare       uint16 = 15
 )
 
-// RPC batch separators: 0xFF from TDS 7.2 on, 0x80 before.
+// RPC batch separators of TDS 7.2 on (MS-TDS 2.2.6.6), and TDS 7.1's batch
+// flag, which from 7.2 on is also the length byte of a 128-character
+// parameter name: the codec refuses it (UnreadableError).
 const (
-	rpcBatchFlag  byte = 0xFF
-	rpcNoExecFlag byte = 0x80
+	rpcBatchFlag   byte = 0xFF
+	rpcNoExecFlag  byte = 0xFE
+	rpcBatchFlag71 byte = 0x80
 )
 
-// Parameter status flags, MS-TDS 2.2.6.6.
+// Parameter status flags, MS-TDS 2.2.6.6. Any other bit (fEncrypted 0x08,
+// the reserved ones) is refused: an encrypted parameter carries cipher
+// metadata after its value, which this codec does not read.
 const (
 	ParamByRef   byte = 0x01
 	ParamDefault byte = 0x02
@@ -72,7 +78,7 @@ type RPCCall struct {
 
 // RPC is the RPC request message (packet type 3), MS-TDS 2.2.6.6:
 // ALL_HEADERS then one or more calls. Separator is the byte written between
-// calls (0xFF unless decoded otherwise).
+// calls (0xFF unless decoded otherwise: the last separator read).
 type RPC struct {
 	Headers   AllHeaders
 	Calls     []RPCCall
@@ -81,7 +87,8 @@ type RPC struct {
 
 // DecodeRPC parses an RPC payload (TDS 7.2+). Errors: ErrShort for a
 // truncated call, *UnknownTypeError for a parameter type this codec does not
-// decode (TVP, UDT…): the listener refuses such a request.
+// decode (TVP, UDT…), *UnreadableError for bytes the server may frame
+// otherwise: the listener refuses such a request.
 func DecodeRPC(b []byte) (*RPC, error) {
 	h, rest, err := decodeAllHeaders(b)
 	if err != nil {
@@ -102,11 +109,17 @@ func DecodeRPC(b []byte) (*RPC, error) {
 			return nil, r.err
 		}
 		for r.left() > 0 && r.b[r.off] != rpcBatchFlag && r.b[r.off] != rpcNoExecFlag {
+			if r.b[r.off] == rpcBatchFlag71 {
+				return nil, &UnreadableError{Why: "a byte 0x80 where a parameter starts (TDS 7.1's batch separator, or a 128-character parameter name)"}
+			}
 			var p Param
 			p.Name = r.bvarchar("ParamName")
 			p.Status = r.u8("StatusFlags")
 			if r.err != nil {
 				return nil, r.err
+			}
+			if p.Status&^(ParamByRef|ParamDefault) != 0 {
+				return nil, &UnreadableError{Why: fmt.Sprintf("parameter %q has status flags 0x%02X (encrypted or reserved)", p.Name, p.Status)}
 			}
 			if p.Type, err = decodeTypeInfo(r); err != nil {
 				return nil, err

@@ -31,6 +31,11 @@ func (s *session) rpc(m tds.Message) error {
 		s.log.Warn("mssql RPC refused: a parameter type the listener does not read", "type", fmt.Sprintf("0x%02X", ut.Type))
 		return s.refuse(errUnsupportedType.with(fmt.Sprintf("hoop sidecar: this RPC has a parameter of data type 0x%02X (a table-valued or CLR user-defined type parameter), which the listener cannot check, so nothing was run", ut.Type)), tds.TokenDoneProc)
 	}
+	var ur *tds.UnreadableError
+	if errors.As(err, &ur) {
+		s.log.Warn("mssql RPC refused: bytes the server may frame otherwise than the listener reads them", "why", ur.Why)
+		return s.refuse(errUnsupportedType.with("hoop sidecar: this RPC has "+ur.Why+", which the listener cannot check, so nothing was run"), tds.TokenDoneProc)
+	}
 	if err != nil {
 		return protoErr("RPC: %v", err)
 	}
