@@ -2,6 +2,7 @@ package tds
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"reflect"
 	"testing"
@@ -268,5 +269,35 @@ func TestRPCFraming(t *testing.T) {
 		if _, err := DecodeRPC(b); !errors.As(err, &u) {
 			t.Errorf("%s: err = %v, want UnreadableError", name, err)
 		}
+	}
+}
+
+// An NTEXT parameter as tedious sends it (TYPE_INFO 0x63, LONGLEN, the
+// bytes; no text pointer) is one value, and the call after it is read.
+func TestRPCTextParameter(t *testing.T) {
+	first := RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("", "SELECT @p1"), nvarchar("", "@p1 ntext")}}
+	second := RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("", "DELETE FROM t")}}
+	one := (&RPC{Headers: TxHeaders(0, 1), Calls: []RPCCall{first}}).Encode()
+	both := (&RPC{Headers: TxHeaders(0, 1), Calls: []RPCCall{first, second}}).Encode()
+	v := AppendUCS2(nil, "abc")
+	b := append([]byte(nil), one...)
+	b = append(b, 3, '@', 0, 'p', 0, '1', 0, 0, TypeNText)
+	b = binary.LittleEndian.AppendUint32(b, 3)
+	b = append(b, 0, 0, 0, 0, 0)
+	b = append(binary.LittleEndian.AppendUint32(b, uint32(len(v))), v...)
+	b = append(b, 0, 0, TypeImage, 0xFF, 0xFF, 0xFF, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF) // a NULL IMAGE
+	b = append(b, both[len(one):]...)
+	m, err := DecodeRPC(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Calls) != 2 || len(m.Calls[0].Params) != 4 || DecodeUCS2(m.Calls[0].Params[2].Value) != "abc" || m.Calls[0].Params[3].Value != nil {
+		t.Fatalf("calls %+v", m.Calls)
+	}
+	if text, _, _ := m.Calls[1].Statement(); text != "DELETE FROM t" {
+		t.Fatalf("second call %q", text)
+	}
+	if !bytes.Equal(m.Encode(), b) {
+		t.Fatalf("encode:\n%x\n%x", m.Encode(), b)
 	}
 }

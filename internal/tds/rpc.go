@@ -125,7 +125,7 @@ func DecodeRPC(b []byte) (*RPC, error) {
 				return nil, err
 			}
 			r.plpUnknown = false
-			if p.Value, err = readValue(r, p.Type); err != nil {
+			if p.Value, err = readParamValue(r, p.Type); err != nil {
 				return nil, err
 			}
 			p.UnknownLen = r.plpUnknown && p.Value != nil
@@ -164,7 +164,7 @@ func (m *RPC) Encode() []byte {
 			out = appendBVarchar(out, p.Name)
 			out = append(out, p.Status)
 			out = p.Type.Append(out)
-			out = appendValue(out, p.Type, p.Value, p.UnknownLen)
+			out = appendParamValue(out, p.Type, p.Value, p.UnknownLen)
 		}
 	}
 	return out
