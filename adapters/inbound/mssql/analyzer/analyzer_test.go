@@ -384,3 +384,15 @@ func TestOddLineEndInACommentIsUnknown(t *testing.T) {
 		t.Errorf("an ordinary comment: %v", r.Err)
 	}
 }
+
+// A -- comment ends at a lone CR for the shape key as for the parser: the
+// shape of "SELECT 2 --x<CR>DELETE FROM t" was that of "SELECT 1", so a
+// cache that had seen "SELECT 1" answered SELECT and hid the DELETE.
+func TestCommentEndsAtCarriageReturnThroughTheShapeCache(t *testing.T) {
+	c := NewCache(16)
+	c.Analyze("SELECT 1", "prod")
+	r := c.Analyze("SELECT 2 --x\rDELETE FROM t", "prod")
+	if len(r.Statements) != 2 || !slices.Contains(r.Statements[1].Analysis.Actions, "DELETE") {
+		t.Fatalf("%+v, want the DELETE after the comment", r.Statements)
+	}
+}

@@ -33,7 +33,8 @@ type lexed struct {
 //     for itself (no backslash escapes);
 //   - […] quotes a name, "]]" inside standing for "]"; "…" quotes a name
 //     (or, under SET QUOTED_IDENTIFIER OFF, a string), '""' standing for '"';
-//   - "--" starts a comment to the end of the line; /* … */ is a comment and
+//   - "--" starts a comment to the end of the line (CR or LF, as the
+//     parser's lexer ends it); /* … */ is a comment and
 //     nests (/* a /* b */ c */ is one comment);
 //   - @name is a variable, @@name a system function; #name and ##name are
 //     temporary tables (words).
@@ -50,7 +51,7 @@ func lex(sql string) lexed {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
 			i++
 		case c == '-' && i+1 < n && sql[i+1] == '-':
-			for i < n && sql[i] != '\n' {
+			for i < n && sql[i] != '\n' && sql[i] != '\r' {
 				i++
 			}
 		case c == '/' && i+1 < n && sql[i+1] == '*':
