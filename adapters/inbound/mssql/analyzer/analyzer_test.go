@@ -396,3 +396,16 @@ func TestCommentEndsAtCarriageReturnThroughTheShapeCache(t *testing.T) {
 		t.Fatalf("%+v, want the DELETE after the comment", r.Statements)
 	}
 }
+
+func TestAtomic(t *testing.T) {
+	for q, want := range map[string]bool{
+		"DELETE FROM t WHERE id = 1": true, "UPDATE t SET a = 1;": true, "SELECT 1": true,
+		"DELETE FROM a; DELETE FROM b": false, "BEGIN DELETE FROM a END": false, "IF 1 = 1 DELETE FROM a": false,
+		"WHILE 1 = 1 DELETE TOP (1) FROM a": false, "EXEC ('DELETE FROM a')": false, "EXEC dbo.p": false, "dbo.p": false,
+		"SELECT * FROM OPENQUERY(s, 'DELETE FROM a')": false, "SELEC 1": false,
+	} {
+		if got := Atomic(Analyze(q, "prod")); got != want {
+			t.Errorf("%q: Atomic = %v, want %v", q, got, want)
+		}
+	}
+}
