@@ -409,3 +409,18 @@ func TestAtomic(t *testing.T) {
 		}
 	}
 }
+
+// sp_executesql's arguments bind by position, as in an RPC
+// (tds.RPCCall.Statement): the text is the first, whatever its name.
+func TestDynamicArgumentByPosition(t *testing.T) {
+	for q, want := range map[string]string{
+		"EXEC sp_executesql @statement = N'SELECT 1'":                        "SELECT",
+		"EXEC sp_executesql @params = N'DELETE FROM t', @stmt = N''":         "DELETE",
+		"EXEC sp_executesql N'SELECT 1', N'@stmt nvarchar(9)', @stmt = N'x'": "SELECT",
+	} {
+		r := Analyze(q, "prod")
+		if r.Err != nil || len(r.Statements) != 1 || !slices.Equal(r.Statements[0].Analysis.Actions, []string{want}) {
+			t.Errorf("%q: %+v %v, want %s", q, r.Statements, r.Err, want)
+		}
+	}
+}

@@ -58,7 +58,7 @@ func (w *walker) execute(ctx antlr.ParserRuleContext) []antlr.Tree {
 		parts := w.parts(proc)
 		p := parts[len(parts)-1]
 		if d, ok := dynamicProcs[p]; ok {
-			w.dynamicArg(args, d.pos, d.name)
+			w.dynamicArg(args, d.pos)
 			return nil
 		}
 		w.act("EXEC")
@@ -109,9 +109,9 @@ func (w *walker) literal(s *tsql.Execute_var_stringContext) (string, bool) {
 }
 
 // dynamicArg analyses the statement argument of sp_executesql, sp_prepare
-// or sp_prepexec: the one named name, else the one at position pos; a
-// variable or a missing argument is Unknown.
-func (w *walker) dynamicArg(args []*tsql.Execute_statement_argContext, pos int, name string) {
+// or sp_prepexec: the one at position pos, named or not; a variable or a
+// missing argument is Unknown.
+func (w *walker) dynamicArg(args []*tsql.Execute_statement_argContext, pos int) {
 	var params []antlr.ParserRuleContext // execute_statement_arg_named / _unnamed, in order
 	for _, a := range args {
 		stack := []antlr.Tree{a}
@@ -129,17 +129,16 @@ func (w *walker) dynamicArg(args []*tsql.Execute_statement_argContext, pos int, 
 			}
 		}
 	}
+	// SQL Server binds these procedures' arguments by position, whatever
+	// name one carries ("arguments for extended stored procedures must be
+	// entered in the specific order"): the text is the one at pos.
 	var value tsql.IExecute_parameterContext
-	for i, p := range params {
-		switch v := p.(type) {
+	if pos < len(params) {
+		switch v := params[pos].(type) {
 		case *tsql.Execute_statement_arg_namedContext:
-			if v.GetName() != nil && strings.EqualFold(v.GetName().GetText(), name) {
-				value = v.GetValue()
-			}
+			value = v.GetValue()
 		case *tsql.Execute_statement_arg_unnamedContext:
-			if i == pos {
-				value = v.GetValue()
-			}
+			value = v.GetValue()
 		}
 	}
 	if value == nil || value.Constant() == nil || value.Constant().STRING() == nil {
