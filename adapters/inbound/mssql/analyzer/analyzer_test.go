@@ -93,6 +93,10 @@ func TestAnalyzeStatements(t *testing.T) {
 		{"EXEC sp_MSforeachtable 'DELETE FROM ?'", want{actions: []string{"EXEC", "UNKNOWN"}, targets: []string{"sp_msforeachtable"}}},
 		{"EXEC sys.sp_MSforeachdb @command1 = 'DROP TABLE ?..t'", want{actions: []string{"EXEC", "UNKNOWN"}}},
 		{"EXEC sp_execute_external_script @language = N'Python', @script = N'x'", want{actions: []string{"EXEC", "UNKNOWN"}}},
+		{"EXEC msdb.dbo.sp_send_dbmail @recipients = 'a@b.c', @query = N'DELETE FROM prod.dbo.t'", want{actions: []string{"EXEC", "UNKNOWN"}}},
+		{"EXEC msdb..sp_add_jobstep @job_name = 'j', @step_name = 's', @command = N'DROP TABLE t'", want{actions: []string{"EXEC", "UNKNOWN"}}},
+		{"EXEC msdb.dbo.sp_update_jobstep @job_name = 'j', @step_id = 1, @command = N'DROP TABLE t'", want{actions: []string{"EXEC", "UNKNOWN"}}},
+		{"EXEC sp_OAMethod @o, 'Run', NULL, 'cmd /c del x'", want{actions: []string{"EXEC", "UNKNOWN"}}},
 		{"EXEC @name", want{actions: []string{"EXEC", Unknown}}},
 		{"EXEC sp_execute 1, 2", want{actions: []string{"EXEC", Unknown}}},
 		// Dynamic SQL.

@@ -22,12 +22,15 @@ var dynamicProcs = map[string]struct {
 // opaqueProcs run a statement text this analyzer does not read (a prepared
 // handle, a cursor's text), or a command given as text that can do what any
 // statement does (sp_MSforeachtable 'DROP TABLE ?', an operating system
-// command line, an R or Python script): Unknown.
+// command line, an R or Python script, Database Mail's @query, a SQL Agent
+// job step's @command, an OLE Automation method): Unknown.
 var opaqueProcs = map[string]bool{
 	"sp_execute": true, "sp_cursoropen": true, "sp_cursorprepare": true, "sp_cursorprepexec": true,
 	"sp_cursorexecute": true, "sp_prepexecrpc": true,
 	"sp_msforeachtable": true, "sp_msforeachdb": true, "sp_msforeach_worker": true,
 	"xp_cmdshell": true, "sp_execute_external_script": true,
+	"sp_send_dbmail": true, "sp_add_jobstep": true, "sp_update_jobstep": true,
+	"sp_oacreate": true, "sp_oamethod": true, "sp_oasetproperty": true,
 }
 
 // execute classifies EXEC[UTE] …: a procedure call is EXEC with the
