@@ -216,6 +216,9 @@ func TestRPCStatement(t *testing.T) {
 		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("@params", "DELETE FROM t"), nvarchar("@stmt", "")}}, "DELETE FROM t", 0, true},
 		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("", "SELECT @stmt"), nvarchar("", "@stmt nvarchar(20)"), nvarchar("@stmt", "DELETE FROM t")}}, "SELECT @stmt", 1, true},
 		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("@STMT", "SELECT @p1"), nvarchar("@params", "@p1 int"), nvarchar("@p1", "x")}}, "SELECT @p1", 1, true},
+		// A single-byte text reads the same in every code page only when ASCII.
+		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{{Type: TypeInfo{Type: TypeBigVarChar}, Value: []byte("SELECT 1")}}}, "SELECT 1", 0, true},
+		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{{Type: TypeInfo{Type: TypeBigVarChar}, Value: []byte("SELECT \x81[ DELETE FROM t --]")}}}, "", 0, false},
 		// tedious and Node mssql name the first parameter @statement, as SQL Server itself does.
 		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("@statement", "SELECT 1;")}}, "SELECT 1;", 0, true},
 		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("@statement", "SELECT @params"), nvarchar("@params", "@params nvarchar(5)"), nvarchar("@params", "x")}}, "SELECT @params", 1, true},

@@ -217,7 +217,7 @@ func (c RPCCall) Proc() uint16 {
 // likes (tedious sends @statement), and a value of the statement's own may
 // be called @params or @handle. ok is false when the call carries no text
 // (sp_execute, sp_unprepare, a named user procedure) or the text parameter
-// is not a character type.
+// is not a character type, or not Unicode and not ASCII.
 func (c RPCCall) Statement() (text string, values []Param, ok bool) {
 	idx, first := -1, 0
 	switch c.Proc() {
@@ -240,7 +240,15 @@ func (c RPCCall) Statement() (text string, values []Param, ok bool) {
 	case TypeNVarChar, TypeNChar, TypeNText:
 		text = DecodeUCS2(p.Value)
 	case TypeBigVarChar, TypeBigChar, TypeText, TypeVarChar, TypeChar:
-		text = string(p.Value) // single-byte code page; ASCII in practice
+		// A code page of the collation's: only ASCII reads the same in
+		// every one (in Shift-JIS or Big5 a byte ']' or '[' may end a
+		// two-byte character, and the server would read the text otherwise).
+		for _, b := range p.Value {
+			if b >= 0x80 {
+				return "", nil, false
+			}
+		}
+		text = string(p.Value)
 	default:
 		return "", nil, false
 	}
