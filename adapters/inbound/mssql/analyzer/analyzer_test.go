@@ -98,6 +98,10 @@ func TestAnalyzeStatements(t *testing.T) {
 		{"EXEC msdb.dbo.sp_update_jobstep @job_name = 'j', @step_id = 1, @command = N'DROP TABLE t'", want{actions: []string{"EXEC", "UNKNOWN"}}},
 		{"EXEC sp_OAMethod @o, 'Run', NULL, 'cmd /c del x'", want{actions: []string{"EXEC", "UNKNOWN"}}},
 		{"EXEC @name", want{actions: []string{"EXEC", Unknown}}},
+		// A '…' literal run as SQL is converted to the code page first: outside ASCII it may read otherwise.
+		{"EXEC ('SELECT ''x\u02bc; DELETE FROM t --''')", want{actions: []string{Unknown}}},
+		{"EXEC (N'SELECT ''x\u02bc'' AS a')", want{actions: []string{"SELECT"}}},
+		{"SELECT * FROM OPENROWSET('SQLNCLI', 'Server=(local);', 'SELECT ''\uff07; DELETE FROM t --''')", want{actions: []string{"SELECT", Unknown}}},
 		{"EXEC sp_execute 1, 2", want{actions: []string{"EXEC", Unknown}}},
 		// Dynamic SQL.
 		{"EXEC ('DROP TABLE a')", want{actions: []string{"DROP", "DROP_TABLE"}, targets: []string{"a"}}},

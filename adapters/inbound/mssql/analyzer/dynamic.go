@@ -104,11 +104,12 @@ func (w *walker) literal(s *tsql.Execute_var_stringContext) (string, bool) {
 		return "", false
 	}
 	t := s.STRING().GetSymbol()
-	out := unquoteString(t.GetText())
+	out, ok := sqlText(t.GetText())
 	for _, more := range w.p.concat[t.GetStart()] {
-		out += unquoteString(more.GetText())
+		m, mok := sqlText(more.GetText())
+		out, ok = out+m, ok && mok
 	}
-	return out, true
+	return out, ok
 }
 
 // dynamicArg analyses the statement argument of sp_executesql, sp_prepare
@@ -148,7 +149,12 @@ func (w *walker) dynamicArg(args []*tsql.Execute_statement_argContext, pos int) 
 		w.act(Unknown)
 		return
 	}
-	w.dynamic(unquoteString(value.Constant().STRING().GetText()))
+	text, ok := sqlText(value.Constant().STRING().GetText())
+	if !ok {
+		w.act(Unknown)
+		return
+	}
+	w.dynamic(text)
 }
 
 // dynamic adds the analysis of a dynamic SQL text, which runs in the

@@ -203,6 +203,22 @@ func unquoteString(s string) string {
 	return strings.ReplaceAll(s[1:len(s)-1], "''", "'")
 }
 
+// sqlText returns the value of a '…' or N'…' literal that runs as SQL,
+// and false when the server may run another text: a '…' literal is
+// converted to the database's code page first, where a character outside
+// ASCII may become another (a best-fit mapping turns U+02BC or U+FF07 into
+// a quote), so only an ASCII one reads as written.
+func sqlText(s string) (string, bool) {
+	if len(s) > 0 && s[0] != 'N' && s[0] != 'n' {
+		for i := 0; i < len(s); i++ {
+			if s[i] >= 0x80 {
+				return "", false
+			}
+		}
+	}
+	return unquoteString(s), true
+}
+
 // unquoteName returns a name as SQL Server reads it: [a b] → a b, "a" → a,
 // anything else as written.
 func unquoteName(s string) string {
