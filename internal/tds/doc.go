@@ -23,7 +23,10 @@
 //   - sqlbatch.go: SQLBatch (2.2.6.7).
 //   - rpc.go: RPC requests (2.2.6.6): calls by name or ProcID, parameters,
 //     Statement() for sp_executesql/sp_prepare/sp_prepexec/sp_cursoropen,
-//     Param.Canonical() for fingerprints.
+//     Param.Canonical() for fingerprints; bytes the server may frame
+//     otherwise are *UnreadableError.
+//   - paramvalue.go: an RPC parameter's value (TEXT, NTEXT and IMAGE as
+//     LONGLEN and bytes, unlike a ROW's).
 //   - typeinfo.go: TYPE_INFO and TYPE_VARBYTE values (2.2.5.4, 2.2.5.2),
 //     PLP chunks; unknown types are *UnknownTypeError.
 //   - attention.go: Attention (2.2.1.7).

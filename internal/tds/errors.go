@@ -26,4 +26,14 @@ func (e *UnknownTypeError) Error() string {
 	return fmt.Sprintf("tds: unsupported data type 0x%02X", e.Type)
 }
 
+// UnreadableError reports an RPC whose bytes the server may frame other
+// than this codec does (MS-TDS 2.2.6.6): a parameter flagged encrypted
+// (Always Encrypted: cipher metadata follows its value) or with a reserved
+// status bit, or a byte 0x80 where a parameter starts (TDS 7.1's batch
+// separator, or the length of a 128-character name). The listener refuses
+// the request rather than guess where the next call starts.
+type UnreadableError struct{ Why string }
+
+func (e *UnreadableError) Error() string { return "tds: unreadable RPC: " + e.Why }
+
 func short(what string) error { return fmt.Errorf("%w: %s", ErrShort, what) }

@@ -2,6 +2,7 @@ package tds
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"reflect"
 	"testing"
@@ -210,16 +211,17 @@ func TestRPCStatement(t *testing.T) {
 		{s[1].Calls[2], "", 0, false},
 		{RPCCall{ProcName: "master..SP_EXECUTESQL", Params: []Param{nvarchar("", "SELECT 1")}}, "SELECT 1", 0, true},
 		{RPCCall{ProcID: ProcPrepare, Params: []Param{{Name: "@handle", Type: TypeInfo{Type: TypeIntN, Size: 4}}, nvarchar("", ""), nvarchar("", "UPDATE t SET a=1")}}, "UPDATE t SET a=1", 0, true},
-		// Named parameters bind by name: one named out of its place is not read positionally.
-		{RPCCall{ProcID: ProcPrepare, Params: []Param{{Name: "@h", Type: TypeInfo{Type: TypeIntN, Size: 4}}, nvarchar("", ""), nvarchar("", "UPDATE t SET a=1")}}, "", 0, false},
-		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("@params", ""), nvarchar("@stmt", "DELETE FROM t")}}, "", 0, false},
-		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("", "SELECT @stmt"), nvarchar("", "@stmt int"), nvarchar("@stmt", "DELETE FROM t")}}, "", 0, false},
+		// The leading parameters bind by position, whatever their names.
+		{RPCCall{ProcID: ProcPrepare, Params: []Param{{Name: "@h", Type: TypeInfo{Type: TypeIntN, Size: 4}}, nvarchar("", ""), nvarchar("", "UPDATE t SET a=1")}}, "UPDATE t SET a=1", 0, true},
+		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("@params", "DELETE FROM t"), nvarchar("@stmt", "")}}, "DELETE FROM t", 0, true},
+		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("", "SELECT @stmt"), nvarchar("", "@stmt nvarchar(20)"), nvarchar("@stmt", "DELETE FROM t")}}, "SELECT @stmt", 1, true},
 		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("@STMT", "SELECT @p1"), nvarchar("@params", "@p1 int"), nvarchar("@p1", "x")}}, "SELECT @p1", 1, true},
+		// A single-byte text reads the same in every code page only when ASCII.
+		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{{Type: TypeInfo{Type: TypeBigVarChar}, Value: []byte("SELECT 1")}}}, "SELECT 1", 0, true},
+		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{{Type: TypeInfo{Type: TypeBigVarChar}, Value: []byte("SELECT \x81[ DELETE FROM t --]")}}}, "", 0, false},
 		// tedious and Node mssql name the first parameter @statement, as SQL Server itself does.
 		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("@statement", "SELECT 1;")}}, "SELECT 1;", 0, true},
-		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("@statement", "SELECT @p1"), nvarchar("@params", "@p1 int"), nvarchar("@p1", "x")}}, "SELECT @p1", 1, true},
-		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("@params", ""), nvarchar("@statement", "DELETE FROM t")}}, "", 0, false},
-		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("", "SELECT 1"), nvarchar("", ""), nvarchar("@statement", "DELETE FROM t")}}, "", 0, false},
+		{RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("@statement", "SELECT @params"), nvarchar("@params", "@params nvarchar(5)"), nvarchar("@params", "x")}}, "SELECT @params", 1, true},
 	} {
 		text, vals, ok := tc.call.Statement()
 		if text != tc.text || len(vals) != tc.values || ok != tc.ok {
@@ -245,5 +247,60 @@ func TestRPCUnknownType(t *testing.T) {
 	var u *UnknownTypeError
 	if !errors.As(err, &u) || u.Type != 0xF3 {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// Bytes the server may frame otherwise are refused; 0xFE (NoExecFlag)
+// separates calls as 0xFF does.
+func TestRPCFraming(t *testing.T) {
+	two := func(sep byte) []byte {
+		m := &RPC{Headers: TxHeaders(0, 1), Separator: sep, Calls: []RPCCall{
+			{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("", "SELECT 1")}},
+			{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("", "DELETE FROM t")}}}}
+		return m.Encode()
+	}
+	if m, err := DecodeRPC(two(rpcNoExecFlag)); err != nil || len(m.Calls) != 2 {
+		t.Fatalf("0xFE: %v", err)
+	}
+	encrypted := nvarchar("", "SELECT 1")
+	encrypted.Status = 0x08
+	for name, b := range map[string][]byte{
+		"0x80":      two(rpcBatchFlag71),
+		"encrypted": (&RPC{Headers: TxHeaders(0, 1), Calls: []RPCCall{{ProcID: ProcExecuteSQL, Params: []Param{encrypted}}}}).Encode(),
+	} {
+		var u *UnreadableError
+		if _, err := DecodeRPC(b); !errors.As(err, &u) {
+			t.Errorf("%s: err = %v, want UnreadableError", name, err)
+		}
+	}
+}
+
+// An NTEXT parameter as tedious sends it (TYPE_INFO 0x63, LONGLEN, the
+// bytes; no text pointer) is one value, and the call after it is read.
+func TestRPCTextParameter(t *testing.T) {
+	first := RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("", "SELECT @p1"), nvarchar("", "@p1 ntext")}}
+	second := RPCCall{ProcID: ProcExecuteSQL, Params: []Param{nvarchar("", "DELETE FROM t")}}
+	one := (&RPC{Headers: TxHeaders(0, 1), Calls: []RPCCall{first}}).Encode()
+	both := (&RPC{Headers: TxHeaders(0, 1), Calls: []RPCCall{first, second}}).Encode()
+	v := AppendUCS2(nil, "abc")
+	b := append([]byte(nil), one...)
+	b = append(b, 3, '@', 0, 'p', 0, '1', 0, 0, TypeNText)
+	b = binary.LittleEndian.AppendUint32(b, 3)
+	b = append(b, 0, 0, 0, 0, 0)
+	b = append(binary.LittleEndian.AppendUint32(b, uint32(len(v))), v...)
+	b = append(b, 0, 0, TypeImage, 0xFF, 0xFF, 0xFF, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF) // a NULL IMAGE
+	b = append(b, both[len(one):]...)
+	m, err := DecodeRPC(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Calls) != 2 || len(m.Calls[0].Params) != 4 || DecodeUCS2(m.Calls[0].Params[2].Value) != "abc" || m.Calls[0].Params[3].Value != nil {
+		t.Fatalf("calls %+v", m.Calls)
+	}
+	if text, _, _ := m.Calls[1].Statement(); text != "DELETE FROM t" {
+		t.Fatalf("second call %q", text)
+	}
+	if !bytes.Equal(m.Encode(), b) {
+		t.Fatalf("encode:\n%x\n%x", m.Encode(), b)
 	}
 }

@@ -2,6 +2,7 @@ package tds
 
 import (
 	"encoding/binary"
+	"fmt"
 	"strings"
 )
 
@@ -24,13 +25,18 @@ const (
 	ProcUnprepare       uint16 = 15
 )
 
-// RPC batch separators: 0xFF from TDS 7.2 on, 0x80 before.
+// RPC batch separators of TDS 7.2 on (MS-TDS 2.2.6.6), and TDS 7.1's batch
+// flag, which from 7.2 on is also the length byte of a 128-character
+// parameter name: the codec refuses it (UnreadableError).
 const (
-	rpcBatchFlag  byte = 0xFF
-	rpcNoExecFlag byte = 0x80
+	rpcBatchFlag   byte = 0xFF
+	rpcNoExecFlag  byte = 0xFE
+	rpcBatchFlag71 byte = 0x80
 )
 
-// Parameter status flags, MS-TDS 2.2.6.6.
+// Parameter status flags, MS-TDS 2.2.6.6. Any other bit (fEncrypted 0x08,
+// the reserved ones) is refused: an encrypted parameter carries cipher
+// metadata after its value, which this codec does not read.
 const (
 	ParamByRef   byte = 0x01
 	ParamDefault byte = 0x02
@@ -72,7 +78,7 @@ type RPCCall struct {
 
 // RPC is the RPC request message (packet type 3), MS-TDS 2.2.6.6:
 // ALL_HEADERS then one or more calls. Separator is the byte written between
-// calls (0xFF unless decoded otherwise).
+// calls (0xFF unless decoded otherwise: the last separator read).
 type RPC struct {
 	Headers   AllHeaders
 	Calls     []RPCCall
@@ -81,7 +87,8 @@ type RPC struct {
 
 // DecodeRPC parses an RPC payload (TDS 7.2+). Errors: ErrShort for a
 // truncated call, *UnknownTypeError for a parameter type this codec does not
-// decode (TVP, UDT…): the listener refuses such a request.
+// decode (TVP, UDT…), *UnreadableError for bytes the server may frame
+// otherwise: the listener refuses such a request.
 func DecodeRPC(b []byte) (*RPC, error) {
 	h, rest, err := decodeAllHeaders(b)
 	if err != nil {
@@ -102,17 +109,23 @@ func DecodeRPC(b []byte) (*RPC, error) {
 			return nil, r.err
 		}
 		for r.left() > 0 && r.b[r.off] != rpcBatchFlag && r.b[r.off] != rpcNoExecFlag {
+			if r.b[r.off] == rpcBatchFlag71 {
+				return nil, &UnreadableError{Why: "a byte 0x80 where a parameter starts (TDS 7.1's batch separator, or a 128-character parameter name)"}
+			}
 			var p Param
 			p.Name = r.bvarchar("ParamName")
 			p.Status = r.u8("StatusFlags")
 			if r.err != nil {
 				return nil, r.err
 			}
+			if p.Status&^(ParamByRef|ParamDefault) != 0 {
+				return nil, &UnreadableError{Why: fmt.Sprintf("parameter %q has status flags 0x%02X (encrypted or reserved)", p.Name, p.Status)}
+			}
 			if p.Type, err = decodeTypeInfo(r); err != nil {
 				return nil, err
 			}
 			r.plpUnknown = false
-			if p.Value, err = readValue(r, p.Type); err != nil {
+			if p.Value, err = readParamValue(r, p.Type); err != nil {
 				return nil, err
 			}
 			p.UnknownLen = r.plpUnknown && p.Value != nil
@@ -151,7 +164,7 @@ func (m *RPC) Encode() []byte {
 			out = appendBVarchar(out, p.Name)
 			out = append(out, p.Status)
 			out = p.Type.Append(out)
-			out = appendValue(out, p.Type, p.Value, p.UnknownLen)
+			out = appendParamValue(out, p.Type, p.Value, p.UnknownLen)
 		}
 	}
 	return out
@@ -197,33 +210,29 @@ func (c RPCCall) Proc() uint16 {
 // sp_prepexec(@handle OUT, @params, @stmt, values…), sp_cursoropen(@cursor
 // OUT, @stmt, @scrollopt, @ccopt, @rowcount, @paramdef, values…: every
 // parameter after @stmt is returned as a value, since each changes what
-// runs). ok is false when the call carries no text (sp_execute,
-// sp_unprepare, a named user procedure), the text parameter is not a
-// character type, or a parameter is named so that the server may bind it
-// elsewhere than its position says (a signature parameter sent by name at
-// another position, as @params = …, @stmt = …): SQL Server binds named
-// parameters by name.
+// runs). SQL Server binds these procedures' leading parameters by position,
+// whatever name they carry ("arguments for extended stored procedures must
+// be entered in the specific order", its docs of sp_executesql and
+// sp_execute), so names are not read here: a driver may name them as it
+// likes (tedious sends @statement), and a value of the statement's own may
+// be called @params or @handle. ok is false when the call carries no text
+// (sp_execute, sp_unprepare, a named user procedure) or the text parameter
+// is not a character type, or not Unicode and not ASCII.
 func (c RPCCall) Statement() (text string, values []Param, ok bool) {
 	idx, first := -1, 0
-	var sig []string
 	switch c.Proc() {
 	case ProcExecuteSQL:
-		// SQL Server's own name for the first is @statement (its error 214
-		// says so, and tedious and Node mssql send it); the docs say @stmt.
-		idx, first, sig = 0, 2, []string{"@stmt|@statement", "@params"}
+		idx, first = 0, 2
 	case ProcPrepare, ProcCursorPrepare:
-		idx, first, sig = 2, len(c.Params), []string{"@handle", "@params", "@stmt", "@options"}
-		if c.Proc() == ProcCursorPrepare {
-			sig = []string{"@prepared_handle", "@params", "@stmt", "@options", "@scrollopt", "@ccopt"}
-		}
+		idx, first = 2, len(c.Params)
 	case ProcPrepExec:
-		idx, first, sig = 2, 3, []string{"@handle", "@params", "@stmt"}
+		idx, first = 2, 3
 	case ProcCursorOpen:
-		idx, first, sig = 1, 2, []string{"@cursor", "@stmt", "@scrollopt", "@ccopt", "@rowcount", "@paramdef"}
+		idx, first = 1, 2
 	default:
 		return "", nil, false
 	}
-	if idx >= len(c.Params) || !positional(c.Params, sig) {
+	if idx >= len(c.Params) {
 		return "", nil, false
 	}
 	p := c.Params[idx]
@@ -231,7 +240,15 @@ func (c RPCCall) Statement() (text string, values []Param, ok bool) {
 	case TypeNVarChar, TypeNChar, TypeNText:
 		text = DecodeUCS2(p.Value)
 	case TypeBigVarChar, TypeBigChar, TypeText, TypeVarChar, TypeChar:
-		text = string(p.Value) // single-byte code page; ASCII in practice
+		// A code page of the collation's: only ASCII reads the same in
+		// every one (in Shift-JIS or Big5 a byte ']' or '[' may end a
+		// two-byte character, and the server would read the text otherwise).
+		for _, b := range p.Value {
+			if b >= 0x80 {
+				return "", nil, false
+			}
+		}
+		text = string(p.Value)
 	default:
 		return "", nil, false
 	}
@@ -239,40 +256,4 @@ func (c RPCCall) Statement() (text string, values []Param, ok bool) {
 		values = c.Params[first:]
 	}
 	return text, values, true
-}
-
-// positional reports whether params bind by position to sig, the
-// procedure's leading parameter names (each a "|"-separated list of the
-// spellings the server takes): a named parameter among the first len(sig)
-// carries its own position's name, and none after them carries a name of
-// sig.
-func positional(params []Param, sig []string) bool {
-	for i, p := range params {
-		if p.Name == "" {
-			continue
-		}
-		if i < len(sig) {
-			if !nameIs(p.Name, sig[i]) {
-				return false
-			}
-			continue
-		}
-		for _, n := range sig {
-			if nameIs(p.Name, n) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// nameIs reports whether name is one of names, a "|"-separated list of
-// spellings of one parameter, compared without case.
-func nameIs(name, names string) bool {
-	for n := range strings.SplitSeq(names, "|") {
-		if strings.EqualFold(name, n) {
-			return true
-		}
-	}
-	return false
 }

@@ -43,18 +43,6 @@ func returnClient(t *testing.T, f *fixture) *rawClient {
 	return c
 }
 
-// sp_executesql binds its parameters by name: @params = N” first and
-// @stmt = N'DELETE …' second runs the DELETE. The listener must not read
-// the first parameter as the statement (an empty text, nothing to decide).
-func TestStatementParameterNamedOutOfPlace(t *testing.T) {
-	f := newFixture(t)
-	c := returnClient(t, f)
-	heldRPC(t, c, tds.RPCCall{ProcID: tds.ProcExecuteSQL, Params: []tds.Param{
-		named("@params", textParam("")), named("@stmt", textParam("DELETE FROM t"))}})
-	heldRPC(t, c, tds.RPCCall{ProcName: "sp_prepexec", Params: []tds.Param{
-		intParam("@handle", 0, true), named("@stmt", textParam("DELETE FROM t")), named("@params", textParam(""))}})
-}
-
 // Named values bind by name: @a = 1, @b = 2 and @b = 1, @a = 2 are two
 // statements, so an approval of one is not spent by the other.
 func TestNamedValuesAreBoundByName(t *testing.T) {
@@ -198,15 +186,6 @@ func TestOutputValueIsNotTakenForAHandle(t *testing.T) {
 		}
 	}
 	heldRPC(t, c, tds.RPCCall{ProcID: tds.ProcExecute, Params: []tds.Param{intParam("", 7, false)}})
-}
-
-// sp_execute binds @handle by name: @p1 = 7 first and @handle = 9 second
-// executes handle 9, not 7.
-func TestExecuteHandleNamedOutOfPlace(t *testing.T) {
-	f := newFixture(t)
-	c := returnClient(t, f)
-	prepareSelect(t, c)
-	heldRPC(t, c, tds.RPCCall{ProcID: tds.ProcExecute, Params: []tds.Param{intParam("@p1", 7, false), intParam("@handle", 9, false)}})
 }
 
 // One approval, resent at once from two connections of its principal,

@@ -52,7 +52,8 @@ var (
 	// unreachable, encryption it cannot provide): 50000, state 125, class 20.
 	errConnect = sqlError{Number: 50000, State: 125, Class: 20}
 	// errUnsupportedType: an RPC parameter of a type the codec does not
-	// read (TVP, CLR UDT): class 16; nothing is run.
+	// read (TVP, CLR UDT), or an RPC the server may frame otherwise
+	// (tds.UnreadableError): class 16; nothing is run.
 	errUnsupportedType = sqlError{Number: 50000, State: 126, Class: 16}
 )
 

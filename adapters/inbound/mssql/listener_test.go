@@ -169,24 +169,6 @@ func TestDenialDoomsTheTransaction(t *testing.T) {
 	}
 }
 
-// spend_approval_on: accepted: a resend the upstream refuses gives the
-// approval back.
-func TestSpendOnAccepted(t *testing.T) {
-	f := newFixture(t, withSpend("accepted"))
-	c := f.conn(returnApp)
-	ctx := context.Background()
-	const q = "FAIL; DELETE FROM t"
-	_, err := c.ExecContext(ctx, q)
-	id := heldID(t, err)
-	f.approve(id)
-	_, err = c.ExecContext(ctx, q)
-	sqlErr(t, err, 547)
-	a, _ := f.cp.Get(ctx, id)
-	if a.Status != domain.StatusApproved {
-		t.Fatalf("after a refused resend the approval is %s, want APPROVED", a.Status)
-	}
-}
-
 // go-mssqldb's context cancel sends Attention: it reaches the upstream,
 // whose DONE(ATTN) comes back, and the connection serves the next query.
 func TestAttentionReachesTheUpstream(t *testing.T) {

@@ -31,6 +31,11 @@ func (s *session) rpc(m tds.Message) error {
 		s.log.Warn("mssql RPC refused: a parameter type the listener does not read", "type", fmt.Sprintf("0x%02X", ut.Type))
 		return s.refuse(errUnsupportedType.with(fmt.Sprintf("hoop sidecar: this RPC has a parameter of data type 0x%02X (a table-valued or CLR user-defined type parameter), which the listener cannot check, so nothing was run", ut.Type)), tds.TokenDoneProc)
 	}
+	var ur *tds.UnreadableError
+	if errors.As(err, &ur) {
+		s.log.Warn("mssql RPC refused: bytes the server may frame otherwise than the listener reads them", "why", ur.Why)
+		return s.refuse(errUnsupportedType.with("hoop sidecar: this RPC has "+ur.Why+", which the listener cannot check, so nothing was run"), tds.TokenDoneProc)
+	}
 	if err != nil {
 		return protoErr("RPC: %v", err)
 	}
@@ -63,7 +68,7 @@ func (s *session) rpc(m tds.Message) error {
 		case tds.ProcExecuteSQL, tds.ProcPrepExec, tds.ProcCursorOpen:
 			text, values, ok := c.Statement()
 			if !ok {
-				s.unknownCall(u, &renders, c, "its statement parameter is not text, or a parameter is named out of its place")
+				s.unknownCall(u, &renders, c, "its statement parameter is missing or not text")
 				continue
 			}
 			decl := declOf(c)
@@ -166,6 +171,7 @@ func (s *session) addResult(u *unit, res analyzer.Result) {
 	if errors.Is(res.Err, analyzer.ErrUncheckable) {
 		u.uncheckable = true
 	}
+	u.atomic = analyzer.Atomic(res)
 }
 
 // unknownCall adds a call the listener cannot read as UNKNOWN (fail
@@ -205,10 +211,11 @@ func declOf(c tds.RPCCall) string {
 }
 
 // handleOf reads the prepared handle, the first parameter of sp_execute
-// and sp_unprepare (an int), unless a parameter is named so that the server
-// may bind @handle elsewhere (it binds named parameters by name).
+// and sp_unprepare (an int). SQL Server binds it by position whatever its
+// name (tds.RPCCall.Statement), so a value of the statement's own named
+// @handle is a value, not the handle.
 func handleOf(c tds.RPCCall) (int32, bool) {
-	if len(c.Params) == 0 || len(c.Params[0].Value) != 4 || !handleFirst(c) {
+	if len(c.Params) == 0 || len(c.Params[0].Value) != 4 {
 		return 0, false
 	}
 	return int32(binary.LittleEndian.Uint32(c.Params[0].Value)), true
@@ -219,16 +226,5 @@ func handleOf(c tds.RPCCall) (int32, bool) {
 // prepared (an OUTPUT value of the statement's own would carry whatever
 // the statement put in it).
 func handleOut(c tds.RPCCall) bool {
-	return len(c.Params) > 0 && c.Params[0].Status&tds.ParamByRef != 0 && handleFirst(c)
-}
-
-// handleFirst reports whether @handle binds to the first parameter: it is
-// unnamed or named @handle, and no later one is named @handle.
-func handleFirst(c tds.RPCCall) bool {
-	for i, p := range c.Params {
-		if p.Name != "" && strings.EqualFold(p.Name, "@handle") != (i == 0) {
-			return false
-		}
-	}
-	return true
+	return len(c.Params) > 0 && c.Params[0].Status&tds.ParamByRef != 0
 }

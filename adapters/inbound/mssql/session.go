@@ -116,6 +116,7 @@ type response struct {
 	lost    bool   // the relay could not frame the tokens of this answer
 	state   string // the INFO of the listener's relearn batch (discard only)
 	aborted bool   // the session ended before the answer did
+	unsent  bool   // cancelled by the client before it was forwarded
 }
 
 func newSession(p *Protocol, l *app.Listener, log *slog.Logger, client net.Conn, cr *bufio.Reader, up net.Conn, ur *bufio.Reader) *session {
@@ -329,9 +330,9 @@ func (s *session) exchange(m tds.Message, o exchangeOpts) (response, error) {
 		s.mu.Unlock()
 		s.uwMu.Unlock()
 		if o.onEnd != nil {
-			o.onEnd(response{attn: true})
+			o.onEnd(response{attn: true, unsent: true})
 		}
-		return response{attn: true}, nil
+		return response{attn: true, unsent: true}, nil
 	}
 	s.state, s.discard, s.wantHandle, s.onEnd = stForwarded, o.discard, o.wantHandle, o.onEnd
 	s.mu.Unlock()

@@ -27,6 +27,9 @@ type unit struct {
 	// analyse (analyzer.ErrUncheckable): refused even when a rule covers
 	// UNKNOWN, since nobody could tell what it does.
 	uncheckable bool
+	// atomic: the last text analysed is one statement SQL Server runs
+	// whole or not at all (analyzer.Atomic); with one part, the unit is.
+	atomic bool
 }
 
 // gated reports whether the unit has anything to decide (an RPC of only
@@ -106,17 +109,34 @@ func (s *session) decideAndRun(set *app.ListenerSettings, u *unit, m tds.Message
 		}
 	}
 	if out.Ticket != nil {
-		// Given back only when nothing of the request ran: a batch whose
-		// first statement completed before a later one failed (SQL Server
-		// goes on after most errors) or was cancelled ran once, and an
-		// answer cut off (the session ended) may have run.
-		o.onEnd = func(r response) { out.Ticket.Settle(r.ran || r.aborted || !r.failed && !r.attn) }
+		atomic := len(u.parts) == 1 && u.atomic
+		o.onEnd = func(r response) { out.Ticket.Settle(spends(r, atomic)) }
 	}
 	resp, err := s.exchange(m, o)
 	if err == nil && after != nil {
 		after(resp)
 	}
 	return err
+}
+
+// spends reports whether r, the answer to an approved request, spends its
+// approval (spend_approval_on: accepted). It is given back only when
+// nothing of the request can have run: the client cancelled it before it
+// was forwarded, or the upstream refused a request of one atomic statement
+// (analyzer.Atomic) before it completed. The answer does not tell more:
+// SQL Server goes on after most errors, SET NOCOUNT ON drops the
+// DONEINPROC of each statement of an sp_executesql or a procedure (a
+// DELETE before a failing statement leaves no trace), an Attention
+// discards what was not sent yet (a statement that completed just before
+// it reports only DONE(ATTN)), and an answer cut off may have run.
+func spends(r response, atomic bool) bool {
+	switch {
+	case r.unsent:
+		return false
+	case r.aborted, r.ran, r.attn, !r.failed:
+		return true
+	}
+	return !atomic
 }
 
 // deny answers a request the gate did not forward: nothing for a client

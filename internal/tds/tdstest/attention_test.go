@@ -46,8 +46,11 @@ func TestGoMSSQLDBAttention(t *testing.T) {
 			attn++
 		}
 	}
-	if attn != 1 {
-		t.Fatalf("server received %d Attention messages, want 1", attn)
+	// go-mssqldb sends a second Attention when its cancel races the
+	// answer's end (token.go nextToken, called again on the cancelled
+	// context): one or two are both the driver's own.
+	if attn < 1 || attn > 2 {
+		t.Fatalf("server received %d Attention messages, want 1 or 2", attn)
 	}
 }
 

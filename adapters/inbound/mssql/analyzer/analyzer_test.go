@@ -95,7 +95,15 @@ func TestAnalyzeStatements(t *testing.T) {
 		{"EXEC sp_MSforeachtable 'DELETE FROM ?'", want{actions: []string{"EXEC", "UNKNOWN"}, targets: []string{"sp_msforeachtable"}}},
 		{"EXEC sys.sp_MSforeachdb @command1 = 'DROP TABLE ?..t'", want{actions: []string{"EXEC", "UNKNOWN"}}},
 		{"EXEC sp_execute_external_script @language = N'Python', @script = N'x'", want{actions: []string{"EXEC", "UNKNOWN"}}},
+		{"EXEC msdb.dbo.sp_send_dbmail @recipients = 'a@b.c', @query = N'DELETE FROM prod.dbo.t'", want{actions: []string{"EXEC", "UNKNOWN"}}},
+		{"EXEC msdb..sp_add_jobstep @job_name = 'j', @step_name = 's', @command = N'DROP TABLE t'", want{actions: []string{"EXEC", "UNKNOWN"}}},
+		{"EXEC msdb.dbo.sp_update_jobstep @job_name = 'j', @step_id = 1, @command = N'DROP TABLE t'", want{actions: []string{"EXEC", "UNKNOWN"}}},
+		{"EXEC sp_OAMethod @o, 'Run', NULL, 'cmd /c del x'", want{actions: []string{"EXEC", "UNKNOWN"}}},
 		{"EXEC @name", want{actions: []string{"EXEC", Unknown}}},
+		// A '…' literal run as SQL is converted to the code page first: outside ASCII it may read otherwise.
+		{"EXEC ('SELECT ''x\u02bc; DELETE FROM t --''')", want{actions: []string{Unknown}}},
+		{"EXEC (N'SELECT ''x\u02bc'' AS a')", want{actions: []string{"SELECT"}}},
+		{"SELECT * FROM OPENROWSET('SQLNCLI', 'Server=(local);', 'SELECT ''\uff07; DELETE FROM t --''')", want{actions: []string{"SELECT", Unknown}}},
 		{"EXEC sp_execute 1, 2", want{actions: []string{"EXEC", Unknown}}},
 		// Dynamic SQL.
 		{"EXEC ('DROP TABLE a')", want{actions: []string{"DROP", "DROP_TABLE"}, targets: []string{"a"}}},
@@ -422,5 +430,45 @@ func TestActionsBeforeAnyParse(t *testing.T) {
 	}
 	if r := Analyze("DELETE FROM t", "app"); !slices.Contains(r.Statements[0].Analysis.Actions, "DELETE") {
 		t.Fatalf("DELETE FROM t: %+v", r)
+	}
+}
+
+// A -- comment ends at a lone CR for the shape key as for the parser: the
+// shape of "SELECT 2 --x<CR>DELETE FROM t" was that of "SELECT 1", so a
+// cache that had seen "SELECT 1" answered SELECT and hid the DELETE.
+func TestCommentEndsAtCarriageReturnThroughTheShapeCache(t *testing.T) {
+	c := NewCache(16)
+	c.Analyze("SELECT 1", "prod")
+	r := c.Analyze("SELECT 2 --x\rDELETE FROM t", "prod")
+	if len(r.Statements) != 2 || !slices.Contains(r.Statements[1].Analysis.Actions, "DELETE") {
+		t.Fatalf("%+v, want the DELETE after the comment", r.Statements)
+	}
+}
+
+func TestAtomic(t *testing.T) {
+	for q, want := range map[string]bool{
+		"DELETE FROM t WHERE id = 1": true, "UPDATE t SET a = 1;": true, "SELECT 1": true,
+		"DELETE FROM a; DELETE FROM b": false, "BEGIN DELETE FROM a END": false, "IF 1 = 1 DELETE FROM a": false,
+		"WHILE 1 = 1 DELETE TOP (1) FROM a": false, "EXEC ('DELETE FROM a')": false, "EXEC dbo.p": false, "dbo.p": false,
+		"SELECT * FROM OPENQUERY(s, 'DELETE FROM a')": false, "SELEC 1": false,
+	} {
+		if got := Atomic(Analyze(q, "prod")); got != want {
+			t.Errorf("%q: Atomic = %v, want %v", q, got, want)
+		}
+	}
+}
+
+// sp_executesql's arguments bind by position, as in an RPC
+// (tds.RPCCall.Statement): the text is the first, whatever its name.
+func TestDynamicArgumentByPosition(t *testing.T) {
+	for q, want := range map[string]string{
+		"EXEC sp_executesql @statement = N'SELECT 1'":                        "SELECT",
+		"EXEC sp_executesql @params = N'DELETE FROM t', @stmt = N''":         "DELETE",
+		"EXEC sp_executesql N'SELECT 1', N'@stmt nvarchar(9)', @stmt = N'x'": "SELECT",
+	} {
+		r := Analyze(q, "prod")
+		if r.Err != nil || len(r.Statements) != 1 || !slices.Equal(r.Statements[0].Analysis.Actions, []string{want}) {
+			t.Errorf("%q: %+v %v, want %s", q, r.Statements, r.Err, want)
+		}
 	}
 }

@@ -189,7 +189,11 @@ func (w *walker) classify(ctx antlr.ParserRuleContext) []antlr.Tree {
 			q = v.GetQuery()
 		}
 		if q != nil {
-			w.dynamic(unquoteString(q.GetText()))
+			if text, ok := sqlText(q.GetText()); ok {
+				w.dynamic(text)
+			} else {
+				w.act(Unknown)
+			}
 		}
 	case tsql.TSqlParserRULE_execute_body, tsql.TSqlParserRULE_execute_body_batch:
 		return w.execute(ctx)

@@ -19,6 +19,8 @@
 //   - vocabulary.go: Actions and IsAction, what `sidecar validate` accepts.
 //   - limits.go: bounds on what one text may cost (ErrUncheckable).
 //   - cache.go, shape.go: Cache, memoising results by text and by shape.
+//   - atomic.go: Atomic, whether a text is one statement SQL Server runs
+//     whole or not at all (spend_approval_on: accepted).
 //   - warm.go, warmgen.go: Warm, which fills the grammar's prediction cache
 //     at start from typical statements and generated combinations of their
 //     pieces.

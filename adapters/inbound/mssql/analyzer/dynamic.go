@@ -22,12 +22,15 @@ var dynamicProcs = map[string]struct {
 // opaqueProcs run a statement text this analyzer does not read (a prepared
 // handle, a cursor's text), or a command given as text that can do what any
 // statement does (sp_MSforeachtable 'DROP TABLE ?', an operating system
-// command line, an R or Python script): Unknown.
+// command line, an R or Python script, Database Mail's @query, a SQL Agent
+// job step's @command, an OLE Automation method): Unknown.
 var opaqueProcs = map[string]bool{
 	"sp_execute": true, "sp_cursoropen": true, "sp_cursorprepare": true, "sp_cursorprepexec": true,
 	"sp_cursorexecute": true, "sp_prepexecrpc": true,
 	"sp_msforeachtable": true, "sp_msforeachdb": true, "sp_msforeach_worker": true,
 	"xp_cmdshell": true, "sp_execute_external_script": true,
+	"sp_send_dbmail": true, "sp_add_jobstep": true, "sp_update_jobstep": true,
+	"sp_oacreate": true, "sp_oamethod": true, "sp_oasetproperty": true,
 }
 
 // execute classifies EXEC[UTE] …: a procedure call is EXEC with the
@@ -58,7 +61,7 @@ func (w *walker) execute(ctx antlr.ParserRuleContext) []antlr.Tree {
 		parts := w.parts(proc)
 		p := parts[len(parts)-1]
 		if d, ok := dynamicProcs[p]; ok {
-			w.dynamicArg(args, d.pos, d.name)
+			w.dynamicArg(args, d.pos)
 			return nil
 		}
 		w.act("EXEC")
@@ -101,17 +104,18 @@ func (w *walker) literal(s *tsql.Execute_var_stringContext) (string, bool) {
 		return "", false
 	}
 	t := s.STRING().GetSymbol()
-	out := unquoteString(t.GetText())
+	out, ok := sqlText(t.GetText())
 	for _, more := range w.p.concat[t.GetStart()] {
-		out += unquoteString(more.GetText())
+		m, mok := sqlText(more.GetText())
+		out, ok = out+m, ok && mok
 	}
-	return out, true
+	return out, ok
 }
 
 // dynamicArg analyses the statement argument of sp_executesql, sp_prepare
-// or sp_prepexec: the one named name, else the one at position pos; a
-// variable or a missing argument is Unknown.
-func (w *walker) dynamicArg(args []*tsql.Execute_statement_argContext, pos int, name string) {
+// or sp_prepexec: the one at position pos, named or not; a variable or a
+// missing argument is Unknown.
+func (w *walker) dynamicArg(args []*tsql.Execute_statement_argContext, pos int) {
 	var params []antlr.ParserRuleContext // execute_statement_arg_named / _unnamed, in order
 	for _, a := range args {
 		stack := []antlr.Tree{a}
@@ -129,24 +133,28 @@ func (w *walker) dynamicArg(args []*tsql.Execute_statement_argContext, pos int, 
 			}
 		}
 	}
+	// SQL Server binds these procedures' arguments by position, whatever
+	// name one carries ("arguments for extended stored procedures must be
+	// entered in the specific order"): the text is the one at pos.
 	var value tsql.IExecute_parameterContext
-	for i, p := range params {
-		switch v := p.(type) {
+	if pos < len(params) {
+		switch v := params[pos].(type) {
 		case *tsql.Execute_statement_arg_namedContext:
-			if v.GetName() != nil && strings.EqualFold(v.GetName().GetText(), name) {
-				value = v.GetValue()
-			}
+			value = v.GetValue()
 		case *tsql.Execute_statement_arg_unnamedContext:
-			if i == pos {
-				value = v.GetValue()
-			}
+			value = v.GetValue()
 		}
 	}
 	if value == nil || value.Constant() == nil || value.Constant().STRING() == nil {
 		w.act(Unknown)
 		return
 	}
-	w.dynamic(unquoteString(value.Constant().STRING().GetText()))
+	text, ok := sqlText(value.Constant().STRING().GetText())
+	if !ok {
+		w.act(Unknown)
+		return
+	}
+	w.dynamic(text)
 }
 
 // dynamic adds the analysis of a dynamic SQL text, which runs in the

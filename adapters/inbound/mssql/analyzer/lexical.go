@@ -33,7 +33,8 @@ type lexed struct {
 //     for itself (no backslash escapes);
 //   - […] quotes a name, "]]" inside standing for "]"; "…" quotes a name
 //     (or, under SET QUOTED_IDENTIFIER OFF, a string), '""' standing for '"';
-//   - "--" starts a comment to the end of the line; /* … */ is a comment and
+//   - "--" starts a comment to the end of the line (CR or LF, as the
+//     parser's lexer ends it); /* … */ is a comment and
 //     nests (/* a /* b */ c */ is one comment);
 //   - @name is a variable, @@name a system function; #name and ##name are
 //     temporary tables (words).
@@ -50,7 +51,7 @@ func lex(sql string) lexed {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
 			i++
 		case c == '-' && i+1 < n && sql[i+1] == '-':
-			for i < n && sql[i] != '\n' {
+			for i < n && sql[i] != '\n' && sql[i] != '\r' {
 				i++
 			}
 		case c == '/' && i+1 < n && sql[i+1] == '*':
@@ -200,6 +201,22 @@ func unquoteString(s string) string {
 		return ""
 	}
 	return strings.ReplaceAll(s[1:len(s)-1], "''", "'")
+}
+
+// sqlText returns the value of a '…' or N'…' literal that runs as SQL,
+// and false when the server may run another text: a '…' literal is
+// converted to the database's code page first, where a character outside
+// ASCII may become another (a best-fit mapping turns U+02BC or U+FF07 into
+// a quote), so only an ASCII one reads as written.
+func sqlText(s string) (string, bool) {
+	if len(s) > 0 && s[0] != 'N' && s[0] != 'n' {
+		for i := 0; i < len(s); i++ {
+			if s[i] >= 0x80 {
+				return "", false
+			}
+		}
+	}
+	return unquoteString(s), true
 }
 
 // unquoteName returns a name as SQL Server reads it: [a b] → a b, "a" → a,
