@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hoophq/sidecar/conformance/harness"
+	"github.com/hoophq/sidecar/internal/testlog"
 )
 
 // Issue 12: `controlplane serve` takes its config as --config FILE, -config
@@ -28,7 +29,7 @@ func TestServeTakesEveryConfigSpelling(t *testing.T) {
 	re := regexp.MustCompile(`msg="control plane listening" addr=(127\.0\.0\.1:\d+)`)
 	for _, args := range [][]string{{"--config", cfg}, {"-config", cfg}, {"-config=" + cfg}, {"-c", cfg}, {cfg}} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
-			var logs lockedBuffer
+			var logs testlog.Buffer
 			cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
 			cmd.Stdout, cmd.Stderr = &logs, &logs
 			if err := cmd.Start(); err != nil {

@@ -9,11 +9,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hoophq/sidecar/cmd/controlplane/server/servertest"
+	"github.com/hoophq/sidecar/internal/testlog"
 )
 
 var t0 = time.Date(2026, 9, 29, 14, 2, 11, 0, time.UTC)
@@ -147,19 +147,6 @@ func TestHelpAndVersion(t *testing.T) {
 	}
 }
 
-// lockedBuffer collects the server's log while it runs.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
-
 func TestServeFromConfigFile(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "cp.yaml")
@@ -171,7 +158,7 @@ func TestServeFromConfigFile(t *testing.T) {
 	for _, flag := range []string{"--config", "-config"} {
 		t.Run(flag, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
-			var logs lockedBuffer
+			var logs testlog.Buffer
 			done := make(chan int, 1)
 			go func() {
 				done <- run(ctx, []string{"serve", flag, cfg, "--api-version", "0", "--log-level", "debug"}, io.Discard, &logs)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hoophq/sidecar/cmd/controlplane/store/storetest"
+	"github.com/hoophq/sidecar/internal/testlog"
 )
 
 // startServe runs `controlplane serve` in-process on cfg and returns its
@@ -22,7 +23,7 @@ import (
 func startServe(t *testing.T, cfg string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	var logs lockedBuffer
+	var logs testlog.Buffer
 	done := make(chan int, 1)
 	go func() { done <- run(ctx, []string{"serve", "--config", cfg}, io.Discard, &logs) }()
 	t.Cleanup(func() {

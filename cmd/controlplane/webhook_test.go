@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hoophq/sidecar/conformance/harness"
+	"github.com/hoophq/sidecar/internal/testlog"
 )
 
 // The real binary notifies a new approval request through the webhooks of
@@ -40,7 +41,7 @@ webhooks:
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var logs lockedBuffer
+	var logs testlog.Buffer
 	cmd := exec.Command(bin, "serve", cfg)
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {

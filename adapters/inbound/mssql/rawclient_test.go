@@ -1,12 +1,10 @@
 package mssql
 
 import (
-	"bytes"
 	"encoding/binary"
 	"log/slog"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +12,7 @@ import (
 	"github.com/hoophq/sidecar/internal/listenertest"
 	"github.com/hoophq/sidecar/internal/tds"
 	"github.com/hoophq/sidecar/internal/tds/tdstest"
+	"github.com/hoophq/sidecar/internal/testlog"
 	"github.com/hoophq/sidecar/ports"
 )
 
@@ -156,7 +155,7 @@ func TestIntegratedAndEntraLoginsRefused(t *testing.T) {
 // A login the listener refuses is logged once, with the user and the
 // reason: one refusal, one line for the operator to find.
 func TestRefusedLoginIsLoggedOnce(t *testing.T) {
-	var buf lockedBuffer
+	var buf testlog.Buffer
 	up := &tdstest.Server{Database: "hoopdb"}
 	s := app.ListenerSettings{Name: "unit-mssql", Protocol: "mssql", Mode: app.ModeWait, SpendOn: ports.SpendOnSent, Upstream: up.Start(t)}
 	l := listenertest.NewCore(nil, app.Limits{}).Listener(s)
@@ -203,7 +202,7 @@ func TestUnreachableUpstreamNamesTheCause(t *testing.T) {
 // operator can tell a wrong password (18456) from a database that does not
 // open (4060) without the client's output.
 func TestUpstreamLoginRefusalIsLoggedWithItsError(t *testing.T) {
-	var buf lockedBuffer
+	var buf testlog.Buffer
 	up := &tdstest.Mini{Users: map[string]string{"agent": "right"}}
 	s := app.ListenerSettings{Name: "unit-mssql", Protocol: "mssql", Mode: app.ModeWait, SpendOn: ports.SpendOnSent, Upstream: up.Start(t)}
 	l := listenertest.NewCore(nil, app.Limits{}).Listener(s)
@@ -226,24 +225,6 @@ func TestUpstreamLoginRefusalIsLoggedWithItsError(t *testing.T) {
 	if !strings.Contains(line, "18456") || !strings.Contains(line, "Login failed for user") {
 		t.Fatalf("the log line lacks the upstream's error: %q", line)
 	}
-}
-
-// lockedBuffer is a bytes.Buffer safe for the listener's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // A client that asks for encryption is never answered ENCRYPT_NOT_SUP:

@@ -18,6 +18,7 @@ import (
 	"github.com/hoophq/sidecar/internal/tds/tdstest"
 	"github.com/hoophq/sidecar/internal/tds/tdstls"
 	"github.com/hoophq/sidecar/internal/testcert"
+	"github.com/hoophq/sidecar/internal/testlog"
 	"github.com/hoophq/sidecar/ports"
 )
 
@@ -130,7 +131,7 @@ func TestUpstreamTLS(t *testing.T) {
 // refusing the self-signed certificate just closes the socket) leaves a
 // log line that says so: without it the operator sees nothing at all.
 func TestClientLeavingTheHandshakeIsLogged(t *testing.T) {
-	var buf lockedBuffer
+	var buf testlog.Buffer
 	up := &tdstest.Server{Database: "hoopdb"}
 	s := app.ListenerSettings{Name: "unit-mssql", Protocol: "mssql", Mode: app.ModeWait, SpendOn: ports.SpendOnSent, Upstream: up.Start(t)}
 	l := listenertest.NewCore(nil, app.Limits{}).Listener(s)

@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"bytes"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/hoophq/sidecar/cmd/controlplane/server"
 	"github.com/hoophq/sidecar/cmd/controlplane/server/servertest"
 	"github.com/hoophq/sidecar/cmd/controlplane/store/storetest"
+	"github.com/hoophq/sidecar/internal/testlog"
 )
 
 const (
@@ -298,7 +298,7 @@ func TestUnknownRouteIsPlain404(t *testing.T) {
 }
 
 func TestOneLogLinePerRequest(t *testing.T) {
-	var buf syncBuffer
+	var buf testlog.Buffer
 	cp := servertest.Start(t, "sqlite", func(o *server.Options) {
 		o.Logger = slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
@@ -326,15 +326,3 @@ func TestOneLogLinePerRequest(t *testing.T) {
 		t.Fatal("the log holds a token")
 	}
 }
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
