@@ -81,10 +81,29 @@ func RepoRoot(t testing.TB) string {
 // test binds it soon after.
 func FreeAddr(t testing.TB) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	handedMu.Lock()
+	defer handedMu.Unlock()
+	// The kernel may give the same free port to two listens in a row once
+	// the first is closed: a test asking for two addresses (two listeners)
+	// would get one twice, and the Sidecar refuses that config. So an
+	// address is never handed out twice in a process.
+	for range 100 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := ln.Addr().String()
+		ln.Close()
+		if !handed[addr] {
+			handed[addr] = true
+			return addr
+		}
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	t.Fatal("no free address not handed out before in 100 tries")
+	return ""
 }
+
+var (
+	handedMu sync.Mutex
+	handed   = map[string]bool{} // addresses FreeAddr returned
+)
