@@ -172,7 +172,7 @@ func (w *walker) classify(ctx antlr.ParserRuleContext) []antlr.Tree {
 			parts, err := splitName(last.GetText())
 			if err != nil {
 				w.act(Unknown)
-			} else if p := parts[len(parts)-1]; dynamicProcs[p].name != "" || opaqueProcs[p] {
+			} else if runsText(parts[len(parts)-1]) {
 				w.act(Unknown)
 			}
 		}
@@ -276,7 +276,7 @@ func (w *walker) classify(ctx antlr.ParserRuleContext) []antlr.Tree {
 					// A procedure of the name of one whose text argument the
 					// analyzer reads as what it runs (sp_executesql …) would
 					// run its own body under that reading.
-					if parts, err := splitName(r.GetText()); err != nil || dynamicProcs[parts[len(parts)-1]].name != "" || opaqueProcs[parts[len(parts)-1]] {
+					if parts, err := splitName(r.GetText()); err != nil || runsText(parts[len(parts)-1]) {
 						w.act(Unknown)
 					}
 				}

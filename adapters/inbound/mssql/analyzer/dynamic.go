@@ -8,15 +8,21 @@ import (
 )
 
 // dynamicProcs are the system procedures that run a statement text given as
-// an argument, with the argument's position (0-based) and name.
-var dynamicProcs = map[string]struct {
-	pos  int
-	name string
-}{
-	"sp_executesql": {0, "@stmt"},
-	"sp_prepare":    {2, "@stmt"},
-	"sp_prepexec":   {2, "@stmt"},
-	"sp_sqlexec":    {0, "@p1"}, // undocumented, still in master: EXEC sp_sqlexec 'DROP TABLE t'
+// an argument, with the argument's position (0-based; SQL Server binds it
+// by position whatever its name, dynamicArg).
+var dynamicProcs = map[string]int{
+	"sp_executesql": 0,
+	"sp_prepare":    2,
+	"sp_prepexec":   2,
+	"sp_sqlexec":    0, // undocumented, still in master: EXEC sp_sqlexec 'DROP TABLE t'
+}
+
+// runsText reports whether the procedure named p (its last name part,
+// lower case) runs a text it is given: one this analyzer reads as what
+// runs (dynamicProcs) or one it cannot (opaqueProcs).
+func runsText(p string) bool {
+	_, ok := dynamicProcs[p]
+	return ok || opaqueProcs[p]
 }
 
 // opaqueProcs run a statement text this analyzer does not read (a prepared
@@ -60,8 +66,8 @@ func (w *walker) execute(ctx antlr.ParserRuleContext) []antlr.Tree {
 	case proc != nil:
 		parts := w.parts(proc)
 		p := parts[len(parts)-1]
-		if d, ok := dynamicProcs[p]; ok {
-			w.dynamicArg(args, d.pos)
+		if pos, ok := dynamicProcs[p]; ok {
+			w.dynamicArg(args, pos)
 			return nil
 		}
 		w.act("EXEC")

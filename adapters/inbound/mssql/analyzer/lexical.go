@@ -209,12 +209,8 @@ func unquoteString(s string) string {
 // ASCII may become another (a best-fit mapping turns U+02BC or U+FF07 into
 // a quote), so only an ASCII one reads as written.
 func sqlText(s string) (string, bool) {
-	if len(s) > 0 && s[0] != 'N' && s[0] != 'n' {
-		for i := 0; i < len(s); i++ {
-			if s[i] >= 0x80 {
-				return "", false
-			}
-		}
+	if len(s) > 0 && s[0] != 'N' && s[0] != 'n' && !isASCII(s) {
+		return "", false
 	}
 	return unquoteString(s), true
 }

@@ -23,7 +23,7 @@ func AnalyzeProc(name, currentDB string) Result {
 	w.act("EXEC")
 	w.object(parts)
 	p := parts[len(parts)-1]
-	if _, ok := dynamicProcs[p]; ok || opaqueProcs[p] {
+	if runsText(p) {
 		w.act(Unknown)
 	}
 	st := w.statement()
