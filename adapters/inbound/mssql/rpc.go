@@ -171,7 +171,7 @@ func (s *session) addResult(u *unit, res analyzer.Result) {
 	if errors.Is(res.Err, analyzer.ErrUncheckable) {
 		u.uncheckable = true
 	}
-	u.atomic = analyzer.Atomic(res)
+	u.last = res
 }
 
 // unknownCall adds a call the listener cannot read as UNKNOWN (fail

@@ -27,10 +27,15 @@ type unit struct {
 	// analyse (analyzer.ErrUncheckable): refused even when a rule covers
 	// UNKNOWN, since nobody could tell what it does.
 	uncheckable bool
-	// atomic: the last text analysed is one statement SQL Server runs
-	// whole or not at all (analyzer.Atomic); with one part, the unit is.
-	atomic bool
+	// last is the last text's analysis: with one part, the unit's whole
+	// (atomic reads it).
+	last analyzer.Result
 }
+
+// atomic reports whether the unit is one statement SQL Server runs whole or
+// not at all (analyzer.Atomic). Only an approved request's answer under
+// spend_approval_on: accepted asks, so it is not worked out per statement.
+func (u *unit) atomic() bool { return len(u.parts) == 1 && analyzer.Atomic(u.last) }
 
 // gated reports whether the unit has anything to decide (an RPC of only
 // sp_prepare, sp_unprepare or cursor fetches runs no statement).
@@ -109,8 +114,7 @@ func (s *session) decideAndRun(set *app.ListenerSettings, u *unit, m tds.Message
 		}
 	}
 	if out.Ticket != nil {
-		atomic := len(u.parts) == 1 && u.atomic
-		o.onEnd = func(r response) { out.Ticket.Settle(spends(r, atomic)) }
+		o.onEnd = func(r response) { out.Ticket.Settle(spends(r, u.atomic)) }
 	}
 	resp, err := s.exchange(m, o)
 	if err == nil && after != nil {
@@ -120,7 +124,8 @@ func (s *session) decideAndRun(set *app.ListenerSettings, u *unit, m tds.Message
 }
 
 // spends reports whether r, the answer to an approved request, spends its
-// approval (spend_approval_on: accepted). It is given back only when
+// approval (spend_approval_on: accepted); atomic tells whether the request
+// is one atomic statement, asked only when the answer leaves it open. It is given back only when
 // nothing of the request can have run: the client cancelled it before it
 // was forwarded, or the upstream refused a request of one atomic statement
 // (analyzer.Atomic) before it completed. The answer does not tell more:
@@ -129,14 +134,14 @@ func (s *session) decideAndRun(set *app.ListenerSettings, u *unit, m tds.Message
 // DELETE before a failing statement leaves no trace), an Attention
 // discards what was not sent yet (a statement that completed just before
 // it reports only DONE(ATTN)), and an answer cut off may have run.
-func spends(r response, atomic bool) bool {
+func spends(r response, atomic func() bool) bool {
 	switch {
 	case r.unsent:
 		return false
 	case r.aborted, r.ran, r.attn, !r.failed:
 		return true
 	}
-	return !atomic
+	return !atomic()
 }
 
 // deny answers a request the gate did not forward: nothing for a client
