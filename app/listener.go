@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -117,6 +118,14 @@ type UpstreamChecker interface {
 	// CheckUpstream returns nil when upstream is usable, else an error
 	// saying what form it takes.
 	CheckUpstream(upstream string) error
+}
+
+// IsHostPort reports whether upstream is one host:port to dial (both
+// present), not a URL, a list or a connection string: none of / \ , @ ;.
+// The database listeners' CheckUpstream build their messages on it.
+func IsHostPort(upstream string) bool {
+	host, port, err := net.SplitHostPort(upstream)
+	return err == nil && host != "" && port != "" && !strings.ContainsAny(upstream, `/\,@;`)
 }
 
 // Listener is a running listener: its current settings (swapped atomically

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"strings"
 
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/internal/drain"
@@ -33,8 +32,7 @@ func (p *Protocol) Name() string { return "mongodb" }
 // upstream is one host:port (a mongod or mongos; not a mongodb:// URL, not
 // a replica set seed list).
 func (p *Protocol) CheckUpstream(upstream string) error {
-	host, port, err := net.SplitHostPort(upstream)
-	if err != nil || host == "" || port == "" || strings.ContainsAny(upstream, "/,@") {
+	if !app.IsHostPort(upstream) {
 		return fmt.Errorf("the upstream of a mongodb listener is host:port (e.g. mongo:27017), not %q", upstream)
 	}
 	return nil

@@ -2,10 +2,10 @@ package mssql
 
 import (
 	"fmt"
-	"net"
 	"strings"
 
 	"github.com/hoophq/sidecar/adapters/inbound/mssql/analyzer"
+	"github.com/hoophq/sidecar/app"
 )
 
 // Actions returns every action an mssql listener reports: the T-SQL
@@ -45,8 +45,7 @@ func nearAction(action string) string {
 // a named instance, host\instance, is reached by the port SQL Server
 // Browser would give, so the listener needs that port).
 func (p *Protocol) CheckUpstream(upstream string) error {
-	host, port, err := net.SplitHostPort(upstream)
-	if err == nil && host != "" && port != "" && !strings.ContainsAny(upstream, `/\,@;`) {
+	if app.IsHostPort(upstream) {
 		return nil
 	}
 	hint := ""
