@@ -412,27 +412,6 @@ func TestOddLineEndInACommentIsUnknown(t *testing.T) {
 	}
 }
 
-// TestActionsBeforeAnyParse: the vocabulary is read off the grammar's rule
-// names, which the parser sets up on its first use; `sidecar validate` asks
-// for it before anything is parsed.
-func TestActionsBeforeAnyParse(t *testing.T) {
-	if os.Getenv("HOOP_TSQL_VOCAB_CHILD") == "" {
-		cmd := exec.Command(os.Args[0], "-test.run", "^TestActionsBeforeAnyParse$", "-test.count=1")
-		cmd.Env = append(os.Environ(), "HOOP_TSQL_VOCAB_CHILD=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("Actions() first in a process: %v\n%s", err, out)
-		}
-		return
-	}
-	acts := Actions()
-	if !slices.Contains(acts, "DELETE") || !IsAction("DROP_TABLE") {
-		t.Fatalf("the vocabulary lacks DELETE or DROP_TABLE: %v", acts)
-	}
-	if r := Analyze("DELETE FROM t", "app"); !slices.Contains(r.Statements[0].Analysis.Actions, "DELETE") {
-		t.Fatalf("DELETE FROM t: %+v", r)
-	}
-}
-
 // A -- comment ends at a lone CR for the shape key as for the parser: the
 // shape of "SELECT 2 --x<CR>DELETE FROM t" was that of "SELECT 1", so a
 // cache that had seen "SELECT 1" answered SELECT and hid the DELETE.

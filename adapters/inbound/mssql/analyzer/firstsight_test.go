@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,6 +41,10 @@ func TestMain(m *testing.M) {
 		start := time.Now()
 		Warm()
 		fmt.Printf("warm %d\n", time.Since(start).Microseconds())
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		fmt.Printf("heap %d\n", m.HeapAlloc>>10) // KiB, what the warm-up leaves
 		for _, name := range slices.Sorted(mapKeys(heldOut)) {
 			t := time.Now()
 			Analyze(heldOut[name], "app")
@@ -61,8 +66,8 @@ func mapKeys(m map[string]string) func(func(string) bool) {
 }
 
 // BenchmarkAnalyzeFirstSight reports, per held-out text, the median first
-// sight in ms over b.N fresh processes (each warmed first), and the warm-up
-// in s. Run with a count, e.g. -benchtime 5x.
+// sight in ms over b.N fresh processes (each warmed first), the warm-up in
+// s and the heap it leaves in MiB. Run with a count, e.g. -benchtime 5x.
 func BenchmarkAnalyzeFirstSight(b *testing.B) {
 	samples := map[string][]float64{}
 	for i := 0; i < b.N; i++ {
@@ -85,8 +90,12 @@ func BenchmarkAnalyzeFirstSight(b *testing.B) {
 	for name, v := range samples {
 		slices.Sort(v)
 		med := v[len(v)/2]
-		if name == "warm" {
+		switch name {
+		case "warm":
 			b.ReportMetric(med/1000, "warm-s")
+			continue
+		case "heap":
+			b.ReportMetric(med*1000/1024, "heap-MiB")
 			continue
 		}
 		b.ReportMetric(med, name+"-ms")
