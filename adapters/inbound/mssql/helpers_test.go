@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"regexp"
 	"slices"
@@ -22,6 +23,7 @@ import (
 	"github.com/hoophq/sidecar/internal/tds"
 	"github.com/hoophq/sidecar/internal/tds/tdstest"
 	"github.com/hoophq/sidecar/internal/tds/tdstls"
+	"github.com/hoophq/sidecar/internal/testlog"
 	"github.com/hoophq/sidecar/ports"
 )
 
@@ -275,4 +277,16 @@ func (f *fixture) approve(id string) {
 	if err := f.cp.Decide(id, domain.StatusApproved, ""); err != nil {
 		f.t.Fatal(err)
 	}
+}
+
+// startable is an in-process TDS upstream (tdstest.Server, tdstest.Mini).
+type startable interface{ Start(testing.TB) string }
+
+// loggedListener serves a wait-mode listener in front of up and returns
+// its address and the buffer its text log goes to.
+func loggedListener(t *testing.T, up startable) (string, *testlog.Buffer) {
+	buf := &testlog.Buffer{}
+	s := app.ListenerSettings{Name: "unit-mssql", Protocol: "mssql", Mode: app.ModeWait, SpendOn: ports.SpendOnSent, Upstream: up.Start(t)}
+	l := listenertest.NewCore(nil, app.Limits{}).Listener(s)
+	return listenertest.Serve(t, New(slog.New(slog.NewTextHandler(buf, nil))), l), buf
 }

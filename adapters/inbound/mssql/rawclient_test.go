@@ -2,7 +2,6 @@ package mssql
 
 import (
 	"encoding/binary"
-	"log/slog"
 	"net"
 	"strings"
 	"testing"
@@ -12,7 +11,6 @@ import (
 	"github.com/hoophq/sidecar/internal/listenertest"
 	"github.com/hoophq/sidecar/internal/tds"
 	"github.com/hoophq/sidecar/internal/tds/tdstest"
-	"github.com/hoophq/sidecar/internal/testlog"
 	"github.com/hoophq/sidecar/ports"
 )
 
@@ -155,11 +153,7 @@ func TestIntegratedAndEntraLoginsRefused(t *testing.T) {
 // A login the listener refuses is logged once, with the user and the
 // reason: one refusal, one line for the operator to find.
 func TestRefusedLoginIsLoggedOnce(t *testing.T) {
-	var buf testlog.Buffer
-	up := &tdstest.Server{Database: "hoopdb"}
-	s := app.ListenerSettings{Name: "unit-mssql", Protocol: "mssql", Mode: app.ModeWait, SpendOn: ports.SpendOnSent, Upstream: up.Start(t)}
-	l := listenertest.NewCore(nil, app.Limits{}).Listener(s)
-	addr := listenertest.Serve(t, New(slog.New(slog.NewTextHandler(&buf, nil))), l)
+	addr, buf := loggedListener(t, &tdstest.Server{Database: "hoopdb"})
 	c := dialRaw(t, addr)
 	firstError(t, c.login(&tds.Login7{TDSVersion: tds.Version74, PacketSize: 4096, UserName: "corp",
 		OptionFlags2: tds.Flag2IntSecurity, SSPI: []byte("NTLMSSP\x00\x01")}))
@@ -202,11 +196,7 @@ func TestUnreachableUpstreamNamesTheCause(t *testing.T) {
 // operator can tell a wrong password (18456) from a database that does not
 // open (4060) without the client's output.
 func TestUpstreamLoginRefusalIsLoggedWithItsError(t *testing.T) {
-	var buf testlog.Buffer
-	up := &tdstest.Mini{Users: map[string]string{"agent": "right"}}
-	s := app.ListenerSettings{Name: "unit-mssql", Protocol: "mssql", Mode: app.ModeWait, SpendOn: ports.SpendOnSent, Upstream: up.Start(t)}
-	l := listenertest.NewCore(nil, app.Limits{}).Listener(s)
-	addr := listenertest.Serve(t, New(slog.New(slog.NewTextHandler(&buf, nil))), l)
+	addr, buf := loggedListener(t, &tdstest.Mini{Users: map[string]string{"agent": "right"}})
 	if e := firstError(t, dialRaw(t, addr).login(agentLogin())); e.Number != 18456 {
 		t.Fatalf("wrong password: ERROR %d %q", e.Number, e.Message)
 	}

@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"database/sql"
 	"fmt"
-	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -14,12 +13,9 @@ import (
 	"time"
 
 	"github.com/hoophq/sidecar/app"
-	"github.com/hoophq/sidecar/internal/listenertest"
 	"github.com/hoophq/sidecar/internal/tds/tdstest"
 	"github.com/hoophq/sidecar/internal/tds/tdstls"
 	"github.com/hoophq/sidecar/internal/testcert"
-	"github.com/hoophq/sidecar/internal/testlog"
-	"github.com/hoophq/sidecar/ports"
 )
 
 // go-mssqldb in each encrypt mode through the listener (its self-signed
@@ -131,11 +127,7 @@ func TestUpstreamTLS(t *testing.T) {
 // refusing the self-signed certificate just closes the socket) leaves a
 // log line that says so: without it the operator sees nothing at all.
 func TestClientLeavingTheHandshakeIsLogged(t *testing.T) {
-	var buf testlog.Buffer
-	up := &tdstest.Server{Database: "hoopdb"}
-	s := app.ListenerSettings{Name: "unit-mssql", Protocol: "mssql", Mode: app.ModeWait, SpendOn: ports.SpendOnSent, Upstream: up.Start(t)}
-	l := listenertest.NewCore(nil, app.Limits{}).Listener(s)
-	addr := listenertest.Serve(t, New(slog.New(slog.NewTextHandler(&buf, nil))), l)
+	addr, buf := loggedListener(t, &tdstest.Server{Database: "hoopdb"})
 	db, err := sql.Open("sqlserver", fmt.Sprintf("sqlserver://agent:pw@%s?encrypt=true", addr))
 	if err != nil {
 		t.Fatal(err)
