@@ -35,6 +35,7 @@ require (
 	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/moby/moby/api v1.56.1
 	github.com/moby/moby/client v0.6.2
+	github.com/sqlc-dev/teesql v1.1.0
 	github.com/testcontainers/testcontainers-go v0.45.0
 )
 

@@ -97,6 +97,15 @@ func analyze(text, db string, nest int) Result {
 	if err := checkDepth(l.toks, text); err != nil {
 		return unknown(text, err)
 	}
+	if r, ok := fastAnalyze(text, db, l); ok {
+		return r
+	}
+	return analyzeGrammar(text, db, nest)
+}
+
+// analyzeGrammar is analyze with the T-SQL grammar, for a text within the
+// limits.
+func analyzeGrammar(text, db string, nest int) Result {
 	p, err := parseText(text)
 	if err != nil {
 		return unknown(text, err)

@@ -1,0 +1,294 @@
+package analyzer
+
+import (
+	"context"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/sqlc-dev/teesql/ast"
+	"github.com/sqlc-dev/teesql/parser"
+)
+
+// The fast path reads the texts agents send most (SELECT, INSERT, UPDATE,
+// DELETE, with DECLARE, SET, IF and BEGIN … END around them) with
+// github.com/sqlc-dev/teesql, a hand-written T-SQL parser that costs well
+// under a millisecond for a 2 KB batch it has never seen, where the ANTLR
+// grammar costs tens of milliseconds on first sight (docs/mssql-listener.md,
+// "Cost"). Every other text, and every text the fast path is not sure of,
+// goes to the grammar (analyze), which stays the authority.
+//
+// A text takes the fast path only when all of these hold:
+//   - it is ASCII, closed (no string, name or comment left open), and
+//     names none of slowWords outside strings, names and comments (as
+//     lex, which reads SQL Server's nested comments, splits it): the
+//     statements whose analysis needs the session's state (USE,
+//     transactions, XACT_ABORT), dynamic SQL, and every statement kind the
+//     fast path does not read;
+//   - teesql parses it, and every node of the tree is of a type in
+//     fastNodes (no EXEC, no rowset function, no DDL, …);
+//   - every token of the text lies inside one statement teesql found, and
+//     each SELECT, INSERT, UPDATE and DELETE keyword lies inside a
+//     statement whose analysis has that action: a keyword teesql read past
+//     (a lenient option list) sends the text to the grammar.
+//
+// TestFastPathAgrees checks the two paths give the same Result on every
+// text of the analyzer's tests and warm corpora that the fast path takes,
+// and FuzzFastPath on what the fuzzer makes.
+
+// fastMax is the longest text the fast path reads, in bytes; a longer one
+// is rare from an agent and goes to the grammar.
+const fastMax = 16 << 10
+
+// slowWords are the words (upper case) that send a text to the grammar.
+var slowWords = setOf(
+	// Statements whose analysis needs the session or the grammar's reading.
+	"USE", "TRAN", "TRANSACTION", "COMMIT", "ROLLBACK", "SAVE", "XACT_ABORT", "GO",
+	"EXEC", "EXECUTE", "SP_EXECUTESQL", "SP_PREPARE", "SP_PREPEXEC", "SP_SQLEXEC",
+	"OPENQUERY", "OPENROWSET", "OPENDATASOURCE", "OPENXML", "OPENJSON",
+	// Statement kinds the fast path does not read.
+	"MERGE", "DROP", "TRUNCATE", "ALTER", "CREATE", "GRANT", "REVOKE", "DENY", "REVERT", "BULK", "SHUTDOWN",
+	"DBCC", "KILL", "BACKUP", "RESTORE", "RECONFIGURE", "CHECKPOINT", "WAITFOR", "GOTO", "RETURN", "BREAK",
+	"CONTINUE", "TRY", "CATCH", "THROW", "RAISERROR", "PRINT", "CURSOR", "OPEN", "CLOSE",
+	"DEALLOCATE", "READTEXT", "WRITETEXT", "UPDATETEXT", "SETUSER", "ENABLE", "DISABLE", "LOCK", "RECEIVE",
+	"SEND", "CONVERSATION", "DIALOG", "MOVE", "GET", "ADD", "DISTRIBUTED", "STATISTICS", "OUTPUT",
+)
+
+// verbs are the keywords whose statement must carry the action of their name.
+var verbs = setOf("SELECT", "INSERT", "UPDATE", "DELETE")
+
+func setOf(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}
+
+// fastAnalyze is Analyze on the fast path for a text of database db (lower
+// case), as lex read it; ok is false when the text must go to the grammar.
+func fastAnalyze(text, db string, l lexed) (r Result, ok bool) {
+	if len(text) > fastMax || !isASCII(text) {
+		return Result{}, false
+	}
+	if l.unterminated || len(l.toks) == 0 {
+		return Result{}, false
+	}
+	for _, t := range l.toks {
+		if t.kind == tokWord && slowWords[strings.ToUpper(text[t.start:t.end])] {
+			return Result{}, false
+		}
+	}
+	stmts, ok := parseFast(text)
+	if !ok {
+		return Result{}, false
+	}
+	spans := make([][2]int, len(stmts))
+	for i, s := range stmts {
+		w := newWalker(nil, []string{db}, 0)
+		fw := fastWalker{w: w, text: text, toks: l.toks}
+		if !fw.node(reflect.ValueOf(s)) {
+			return Result{}, false
+		}
+		f := s.(interface{ Frag() *ast.Fragment }).Frag()
+		start, end := f.StartOffset, f.StartOffset+f.FragmentLength
+		if !f.HasSpan() || start < 0 || end > len(text) || (i > 0 && start < spans[i-1][1]) {
+			return Result{}, false
+		}
+		spans[i] = [2]int{start, end}
+		st := w.statement()
+		st.Text = trimStatement(text[start:end])
+		r.Statements = append(r.Statements, st)
+	}
+	if !covered(text, l.toks, spans, r.Statements) {
+		return Result{}, false
+	}
+	if len(r.Statements) == 1 {
+		r.Statements[0].Text = trimStatement(text)
+	}
+	return r, true
+}
+
+// parseFast parses text with teesql and returns its statements; ok is false
+// when teesql refuses the text, or fails on it.
+func parseFast(text string) (stmts []ast.Statement, ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			stmts, ok = nil, false
+		}
+	}()
+	script, err := parser.Parse(context.Background(), strings.NewReader(text))
+	if err != nil || script == nil {
+		return nil, false
+	}
+	for _, b := range script.Batches {
+		if b == nil {
+			return nil, false
+		}
+		stmts = append(stmts, b.Statements...)
+	}
+	return stmts, len(stmts) > 0
+}
+
+// covered reports whether every token other than ";" lies inside one of
+// spans, and every verb keyword inside a statement with its action.
+func covered(text string, toks []token, spans [][2]int, stmts []Statement) bool {
+	k := 0
+	for _, t := range toks {
+		for k < len(spans) && spans[k][1] <= t.start {
+			k++
+		}
+		in := k < len(spans) && spans[k][0] <= t.start && t.end <= spans[k][1]
+		if t.kind == tokSemicolon {
+			continue
+		}
+		if !in {
+			return false
+		}
+		if t.kind == tokWord {
+			if w := strings.ToUpper(text[t.start:t.end]); verbs[w] && !has(stmts[k].Analysis.Actions, w) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func has(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// fastWalker adds what a teesql tree says to a walker (classify.go), with
+// the names read from the text as the grammar path reads them.
+type fastWalker struct {
+	w    *walker
+	text string
+	toks []token
+}
+
+// node walks v (an AST node, a slice or an interface holding them) and
+// reports false on a node outside the fast path.
+func (f fastWalker) node(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Interface, reflect.Pointer:
+		if v.IsNil() {
+			return true
+		}
+		if v.Kind() == reflect.Interface {
+			return f.node(v.Elem())
+		}
+	case reflect.Slice:
+		for i := 0; i < v.Len(); i++ {
+			if !f.node(v.Index(i)) {
+				return false
+			}
+		}
+		return true
+	default:
+		return true // a field of a basic type
+	}
+	n := v.Interface()
+	acts, known := fastNodes[v.Type()]
+	if !known {
+		return false
+	}
+	f.w.act(acts...)
+	switch x := n.(type) {
+	case *ast.SchemaObjectName:
+		return f.object(&x.Fragment)
+	case *ast.ColumnReferenceExpression:
+		return true // t.col, t.*: t is an alias or a table named elsewhere
+	case *ast.SqlDataTypeReference:
+		return f.node(reflect.ValueOf(x.Parameters)) // its name is a type's: int, nvarchar
+	case *ast.SelectStatement:
+		if x.Into != nil {
+			f.w.act("SELECT_INTO", "CREATE", "CREATE_TABLE")
+		}
+		if x.On != nil {
+			return false
+		}
+	case *ast.FunctionCall:
+		if !f.function(x) {
+			return false
+		}
+	}
+	e := v.Elem()
+	for i := 0; i < e.NumField(); i++ {
+		if e.Type().Field(i).Anonymous || !e.Type().Field(i).IsExported() {
+			continue // Fragment: the span
+		}
+		if !f.node(e.Field(i)) {
+			return false
+		}
+	}
+	return true
+}
+
+// object adds the schema object named by the text of span.
+func (f fastWalker) object(span *ast.Fragment) bool {
+	if !span.HasSpan() {
+		return false
+	}
+	name, ok := f.spanText(span.StartOffset, span.EndOffset())
+	if !ok {
+		return false
+	}
+	f.w.object(splitParts(name))
+	return true
+}
+
+// function adds a called function: one named with a schema (dbo.f), or one
+// by its name alone that is not among the grammar's built-in functions.
+func (f fastWalker) function(c *ast.FunctionCall) bool {
+	if c.FunctionName == nil {
+		return false
+	}
+	// The call target (dbo. of dbo.f) has no span of its own: the name is
+	// the call's text up to the end of the function's name.
+	name, ok := f.spanText(c.StartOffset, c.FunctionName.EndOffset())
+	if !ok || !c.HasSpan() || !c.FunctionName.HasSpan() {
+		return false
+	}
+	parts := splitParts(name)
+	switch t := c.CallTarget.(type) {
+	case nil:
+		if len(parts) != 1 {
+			return false
+		}
+		if !builtinFunctions[parts[0]] {
+			f.w.function(parts)
+		}
+		return true
+	case *ast.MultiPartIdentifierCallTarget:
+		if t.MultiPartIdentifier == nil || len(parts) != len(t.MultiPartIdentifier.Identifiers)+1 {
+			return false
+		}
+		f.w.function(parts)
+		return true
+	}
+	return false
+}
+
+// spanText returns the text of the tokens (as lex reads them) from byte
+// start to end, joined without the spaces and comments between them, as
+// the grammar path joins a name's tokens (walker.parts). ok is false for an
+// empty range, or one that ends inside a token.
+func (f fastWalker) spanText(start, end int) (string, bool) {
+	if start < 0 || end > len(f.text) || start >= end {
+		return "", false
+	}
+	var b strings.Builder
+	for k := sort.Search(len(f.toks), func(k int) bool { return f.toks[k].start >= start }); k < len(f.toks) && f.toks[k].start < end; k++ {
+		t := f.toks[k]
+		if t.end > end {
+			return "", false
+		}
+		b.WriteString(f.text[t.start:t.end])
+	}
+	return b.String(), b.Len() > 0
+}
