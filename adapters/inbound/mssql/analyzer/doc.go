@@ -1,5 +1,8 @@
 // Package analyzer classifies T-SQL for the SQL Server listener with a real
-// T-SQL grammar (github.com/bytebase/parser, package tsql, ANTLR; design.md):
+// T-SQL grammar (github.com/bytebase/parser, package tsql, ANTLR; design.md),
+// and plain DML batches first with a faster parser
+// (github.com/sqlc-dev/teesql) that hands every text it is not sure of to
+// the grammar (fast.go):
 // each statement's kinds (domain.Analysis.Actions, e.g. DELETE, DROP,
 // DROP_TABLE, EXEC), the objects it names as db.schema.object (Targets) and
 // the functions it calls (Functions), plus what the listener's session must
@@ -8,6 +11,8 @@
 //
 // Files:
 //   - analyzer.go: Analyze, Result, Statement; the statements of a batch.
+//   - fast.go, fastnodes.go: the fast path (teesql), which takes a text
+//     only when its safeguards hold, and the node types it reads.
 //   - parse.go: the two-stage ANTLR parse (SLL, then LL) that stops at the
 //     first syntax error.
 //   - classify.go: what each parse-tree node adds to a statement's analysis.
