@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sqlc-dev/teesql/ast"
 	"github.com/sqlc-dev/teesql/parser"
@@ -19,7 +20,8 @@ import (
 // goes to the grammar (analyze), which stays the authority.
 //
 // A text takes the fast path only when all of these hold:
-//   - it is ASCII, closed (no string, name or comment left open), and
+//   - it is closed (no string, name or comment left open), holds
+//     characters outside ASCII only in strings and comments, and
 //     names none of slowWords outside strings, names and comments (as
 //     lex, which reads SQL Server's nested comments, splits it): the
 //     statements whose analysis needs the session's state (USE,
@@ -68,11 +70,14 @@ func setOf(words ...string) map[string]bool {
 // fastAnalyze is Analyze on the fast path for a text of database db (lower
 // case), as lex read it; ok is false when the text must go to the grammar.
 func fastAnalyze(text, db string, l lexed) (r Result, ok bool) {
-	if len(text) > fastMax || !isASCII(text) {
+	if len(text) > fastMax || l.unterminated || len(l.toks) == 0 {
 		return Result{}, false
 	}
-	if l.unterminated || len(l.toks) == 0 {
-		return Result{}, false
+	var offs []int
+	if !isASCII(text) {
+		if offs, ok = stringsOnly(text, l.toks); !ok {
+			return Result{}, false
+		}
 	}
 	for _, t := range l.toks {
 		if t.kind == tokWord && slowWords[strings.ToUpper(text[t.start:t.end])] {
@@ -86,13 +91,12 @@ func fastAnalyze(text, db string, l lexed) (r Result, ok bool) {
 	spans := make([][2]int, len(stmts))
 	for i, s := range stmts {
 		w := newWalker(nil, []string{db}, 0)
-		fw := fastWalker{w: w, text: text, toks: l.toks}
+		fw := fastWalker{w: w, text: text, toks: l.toks, offs: offs}
 		if !fw.node(reflect.ValueOf(s)) {
 			return Result{}, false
 		}
-		f := s.(interface{ Frag() *ast.Fragment }).Frag()
-		start, end := f.StartOffset, f.StartOffset+f.FragmentLength
-		if !f.HasSpan() || start < 0 || end > len(text) || (i > 0 && start < spans[i-1][1]) {
+		start, end, ok := fw.span(s.(interface{ Frag() *ast.Fragment }).Frag())
+		if !ok || (i > 0 && start < spans[i-1][1]) {
 			return Result{}, false
 		}
 		spans[i] = [2]int{start, end}
@@ -107,6 +111,31 @@ func fastAnalyze(text, db string, l lexed) (r Result, ok bool) {
 		r.Statements[0].Text = trimStatement(text)
 	}
 	return r, true
+}
+
+// stringsOnly reports whether every character outside ASCII of a valid
+// UTF-8 text is inside a string literal or a comment ('Müller', N'東京'):
+// there it changes nothing the analysis reads. Elsewhere (a name, a space
+// SQL Server may read otherwise) the text goes to the grammar. offs maps
+// each UTF-16 code unit offset, as teesql's spans count them, to the byte
+// offset of its character.
+func stringsOnly(text string, toks []token) (offs []int, ok bool) {
+	if !utf8.ValidString(text) {
+		return nil, false
+	}
+	for _, t := range toks {
+		if t.kind != tokString && !isASCII(text[t.start:t.end]) {
+			return nil, false
+		}
+	}
+	offs = make([]int, 0, len(text)+1)
+	for i, r := range text {
+		offs = append(offs, i)
+		if r > 0xFFFF { // two code units
+			offs = append(offs, i)
+		}
+	}
+	return append(offs, len(text)), true
 }
 
 // parseFast parses text with teesql and returns its statements; ok is false
@@ -169,6 +198,30 @@ type fastWalker struct {
 	w    *walker
 	text string
 	toks []token
+	offs []int // UTF-16 offset → byte offset; nil for an ASCII text
+}
+
+// span returns the byte range of a node's span; ok is false when it has
+// none or it lies outside the text.
+func (f fastWalker) span(fr *ast.Fragment) (start, end int, ok bool) {
+	if !fr.HasSpan() {
+		return 0, 0, false
+	}
+	return f.byteRange(fr.StartOffset, fr.EndOffset())
+}
+
+// byteRange converts a range of UTF-16 offsets to bytes.
+func (f fastWalker) byteRange(u16Start, u16End int) (start, end int, ok bool) {
+	if u16Start < 0 || u16End < u16Start {
+		return 0, 0, false
+	}
+	if f.offs == nil {
+		return u16Start, u16End, u16End <= len(f.text)
+	}
+	if u16End >= len(f.offs) {
+		return 0, 0, false
+	}
+	return f.offs[u16Start], f.offs[u16End], true
 }
 
 // node walks v (an AST node, a slice or an interface holding them) and
@@ -231,10 +284,11 @@ func (f fastWalker) node(v reflect.Value) bool {
 
 // object adds the schema object named by the text of span.
 func (f fastWalker) object(span *ast.Fragment) bool {
-	if !span.HasSpan() {
+	start, end, ok := f.span(span)
+	if !ok {
 		return false
 	}
-	name, ok := f.spanText(span.StartOffset, span.EndOffset())
+	name, ok := f.spanText(start, end)
 	if !ok {
 		return false
 	}
@@ -250,8 +304,15 @@ func (f fastWalker) function(c *ast.FunctionCall) bool {
 	}
 	// The call target (dbo. of dbo.f) has no span of its own: the name is
 	// the call's text up to the end of the function's name.
-	name, ok := f.spanText(c.StartOffset, c.FunctionName.EndOffset())
-	if !ok || !c.HasSpan() || !c.FunctionName.HasSpan() {
+	if !c.HasSpan() || !c.FunctionName.HasSpan() {
+		return false
+	}
+	start, end, ok := f.byteRange(c.StartOffset, c.FunctionName.EndOffset())
+	if !ok {
+		return false
+	}
+	name, ok := f.spanText(start, end)
+	if !ok {
 		return false
 	}
 	parts := splitParts(name)

@@ -69,6 +69,10 @@ var fastEdgeTexts = []string{
 	"SELECT 'DELETE FROM t' AS s",
 	"select * from Users where Id in (1, 2, 3)",
 	";;SELECT 1;;",
+	"SELECT N'é' FROM t",
+	"UPDATE crm.customers SET name = N'Müller' WHERE id = 1 /* é */",
+	"SELECT * FROM t WHERE city = N'東京' -- コメント\nDELETE FROM u WHERE a = 'ß'",
+	"SELECT N'😀😀' AS a; DELETE FROM t WHERE b = N'é'; UPDATE [x y] SET c = N'𝄞' WHERE d = 1",
 	"SELECT x.method() FROM t",
 	"SELECT 1;\nSELECT 2;\n",
 	// The grammar's: each must not take the fast path.
@@ -82,7 +86,10 @@ var fastEdgeTexts = []string{
 	"MERGE t USING s ON t.id = s.id WHEN MATCHED THEN DELETE;",
 	"SELECT 1\nGO\nSELECT 2",
 	"DELETE FROM t OUTPUT deleted.* INTO archive",
-	"SELECT N'é' FROM t",
+	"SELECT * FROM [Müller]",
+	"SELECT 1\u00a0FROM t",
+	"SELECT '\xff' FROM t",
+	"\ufeffSELECT 1 FROM t",
 	"SELECT 1 /* open",
 	"SELECT * FROM t; TRUNCATE TABLE t",
 	"sp_who",
@@ -194,7 +201,8 @@ func describe(r Result) string {
 // leave to the grammar.
 func TestFastPathTakes(t *testing.T) {
 	for _, s := range []string{benchTexts["select"], benchTexts["join"], benchTexts["insert"], benchTexts["update"],
-		benchTexts["catalog"], batch2K(), heldOut["batch775"]} {
+		benchTexts["catalog"], batch2K(), heldOut["batch775"], "SELECT N'é' FROM t",
+		"SELECT N'😀😀' AS a; DELETE FROM t WHERE b = N'é'; UPDATE [x y] SET c = N'𝄞' WHERE d = 1"} {
 		if _, ok := fastAnalyze(s, "app", lex(s)); !ok {
 			t.Errorf("the fast path did not take %q", s)
 		}
