@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"strings"
 	"sync"
@@ -126,6 +127,24 @@ type UpstreamChecker interface {
 func IsHostPort(upstream string) bool {
 	host, port, err := net.SplitHostPort(upstream)
 	return err == nil && host != "" && port != "" && !strings.ContainsAny(upstream, `/\,@;`)
+}
+
+// CheckHostPort is the CheckUpstream of a database listener that dials one
+// host:port: nil when upstream IsHostPort, else an error naming the
+// listener's protocol, an example upstream and, for a URL or a missing
+// port, what to write instead.
+func CheckHostPort(protocol, example, upstream string) error {
+	if IsHostPort(upstream) {
+		return nil
+	}
+	hint := ""
+	switch {
+	case strings.Contains(upstream, "://"):
+		hint = ": give the server's host:port; each client logs in with its own user and database"
+	case !strings.Contains(upstream, ":"):
+		hint = ": add the port"
+	}
+	return fmt.Errorf("the upstream of a %s listener is host:port (e.g. %s), not %q%s", protocol, example, upstream, hint)
 }
 
 // Listener is a running listener: its current settings (swapped atomically

@@ -70,3 +70,29 @@ listeners:
 		t.Errorf("DELETE is a postgres action; the summary counts 4:\n%s", out)
 	}
 }
+
+// A postgres or mysql upstream that is not host:port (a URL, a host with no
+// port) is a mistake validate reports, with what to write instead; run used
+// to start and fail on each client's connection ("missing port in address").
+func TestValidateRefusesAnUpstreamThatIsNotHostPort(t *testing.T) {
+	bin := harness.Binary(t, "sidecar")
+	cfg := writeConfig(t, `sidecar: demo
+listeners:
+  - {name: pg, protocol: postgres, listen: 127.0.0.1:15432, upstream: "postgres://db.internal:5432/app"}
+  - {name: my, protocol: mysql, listen: 127.0.0.1:13306, upstream: db.internal}
+  - {name: ok, protocol: postgres, listen: 127.0.0.1:15433, upstream: "[::1]:5432"}
+`)
+	out, err := exec.Command(bin, "validate", cfg).CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("validate should exit 1, got %v:\n%s", err, out)
+	}
+	for _, want := range []string{
+		`listeners[0].upstream: the upstream of a postgres listener is host:port (e.g. db.internal:5432), not "postgres://db.internal:5432/app": give the server's host:port`,
+		`listeners[1].upstream: the upstream of a mysql listener is host:port (e.g. db.internal:3306), not "db.internal": add the port`,
+		"2 mistake(s)",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("validate output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package mongodb
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net"
 
@@ -32,10 +31,7 @@ func (p *Protocol) Name() string { return "mongodb" }
 // upstream is one host:port (a mongod or mongos; not a mongodb:// URL, not
 // a replica set seed list).
 func (p *Protocol) CheckUpstream(upstream string) error {
-	if !app.IsHostPort(upstream) {
-		return fmt.Errorf("the upstream of a mongodb listener is host:port (e.g. mongo:27017), not %q", upstream)
-	}
-	return nil
+	return app.CheckHostPort("mongodb", "mongo:27017", upstream)
 }
 
 // Serve accepts MongoDB clients on ln and passes each through to the

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hoophq/sidecar/adapters/inbound/postgres/analyzer"
+	"github.com/hoophq/sidecar/app"
 )
 
 // actionFunctionCall is the action of a fastpath FunctionCall message
@@ -24,4 +25,11 @@ func (p *Protocol) CheckAction(action string) error {
 	}
 	return fmt.Errorf("%q is not an action of postgres listeners: the statement kinds are listed in "+
 		"docs/postgres-listener.md, \"The analyzer\" (e.g. DELETE, DROP, DROP_TABLE, UPDATE, UNKNOWN)", action)
+}
+
+// CheckUpstream implements app.UpstreamChecker: a postgres listener's
+// upstream is the one host:port it dials (not a URL or a connection
+// string: user, password and database come from each client's login).
+func (p *Protocol) CheckUpstream(upstream string) error {
+	return app.CheckHostPort("postgres", "db.internal:5432", upstream)
 }
