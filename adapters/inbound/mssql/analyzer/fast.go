@@ -19,8 +19,10 @@ import (
 // goes to the grammar (analyze), which stays the authority.
 //
 // A text takes the fast path only when all of these hold:
-//   - it is ASCII, closed (no string, name or comment left open), and
-//     names none of slowWords outside strings, names and comments (as
+//   - it is ASCII, closed (no string, name or comment left open), teesql's
+//     lexer skips as spaces and comments exactly what lex does (sameGaps:
+//     teesql does not nest /* */ comments, and ends a -- comment at LF
+//     only), and it names none of slowWords outside strings, names and comments (as
 //     lex, which reads SQL Server's nested comments, splits it): the
 //     statements whose analysis needs the session's state (USE,
 //     transactions, XACT_ABORT), dynamic SQL, and every statement kind the
@@ -71,7 +73,7 @@ func fastAnalyze(text, db string, l lexed) (r Result, ok bool) {
 	if len(text) > fastMax || !isASCII(text) {
 		return Result{}, false
 	}
-	if l.unterminated || len(l.toks) == 0 {
+	if l.unterminated || len(l.toks) == 0 || !sameGaps(text, l.toks) {
 		return Result{}, false
 	}
 	for _, t := range l.toks {
@@ -291,4 +293,49 @@ func (f fastWalker) spanText(start, end int) (string, bool) {
 		b.WriteString(f.text[t.start:t.end])
 	}
 	return b.String(), b.Len() > 0
+}
+
+// sameGaps reports whether teesql's lexer skips each stretch of text that
+// lex reads as spaces and comments, between its tokens, exactly: bytes up
+// to 0x20 (but NUL, its end of text), "--" up to the next LF, "/*" up to
+// the next "*/" (unnested). Where they differ, teesql reads as code what
+// SQL Server reads as a comment (/* /* */ SELECT ' */ … --'), or as a
+// comment what it reads as code (-- x CR …), and a name or a statement
+// the server runs would not be in the analysis.
+func sameGaps(text string, toks []token) bool {
+	prev := 0
+	for k := 0; k <= len(toks); k++ {
+		end := len(text)
+		if k < len(toks) {
+			end = toks[k].start
+		}
+		gap, last := text[prev:end], k == len(toks)
+		for i := 0; i < len(gap); {
+			switch {
+			case gap[i] != 0 && gap[i] <= ' ':
+				i++
+			case strings.HasPrefix(gap[i:], "--"):
+				j := strings.IndexByte(gap[i:], '\n')
+				if j < 0 && !last {
+					return false // teesql reads on past the token lex ends the comment before
+				}
+				if j < 0 {
+					j = len(gap) - i
+				}
+				i += j
+			case strings.HasPrefix(gap[i:], "/*"):
+				j := strings.Index(gap[i+2:], "*/")
+				if j < 0 {
+					return false
+				}
+				i += j + 4
+			default:
+				return false
+			}
+		}
+		if k < len(toks) {
+			prev = toks[k].end
+		}
+	}
+	return true
 }

@@ -89,6 +89,12 @@ var fastEdgeTexts = []string{
 	"SELECT * FROM dbo.tvf(1)",
 	"DECLARE @t TABLE (a int); INSERT INTO @t VALUES (1)",
 	"SELECT CAST(x AS dbo.mytype) FROM t",
+	// teesql skips comments otherwise than SQL Server: it does not nest
+	// /* */ (reading the SELECT of secret as a string) and ends -- at LF
+	// only (reading the subquery after the CR as a comment).
+	"/* /* */ SELECT ' */ SELECT * FROM secret --'",
+	"/* /* */ DELETE FROM @v WHERE a = ' */ DELETE FROM secret --'",
+	"SELECT * FROM t WHERE x IN (1 --\r, (SELECT 1 FROM secret)\n)",
 }
 
 // fastCorpus is every text the fast path is checked on.
