@@ -298,7 +298,8 @@ func (f fastWalker) spanText(start, end int) (string, bool) {
 // sameGaps reports whether teesql's lexer skips each stretch of text that
 // lex reads as spaces and comments, between its tokens, exactly: bytes up
 // to 0x20 (but NUL, its end of text), "--" up to the next LF, "/*" up to
-// the next "*/" (unnested). Where they differ, teesql reads as code what
+// the next "*/" (unnested); and no token of lex is a control byte, which
+// teesql skips as a space (dbo.<0x01>users names users). Where they differ, teesql reads as code what
 // SQL Server reads as a comment (/* /* */ SELECT ' */ … --'), or as a
 // comment what it reads as code (-- x CR …), and a name or a statement
 // the server runs would not be in the analysis.
@@ -334,6 +335,9 @@ func sameGaps(text string, toks []token) bool {
 			}
 		}
 		if k < len(toks) {
+			if t := toks[k]; t.kind == tokOp && text[t.start] < ' ' {
+				return false // a control byte: teesql skips it as a space
+			}
 			prev = toks[k].end
 		}
 	}
