@@ -20,9 +20,9 @@ import (
 //
 // A text takes the fast path only when all of these hold:
 //   - it is ASCII, closed (no string, name or comment left open), teesql's
-//     lexer skips as spaces and comments exactly what lex does (sameGaps:
-//     teesql does not nest /* */ comments, and ends a -- comment at LF
-//     only), and it names none of slowWords outside strings, names and comments (as
+//     lexer reads the tokens lex reads and skips what lex skips
+//     (sameTokens: teesql does not nest /* */ comments, ends a -- comment
+//     at LF only, skips control bytes), and it names none of slowWords outside strings, names and comments (as
 //     lex, which reads SQL Server's nested comments, splits it): the
 //     statements whose analysis needs the session's state (USE,
 //     transactions, XACT_ABORT), dynamic SQL, and every statement kind the
@@ -73,7 +73,7 @@ func fastAnalyze(text, db string, l lexed) (r Result, ok bool) {
 	if len(text) > fastMax || !isASCII(text) {
 		return Result{}, false
 	}
-	if l.unterminated || len(l.toks) == 0 || !sameGaps(text, l.toks) {
+	if l.unterminated || len(l.toks) == 0 || !sameTokens(text, l.toks) {
 		return Result{}, false
 	}
 	for _, t := range l.toks {
@@ -295,51 +295,32 @@ func (f fastWalker) spanText(start, end int) (string, bool) {
 	return b.String(), b.Len() > 0
 }
 
-// sameGaps reports whether teesql's lexer skips each stretch of text that
-// lex reads as spaces and comments, between its tokens, exactly: bytes up
-// to 0x20 (but NUL, its end of text), "--" up to the next LF, "/*" up to
-// the next "*/" (unnested); and no token of lex is a control byte, which
-// teesql skips as a space (dbo.<0x01>users names users). Where they differ, teesql reads as code what
-// SQL Server reads as a comment (/* /* */ SELECT ' */ … --'), or as a
-// comment what it reads as code (-- x CR …), and a name or a statement
-// the server runs would not be in the analysis.
-func sameGaps(text string, toks []token) bool {
-	prev := 0
-	for k := 0; k <= len(toks); k++ {
-		end := len(text)
-		if k < len(toks) {
-			end = toks[k].start
+// sameTokens reports whether teesql's lexer reads text as lex does: each
+// of its tokens is one of lex's, or several lex reads side by side (<>,
+// a@b), and it skips nothing lex reads and reads nothing lex skips. Where
+// they differ, teesql reads as code what SQL Server reads as a comment
+// (it does not nest /* */: /* /* */ SELECT ' */ … --'; its money literal
+// takes the - of "$--"), or as space what SQL Server reads (-- x CR …
+// it ends at LF only; a control byte), and a name or a statement the
+// server runs would not be in the analysis.
+func sameTokens(text string, toks []token) bool {
+	lx := parser.NewLexer(text)
+	k := 0
+	for {
+		t := lx.NextToken()
+		if t.Type == parser.TokenEOF {
+			return k == len(toks) // NUL is teesql's end of text
 		}
-		gap, last := text[prev:end], k == len(toks)
-		for i := 0; i < len(gap); {
-			switch {
-			case gap[i] != 0 && gap[i] <= ' ':
-				i++
-			case strings.HasPrefix(gap[i:], "--"):
-				j := strings.IndexByte(gap[i:], '\n')
-				if j < 0 && !last {
-					return false // teesql reads on past the token lex ends the comment before
-				}
-				if j < 0 {
-					j = len(gap) - i
-				}
-				i += j
-			case strings.HasPrefix(gap[i:], "/*"):
-				j := strings.Index(gap[i+2:], "*/")
-				if j < 0 {
-					return false
-				}
-				i += j + 4
-			default:
-				return false
-			}
+		end := t.Pos + len(t.Literal)
+		if k == len(toks) || toks[k].start != t.Pos {
+			return false
 		}
-		if k < len(toks) {
-			if t := toks[k]; t.kind == tokOp && text[t.start] < ' ' {
-				return false // a control byte: teesql skips it as a space
-			}
-			prev = toks[k].end
+		for toks[k].end < end && k+1 < len(toks) && toks[k+1].start == toks[k].end {
+			k++
 		}
+		if toks[k].end != end {
+			return false
+		}
+		k++
 	}
-	return true
 }

@@ -99,6 +99,10 @@ var fastEdgeTexts = []string{
 	// spanText kept in the name (\x01users, not users).
 	"DELETE FROM dbo.\x01users",
 	"DELETE FROM dbo\x02.users",
+	// teesql's money literal takes a sign after $: "$-" then reads
+	// "- '…'" as code, a string over the subquery SQL Server runs.
+	"SELECT $-- '\n, (SELECT 1 FROM secret) --'\n",
+	"SELECT 1 WHERE 1 = $-- '\n AND EXISTS (SELECT 1 FROM secret) --'",
 }
 
 // fastCorpus is every text the fast path is checked on.
