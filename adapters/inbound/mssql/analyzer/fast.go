@@ -21,8 +21,11 @@ import (
 //
 // A text takes the fast path only when all of these hold:
 //   - it is closed (no string, name or comment left open), holds
-//     characters outside ASCII only in strings and comments, and
-//     names none of slowWords outside strings, names and comments (as
+//     characters outside ASCII only in strings and comments, teesql's
+//     lexer reads the tokens lex reads and skips what lex skips
+//     (sameTokens: teesql does not nest /* */ comments, ends a -- comment
+//     at LF only, skips control bytes), and it names none of slowWords
+//     outside strings, names and comments (as
 //     lex, which reads SQL Server's nested comments, splits it): the
 //     statements whose analysis needs the session's state (USE,
 //     transactions, XACT_ABORT), dynamic SQL, and every statement kind the
@@ -79,6 +82,9 @@ func fastAnalyze(text, db string, l lexed) (r Result, ok bool) {
 			return Result{}, false
 		}
 	}
+	if !sameTokens(text, l.toks) {
+		return Result{}, false
+	}
 	for _, t := range l.toks {
 		if t.kind == tokWord && slowWords[strings.ToUpper(text[t.start:t.end])] {
 			return Result{}, false
@@ -89,9 +95,10 @@ func fastAnalyze(text, db string, l lexed) (r Result, ok bool) {
 		return Result{}, false
 	}
 	spans := make([][2]int, len(stmts))
+	into := 0
 	for i, s := range stmts {
 		w := newWalker(nil, []string{db}, 0)
-		fw := fastWalker{w: w, text: text, toks: l.toks, offs: offs}
+		fw := &fastWalker{w: w, text: text, toks: l.toks, offs: offs}
 		if !fw.node(reflect.ValueOf(s)) {
 			return Result{}, false
 		}
@@ -100,11 +107,12 @@ func fastAnalyze(text, db string, l lexed) (r Result, ok bool) {
 			return Result{}, false
 		}
 		spans[i] = [2]int{start, end}
+		into += fw.into
 		st := w.statement()
 		st.Text = trimStatement(text[start:end])
 		r.Statements = append(r.Statements, st)
 	}
-	if !covered(text, l.toks, spans, r.Statements) {
+	if !covered(text, l.toks, spans, r.Statements) || into != countWord(text, l.toks, "INTO") {
 		return Result{}, false
 	}
 	if len(r.Statements) == 1 {
@@ -199,11 +207,27 @@ type fastWalker struct {
 	text string
 	toks []token
 	offs []int // UTF-16 offset → byte offset; nil for an ASCII text
+	// into counts the INTO keywords the tree holds (SELECT … INTO t,
+	// INSERT INTO t): teesql drops an INTO where SQL Server refuses one
+	// (in a subquery), and the fast path leaves any text where the count
+	// is not lex's to the grammar.
+	into int
+}
+
+// countWord counts the tokens of text that are word (upper case).
+func countWord(text string, toks []token, word string) int {
+	n := 0
+	for _, t := range toks {
+		if t.kind == tokWord && t.end-t.start == len(word) && strings.EqualFold(text[t.start:t.end], word) {
+			n++
+		}
+	}
+	return n
 }
 
 // span returns the byte range of a node's span; ok is false when it has
 // none or it lies outside the text.
-func (f fastWalker) span(fr *ast.Fragment) (start, end int, ok bool) {
+func (f *fastWalker) span(fr *ast.Fragment) (start, end int, ok bool) {
 	if !fr.HasSpan() {
 		return 0, 0, false
 	}
@@ -211,7 +235,7 @@ func (f fastWalker) span(fr *ast.Fragment) (start, end int, ok bool) {
 }
 
 // byteRange converts a range of UTF-16 offsets to bytes.
-func (f fastWalker) byteRange(u16Start, u16End int) (start, end int, ok bool) {
+func (f *fastWalker) byteRange(u16Start, u16End int) (start, end int, ok bool) {
 	if u16Start < 0 || u16End < u16Start {
 		return 0, 0, false
 	}
@@ -226,7 +250,7 @@ func (f fastWalker) byteRange(u16Start, u16End int) (start, end int, ok bool) {
 
 // node walks v (an AST node, a slice or an interface holding them) and
 // reports false on a node outside the fast path.
-func (f fastWalker) node(v reflect.Value) bool {
+func (f *fastWalker) node(v reflect.Value) bool {
 	switch v.Kind() {
 	case reflect.Interface, reflect.Pointer:
 		if v.IsNil() {
@@ -261,9 +285,14 @@ func (f fastWalker) node(v reflect.Value) bool {
 	case *ast.SelectStatement:
 		if x.Into != nil {
 			f.w.act("SELECT_INTO", "CREATE", "CREATE_TABLE")
+			f.into++
 		}
 		if x.On != nil {
 			return false
+		}
+	case *ast.InsertSpecification:
+		if x.InsertOption == "Into" {
+			f.into++
 		}
 	case *ast.FunctionCall:
 		if !f.function(x) {
@@ -283,7 +312,7 @@ func (f fastWalker) node(v reflect.Value) bool {
 }
 
 // object adds the schema object named by the text of span.
-func (f fastWalker) object(span *ast.Fragment) bool {
+func (f *fastWalker) object(span *ast.Fragment) bool {
 	start, end, ok := f.span(span)
 	if !ok {
 		return false
@@ -298,7 +327,7 @@ func (f fastWalker) object(span *ast.Fragment) bool {
 
 // function adds a called function: one named with a schema (dbo.f), or one
 // by its name alone that is not among the grammar's built-in functions.
-func (f fastWalker) function(c *ast.FunctionCall) bool {
+func (f *fastWalker) function(c *ast.FunctionCall) bool {
 	if c.FunctionName == nil {
 		return false
 	}
@@ -339,7 +368,7 @@ func (f fastWalker) function(c *ast.FunctionCall) bool {
 // start to end, joined without the spaces and comments between them, as
 // the grammar path joins a name's tokens (walker.parts). ok is false for an
 // empty range, or one that ends inside a token.
-func (f fastWalker) spanText(start, end int) (string, bool) {
+func (f *fastWalker) spanText(start, end int) (string, bool) {
 	if start < 0 || end > len(f.text) || start >= end {
 		return "", false
 	}
@@ -352,4 +381,39 @@ func (f fastWalker) spanText(start, end int) (string, bool) {
 		b.WriteString(f.text[t.start:t.end])
 	}
 	return b.String(), b.Len() > 0
+}
+
+// sameTokens reports whether teesql's lexer reads text as lex does: each
+// of its tokens is one of lex's, or several lex reads side by side (<>,
+// a@b), and it skips nothing lex reads and reads nothing lex skips. Where
+// they differ, teesql reads as code what SQL Server reads as a comment
+// (it does not nest /* */: /* /* */ SELECT ' */ … --'; its money literal
+// takes the - of "$--"), or as space what SQL Server reads (-- x CR …
+// it ends at LF only; a control byte), and a name or a statement the
+// server runs would not be in the analysis.
+func sameTokens(text string, toks []token) (same bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			same = false
+		}
+	}()
+	lx := parser.NewLexer(text)
+	k := 0
+	for {
+		t := lx.NextToken()
+		if t.Type == parser.TokenEOF {
+			return k == len(toks) // NUL is teesql's end of text
+		}
+		end := t.Pos + len(t.Literal)
+		if k == len(toks) || toks[k].start != t.Pos {
+			return false
+		}
+		for toks[k].end < end && k+1 < len(toks) && toks[k+1].start == toks[k].end {
+			k++
+		}
+		if toks[k].end != end {
+			return false
+		}
+		k++
+	}
 }

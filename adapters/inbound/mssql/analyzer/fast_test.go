@@ -87,6 +87,7 @@ var fastEdgeTexts = []string{
 	"SELECT 1\nGO\nSELECT 2",
 	"DELETE FROM t OUTPUT deleted.* INTO archive",
 	"SELECT * FROM [Müller]",
+	"SELECT * FROM t WHERE EXISTS (SELECT a INTO newt FROM u)",
 	"SELECT 1\u00a0FROM t",
 	"SELECT '\xff' FROM t",
 	"\ufeffSELECT 1 FROM t",
@@ -96,6 +97,20 @@ var fastEdgeTexts = []string{
 	"SELECT * FROM dbo.tvf(1)",
 	"DECLARE @t TABLE (a int); INSERT INTO @t VALUES (1)",
 	"SELECT CAST(x AS dbo.mytype) FROM t",
+	// teesql skips comments otherwise than SQL Server: it does not nest
+	// /* */ (reading the SELECT of secret as a string) and ends -- at LF
+	// only (reading the subquery after the CR as a comment).
+	"/* /* */ SELECT ' */ SELECT * FROM secret --'",
+	"/* /* */ DELETE FROM @v WHERE a = ' */ DELETE FROM secret --'",
+	"SELECT * FROM t WHERE x IN (1 --\r, (SELECT 1 FROM secret)\n)",
+	// teesql skips a control byte as a space, where lex reads a token that
+	// spanText kept in the name (\x01users, not users).
+	"DELETE FROM dbo.\x01users",
+	"DELETE FROM dbo\x02.users",
+	// teesql's money literal takes a sign after $: "$-" then reads
+	// "- '…'" as code, a string over the subquery SQL Server runs.
+	"SELECT $-- '\n, (SELECT 1 FROM secret) --'\n",
+	"SELECT 1 WHERE 1 = $-- '\n AND EXISTS (SELECT 1 FROM secret) --'",
 }
 
 // fastCorpus is every text the fast path is checked on.
