@@ -27,12 +27,11 @@ listeners:
     mode: return
     spend_approval_on: accepted
     wait_timeout: 90s
-    identity_keys: [X-User]
     approval_rules: [second, first]
     policy_rules: [never]
     tls: {cert_file: c, key_file: k}
     upstream_tls: {enabled: true, ca_file: ca, server_name: db}
-  - {name: api, protocol: http, listen: 127.0.0.1:2, upstream: http://u}
+  - {name: api, protocol: http, listen: 127.0.0.1:2, upstream: http://u, identity_keys: [X-User]}
 `)
 	if errs := config.Validate(f, config.Protocols{"postgres": {}, "http": {}}); errs != nil {
 		t.Fatal(errs)
@@ -46,8 +45,8 @@ listeners:
 		db.Mode != app.ModeReturn || db.SpendOn != ports.SpendOnAccepted || db.WaitTimeout != 90*time.Second {
 		t.Errorf("db: %+v", db)
 	}
-	if len(db.IdentityKeys) != 1 || db.IdentityKeys[0] != "x-user" {
-		t.Errorf("identity keys are lower case: %v", db.IdentityKeys)
+	if len(api.IdentityKeys) != 1 || api.IdentityKeys[0] != "x-user" {
+		t.Errorf("identity keys are lower case: %v", api.IdentityKeys)
 	}
 	if len(db.Approvals) != 2 || db.Approvals[0].Name != "second" || db.Approvals[1].Name != "first" ||
 		db.Approvals[1].TimeLimit != 30*time.Minute {

@@ -169,6 +169,10 @@ func Validate(f *File, protocols Protocols) Errors {
 				v.add(fmt.Sprintf("%s.policy_rules[%d]", p, j), fmt.Sprintf("no policy rule is named %q", r))
 			}
 		}
+		if len(l.IdentityKeys) > 0 && l.Protocol != "http" && l.Protocol != "grpc" {
+			v.add(p+".identity_keys", fmt.Sprintf("only http and grpc listeners read identity_keys (headers, metadata); "+
+				"a %s client's identity is its login user, so these keys would never enter the fingerprint", l.Protocol))
+		}
 		if l.TLS != nil && (l.TLS.CertFile == "") != (l.TLS.KeyFile == "") {
 			v.add(p+".tls", "set both cert_file and key_file")
 		}

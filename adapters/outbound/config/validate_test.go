@@ -256,3 +256,21 @@ listeners:
 		}
 	}
 }
+
+// identity_keys are headers (http) and metadata keys (grpc): on a database
+// listener they would silently never enter the fingerprint.
+func TestValidateIdentityKeysOnlyOnHTTPAndGRPC(t *testing.T) {
+	ps := config.Protocols{"http": {}, "grpc": {}, "postgres": {}, "mssql": {}}
+	f := parse(t, `
+sidecar: demo
+listeners:
+  - {name: h, protocol: http, listen: 127.0.0.1:1, upstream: "http://x", identity_keys: [x-agent]}
+  - {name: g, protocol: grpc, listen: 127.0.0.1:2, upstream: "x:1", identity_keys: [x-agent]}
+  - {name: p, protocol: postgres, listen: 127.0.0.1:3, upstream: "x:1", identity_keys: [x-agent]}
+  - {name: m, protocol: mssql, listen: 127.0.0.1:4, upstream: "x:1"}
+`)
+	got := paths(config.Validate(f, ps))
+	if len(got) != 1 || !strings.Contains(got["listeners[2].identity_keys"], "only http and grpc listeners read identity_keys") {
+		t.Errorf("want one mistake at listeners[2].identity_keys, got %v", got)
+	}
+}
