@@ -186,14 +186,14 @@ func Validate(f *File, protocols Protocols) Errors {
 // rule can report (a typo would make the rule silently never match).
 func (v *validator) actions(f *File, protocols Protocols) {
 	check := func(kind string, i int, m Match, name string, uses func(Listener) []string) {
-		for _, l := range f.Listeners {
-			ok := protocols[l.Protocol].Action
-			if ok == nil || !contains(uses(l), name) {
-				continue
+		for j, a := range m.Actions { // in index order, each action's listeners in theirs
+			if !isActionName(a) {
+				continue // match reported it
 			}
-			for j, a := range m.Actions {
-				if !isActionName(a) {
-					continue // match reported it
+			for _, l := range f.Listeners {
+				ok := protocols[l.Protocol].Action
+				if ok == nil || !contains(uses(l), name) {
+					continue
 				}
 				if err := ok(a); err != nil {
 					v.add(fmt.Sprintf("%s[%d].match.actions[%d]", kind, i, j),

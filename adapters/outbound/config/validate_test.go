@@ -137,6 +137,8 @@ func TestValidateRefusesMCPWithoutControlPlane(t *testing.T) {
 // A rule's actions are checked against the protocol of every listener that
 // uses it, and only those: an action of another protocol in a rule no
 // listener of that protocol uses is fine.
+// Mistakes come in index order (each action's listeners in theirs), so a
+// rule's mistakes read top to bottom as the file does.
 func TestValidateChecksActionsAgainstTheListenersThatUseTheRule(t *testing.T) {
 	f := parse(t, `
 sidecar: demo
@@ -157,9 +159,9 @@ listeners:
 	}
 	want := []string{
 		`approval_rules[0].match.actions[0]: "DORP" is not a sql action (used by sql listener db)`,
-		`approval_rules[0].match.actions[2]: "GET" is not a sql action (used by sql listener db)`,
 		`approval_rules[0].match.actions[0]: "DORP" is not a web method (used by web listener api)`,
 		`approval_rules[0].match.actions[1]: "DELETE" is not a web method (used by web listener api)`,
+		`approval_rules[0].match.actions[2]: "GET" is not a sql action (used by sql listener db)`,
 		`approval_rules[1].match.actions[1]: "DELETE" is not a web method (used by web listener api)`,
 		`policy_rules[0].match.actions[1]: "TRUNCATE" is not a sql action (used by sql listener db)`,
 	}
