@@ -166,6 +166,9 @@ func (s *session) token(t tds.Token, res *response, discard bool) {
 		if len(t.Body) > 5 && t.Body[5] >= 11 {
 			res.failed = true
 		}
+		if e, err := tds.DecodeErrorInfo(t.Body); err != nil || e.ProcName != "" {
+			res.inProc = true // or unreadable: nothing tells where it was raised
+		}
 	case tds.TokenInfo:
 		if discard {
 			if e, err := tds.DecodeErrorInfo(t.Body); err == nil && e.State == relearnState {

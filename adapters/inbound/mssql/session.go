@@ -109,6 +109,7 @@ type request struct {
 // request.
 type response struct {
 	failed  bool   // an ERROR token (class ≥ 11), or DONE with DONE_ERROR / DONE_SRVERROR
+	inProc  bool   // an ERROR token raised inside a module (its ProcName set: a trigger, function, procedure)
 	attn    bool   // DONE(ATTN): the request was cancelled
 	ran     bool   // a statement of it completed (DONE or DONEINPROC without an error or attention bit)
 	handle  *int32 // the first integer RETURNVALUE, when wantHandle

@@ -80,6 +80,18 @@ func TestSpendOnAcceptedErrorAfterUncountedStatements(t *testing.T) {
 	}
 }
 
+// An error raised inside a module (a trigger's RAISERROR, a function's
+// error: ERROR's ProcName is set) can leave the statement's own change in
+// place: an AFTER trigger that raises an error without rolling back leaves
+// the DELETE done under autocommit. Spent.
+func TestSpendOnAcceptedErrorInATrigger(t *testing.T) {
+	const q = "DELETE FROM t"
+	e := &tds.ErrorInfo{Number: 50000, State: 1, Class: 16, Message: "not now", ServerName: "tdstest", ProcName: "trg_t_audit", Line: 3}
+	var f *fixture
+	f = newFixture(t, withSpend("accepted"), answering(&f, q, (&tds.Done{Status: tds.DoneError}).Append(e.Append(nil, tds.TokenError))))
+	wantStatus(t, f, approvedOnce(t, f, context.Background(), q), domain.StatusExecuted)
+}
+
 // An Attention discards what the server had not sent yet: a statement
 // that completed just before it reports only DONE(ATTN). Spent.
 func TestSpendOnAcceptedCancelledAfterForwarding(t *testing.T) {

@@ -133,12 +133,14 @@ func (s *session) decideAndRun(set *app.ListenerSettings, u *unit, m tds.Message
 // DONEINPROC of each statement of an sp_executesql or a procedure (a
 // DELETE before a failing statement leaves no trace), an Attention
 // discards what was not sent yet (a statement that completed just before
-// it reports only DONE(ATTN)), and an answer cut off may have run.
+// it reports only DONE(ATTN)), an answer cut off may have run, and an
+// error raised inside a module (an AFTER trigger's RAISERROR without a
+// rollback) leaves the statement's own change in place.
 func spends(r response, atomic func() bool) bool {
 	switch {
 	case r.unsent:
 		return false
-	case r.aborted, r.ran, r.attn, !r.failed:
+	case r.aborted, r.ran, r.attn, r.inProc, !r.failed:
 		return true
 	}
 	return !atomic()
