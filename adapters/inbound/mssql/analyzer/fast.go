@@ -35,7 +35,11 @@ import (
 //   - every token of the text lies inside one statement teesql found, and
 //     each SELECT, INSERT, UPDATE and DELETE keyword lies inside a
 //     statement whose analysis has that action: a keyword teesql read past
-//     (a lenient option list) sends the text to the grammar.
+//     (a lenient option list) sends the text to the grammar;
+//   - the tree holds as many INTO, ORDER BY and OFFSET clauses as the text
+//     has INTO, ORDER and OFFSET keywords: teesql drops some it parsed
+//     (SELECT … INTO in a subquery, the ORDER BY of a parenthesized
+//     query, the OFFSET of a UNION) with the names inside them.
 //
 // TestFastPathAgrees checks the two paths give the same Result on every
 // text of the analyzer's tests and warm corpora that the fast path takes,
@@ -57,6 +61,10 @@ var slowWords = setOf(
 	"CONTINUE", "TRY", "CATCH", "THROW", "RAISERROR", "PRINT", "CURSOR", "OPEN", "CLOSE",
 	"DEALLOCATE", "READTEXT", "WRITETEXT", "UPDATETEXT", "SETUSER", "ENABLE", "DISABLE", "LOCK", "RECEIVE",
 	"SEND", "CONVERSATION", "DIALOG", "MOVE", "GET", "ADD", "DISTRIBUTED", "STATISTICS", "OUTPUT",
+	// FOR XML, FOR JSON, FOR BROWSE, FOR SYSTEM_TIME, NEXT VALUE FOR: none
+	// is read, and teesql drops the FOR clause of a parenthesized query or
+	// a UNION from its tree rather than refusing it.
+	"FOR",
 )
 
 // verbs are the keywords whose statement must carry the action of their name.
@@ -95,7 +103,7 @@ func fastAnalyze(text, db string, l lexed) (r Result, ok bool) {
 		return Result{}, false
 	}
 	spans := make([][2]int, len(stmts))
-	into := 0
+	into, order, offset := 0, 0, 0
 	for i, s := range stmts {
 		w := newWalker(nil, []string{db}, 0)
 		fw := &fastWalker{w: w, text: text, toks: l.toks, offs: offs}
@@ -108,11 +116,14 @@ func fastAnalyze(text, db string, l lexed) (r Result, ok bool) {
 		}
 		spans[i] = [2]int{start, end}
 		into += fw.into
+		order += fw.order
+		offset += fw.offset
 		st := w.statement()
 		st.Text = trimStatement(text[start:end])
 		r.Statements = append(r.Statements, st)
 	}
-	if !covered(text, l.toks, spans, r.Statements) || into != countWord(text, l.toks, "INTO") {
+	if !covered(text, l.toks, spans, r.Statements) || into != countWord(text, l.toks, "INTO") ||
+		order != countWord(text, l.toks, "ORDER") || offset != countWord(text, l.toks, "OFFSET") {
 		return Result{}, false
 	}
 	if len(r.Statements) == 1 {
@@ -212,6 +223,12 @@ type fastWalker struct {
 	// (in a subquery), and the fast path leaves any text where the count
 	// is not lex's to the grammar.
 	into int
+	// order and offset count the ORDER BY and OFFSET clauses the tree
+	// holds: teesql parses the ORDER BY of a parenthesized query ((SELECT
+	// a FROM t) ORDER BY dbo.f(a)) and the OFFSET … FETCH of one or of a
+	// UNION, then drops them from the tree, and the subqueries and
+	// functions in them with them.
+	order, offset int
 }
 
 // countWord counts the tokens of text that are word (upper case).
@@ -290,6 +307,10 @@ func (f *fastWalker) node(v reflect.Value) bool {
 		if x.On != nil {
 			return false
 		}
+	case *ast.OrderByClause:
+		f.order++
+	case *ast.OffsetClause:
+		f.offset++
 	case *ast.InsertSpecification:
 		if x.InsertOption == "Into" {
 			f.into++

@@ -77,6 +77,15 @@ var fastEdgeTexts = []string{
 	"SELECT 1;\nSELECT 2;\n",
 	// The grammar's: each must not take the fast path.
 	"SELECT 1; DROP TABLE t",
+	// teesql drops the ORDER BY of a parenthesized query, and the OFFSET
+	// … FETCH (and FOR) of a parenthesized query or a UNION: the
+	// subqueries and functions in them would not be in the analysis.
+	"(SELECT a FROM t) ORDER BY dbo.f(a)",
+	"(SELECT a FROM t) ORDER BY (SELECT TOP 1 s.x FROM secret s WHERE s.id = a)",
+	"SELECT a FROM t UNION SELECT a FROM u ORDER BY a OFFSET (SELECT COUNT(*) FROM secret) ROWS",
+	"SELECT a FROM t UNION SELECT a FROM u ORDER BY a OFFSET 1 ROWS FETCH NEXT (SELECT COUNT(*) FROM secret) ROWS ONLY",
+	"SELECT * FROM (SELECT a FROM t UNION SELECT a FROM u ORDER BY a OFFSET (SELECT COUNT(*) FROM secret) ROWS) d",
+	"(SELECT a FROM t) FOR XML PATH",
 	"EXEC sp_who",
 	"EXEC ('DELETE FROM t')",
 	"USE other; SELECT 1",
