@@ -311,6 +311,9 @@ func (f *fastWalker) node(v reflect.Value) bool {
 		f.order++
 	case *ast.OffsetClause:
 		f.offset++
+		if !f.offsetShape(x) {
+			return false
+		}
 	case *ast.InsertSpecification:
 		if x.InsertOption == "Into" {
 			f.into++
@@ -330,6 +333,53 @@ func (f *fastWalker) node(v reflect.Value) bool {
 		}
 	}
 	return true
+}
+
+// offsetShape reports whether the tokens of an OFFSET clause are SQL
+// Server's: OFFSET n ROW[S] [FETCH FIRST|NEXT m ROW[S] ONLY]. teesql takes
+// each keyword but OFFSET and FETCH as optional, and reads into the clause
+// what the grammar reads as the next statement (… OFFSET 1 ROWS FETCH c: a
+// cursor's FETCH).
+func (f *fastWalker) offsetShape(c *ast.OffsetClause) bool {
+	start, end, ok := f.span(&c.Fragment)
+	if !ok || c.OffsetExpression == nil {
+		return false
+	}
+	k := sort.Search(len(f.toks), func(k int) bool { return f.toks[k].start >= start })
+	word := func(words ...string) bool {
+		if k >= len(f.toks) || f.toks[k].end > end || f.toks[k].kind != tokWord {
+			return false
+		}
+		for _, w := range words {
+			if strings.EqualFold(f.text[f.toks[k].start:f.toks[k].end], w) {
+				k++
+				return true
+			}
+		}
+		return false
+	}
+	expr := func(e ast.ScalarExpression) bool {
+		s, ok := e.(interface{ Frag() *ast.Fragment })
+		if !ok {
+			return false
+		}
+		es, ee, ok := f.span(s.Frag())
+		if !ok || k >= len(f.toks) || f.toks[k].start != es {
+			return false
+		}
+		for k < len(f.toks) && f.toks[k].end <= ee {
+			k++
+		}
+		return f.toks[k-1].end == ee
+	}
+	if !word("OFFSET") || !expr(c.OffsetExpression) || !word("ROW", "ROWS") {
+		return false
+	}
+	if c.FetchExpression != nil && (!word("FETCH") || !word("FIRST", "NEXT") || !expr(c.FetchExpression) ||
+		!word("ROW", "ROWS") || !word("ONLY")) {
+		return false
+	}
+	return k == len(f.toks) || f.toks[k].start >= end
 }
 
 // object adds the schema object named by the text of span.

@@ -86,6 +86,11 @@ var fastEdgeTexts = []string{
 	"SELECT a FROM t UNION SELECT a FROM u ORDER BY a OFFSET 1 ROWS FETCH NEXT (SELECT COUNT(*) FROM secret) ROWS ONLY",
 	"SELECT * FROM (SELECT a FROM t UNION SELECT a FROM u ORDER BY a OFFSET (SELECT COUNT(*) FROM secret) ROWS) d",
 	"(SELECT a FROM t) FOR XML PATH",
+	// teesql takes ROWS, NEXT and ONLY of OFFSET … FETCH as optional, and
+	// reads a cursor's FETCH after the clause as its own.
+	"SELECT a FROM t ORDER BY a OFFSET 1 ROWS FETCH c",
+	"SELECT a FROM t ORDER BY a OFFSET 1 FETCH NEXT 1 ROWS ONLY",
+	"SELECT a FROM t ORDER BY a OFFSET 1 ROWS FETCH NEXT 1",
 	"EXEC sp_who",
 	"EXEC ('DELETE FROM t')",
 	"USE other; SELECT 1",
