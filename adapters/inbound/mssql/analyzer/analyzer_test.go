@@ -29,6 +29,8 @@ func TestAnalyzeStatements(t *testing.T) {
 		{"SELECT * FROM srv.db1.s.t", want{actions: []string{"SELECT"}, targets: []string{"t", "s.t", "db1.s.t", "srv.db1.s.t"}}},
 		{`SELECT * FROM "quoted name"`, want{actions: []string{"SELECT"}, targets: []string{"quoted name", "dbo.quoted name"}}},
 		{"SELECT * FROM [a]]b]", want{actions: []string{"SELECT"}, targets: []string{"a]b"}}},
+		{`DELETE FROM [dbo ].[users  ]`, want{actions: []string{"DELETE"}, targets: []string{"users", "dbo.users", "prod.dbo.users"}}},
+		{`DELETE FROM "users "`, want{actions: []string{"DELETE"}, targets: []string{"users", "dbo.users"}}},
 		{"INSERT INTO dbo.t (a) VALUES (N'it''s')", want{actions: []string{"INSERT"}, targets: []string{"prod.dbo.t"}}},
 		{"INSERT INTO archive SELECT * FROM users", want{actions: []string{"INSERT", "SELECT"}, targets: []string{"archive", "users"}}},
 		{"INSERT INTO t EXEC dbo.p", want{actions: []string{"EXEC", "INSERT"}, targets: []string{"t", "dbo.p"}}},

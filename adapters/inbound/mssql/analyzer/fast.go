@@ -392,7 +392,11 @@ func (f *fastWalker) object(span *ast.Fragment) bool {
 	if !ok {
 		return false
 	}
-	f.w.object(splitParts(name))
+	parts := splitParts(name)
+	if parts[len(parts)-1] == "" {
+		return false // dbo.t. : SQL Server refuses it, the grammar holds it
+	}
+	f.w.object(parts)
 	return true
 }
 

@@ -101,6 +101,7 @@ var fastEdgeTexts = []string{
 	"SELECT 1\nGO\nSELECT 2",
 	"DELETE FROM t OUTPUT deleted.* INTO archive",
 	"SELECT * FROM [Müller]",
+	"DELETE FROM dbo.t. WHERE 1=1",
 	"SELECT * FROM t WHERE EXISTS (SELECT a INTO newt FROM u)",
 	"SELECT 1\u00a0FROM t",
 	"SELECT '\xff' FROM t",

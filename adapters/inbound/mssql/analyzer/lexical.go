@@ -216,13 +216,15 @@ func sqlText(s string) (string, bool) {
 }
 
 // unquoteName returns a name as SQL Server reads it: [a b] → a b, "a" → a,
-// anything else as written.
+// anything else as written. Trailing spaces are dropped: SQL Server
+// compares names as it compares sysname values, with trailing spaces
+// ignored, so [users ] is the table users.
 func unquoteName(s string) string {
 	switch {
 	case len(s) >= 2 && s[0] == '[' && s[len(s)-1] == ']':
-		return strings.ReplaceAll(s[1:len(s)-1], "]]", "]")
+		return strings.TrimRight(strings.ReplaceAll(s[1:len(s)-1], "]]", "]"), " ")
 	case len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"':
-		return strings.ReplaceAll(s[1:len(s)-1], `""`, `"`)
+		return strings.TrimRight(strings.ReplaceAll(s[1:len(s)-1], `""`, `"`), " ")
 	}
 	return s
 }
