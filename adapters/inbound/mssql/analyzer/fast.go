@@ -39,7 +39,9 @@ import (
 //   - the tree holds as many INTO, ORDER BY and OFFSET clauses as the text
 //     has INTO, ORDER and OFFSET keywords: teesql drops some it parsed
 //     (SELECT … INTO in a subquery, the ORDER BY of a parenthesized
-//     query, the OFFSET of a UNION) with the names inside them.
+//     query, the OFFSET of a UNION) with the names inside them;
+//   - each FROM clause's tokens are FROM and its table references (fromShape):
+//     teesql drops a table reference it fails to parse and goes on.
 //
 // TestFastPathAgrees checks the two paths give the same Result on every
 // text of the analyzer's tests and warm corpora that the fast path takes,
@@ -307,6 +309,10 @@ func (f *fastWalker) node(v reflect.Value) bool {
 		if x.On != nil {
 			return false
 		}
+	case *ast.FromClause:
+		if !f.fromShape(x) {
+			return false
+		}
 	case *ast.OrderByClause:
 		f.order++
 	case *ast.OffsetClause:
@@ -333,6 +339,46 @@ func (f *fastWalker) node(v reflect.Value) bool {
 		}
 	}
 	return true
+}
+
+// fromShape reports whether the tokens of a FROM clause are FROM and its
+// table references, separated by commas. teesql's FROM clause is lenient:
+// when a table reference fails to parse it keeps the references before it
+// and drops the tokens it read (SELECT * FROM secret AS, FROM t AS x JOIN
+// (SELECT … FROM secret)), the tables and subqueries among them with them.
+func (f *fastWalker) fromShape(c *ast.FromClause) bool {
+	start, end, ok := f.span(&c.Fragment)
+	if !ok || len(c.TableReferences) == 0 {
+		return false
+	}
+	k := sort.Search(len(f.toks), func(k int) bool { return f.toks[k].start >= start })
+	if k >= len(f.toks) || f.toks[k].kind != tokWord || !strings.EqualFold(f.text[f.toks[k].start:f.toks[k].end], "FROM") {
+		return false
+	}
+	k++
+	for i, r := range c.TableReferences {
+		if i > 0 {
+			if k >= len(f.toks) || f.text[f.toks[k].start:f.toks[k].end] != "," {
+				return false
+			}
+			k++
+		}
+		s, ok := r.(interface{ Frag() *ast.Fragment })
+		if !ok {
+			return false
+		}
+		rs, re, ok := f.span(s.Frag())
+		if !ok || k >= len(f.toks) || f.toks[k].start != rs {
+			return false
+		}
+		for k < len(f.toks) && f.toks[k].end <= re {
+			k++
+		}
+		if f.toks[k-1].end != re {
+			return false
+		}
+	}
+	return k == len(f.toks) || f.toks[k].start >= end
 }
 
 // offsetShape reports whether the tokens of an OFFSET clause are SQL

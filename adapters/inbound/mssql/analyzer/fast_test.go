@@ -126,6 +126,12 @@ var fastEdgeTexts = []string{
 	// "- '…'" as code, a string over the subquery SQL Server runs.
 	"SELECT $-- '\n, (SELECT 1 FROM secret) --'\n",
 	"SELECT 1 WHERE 1 = $-- '\n AND EXISTS (SELECT 1 FROM secret) --'",
+	// teesql's FROM clause keeps the table references before one it fails
+	// to parse and drops the tokens it read: the grammar holds these as
+	// syntax errors, the fast path would have named no table.
+	"SELECT * FROM secret AS",
+	"DELETE FROM t WHERE a IN (SELECT 1 FROM secret JOIN)",
+	"SELECT * FROM t AS x JOIN (SELECT 1 FROM secret)",
 }
 
 // fastCorpus is every text the fast path is checked on.
