@@ -41,7 +41,9 @@ import (
 //     (SELECT … INTO in a subquery, the ORDER BY of a parenthesized
 //     query, the OFFSET of a UNION) with the names inside them;
 //   - each FROM clause's tokens are FROM and its table references (fromShape):
-//     teesql drops a table reference it fails to parse and goes on.
+//     teesql drops a table reference it fails to parse and goes on;
+//   - no parenthesis, SELECT or FROM inside an OPTION ( … ) list (nestedOption):
+//     teesql skips the tokens there it does not read.
 //
 // TestFastPathAgrees checks the two paths give the same Result on every
 // text of the analyzer's tests and warm corpora that the fast path takes,
@@ -100,6 +102,9 @@ func fastAnalyze(text, db string, l lexed) (r Result, ok bool) {
 			return Result{}, false
 		}
 	}
+	if nestedOption(text, l.toks) {
+		return Result{}, false
+	}
 	stmts, ok := parseFast(text)
 	if !ok {
 		return Result{}, false
@@ -157,6 +162,29 @@ func stringsOnly(text string, toks []token) (offs []int, ok bool) {
 		}
 	}
 	return append(offs, len(text)), true
+}
+
+// nestedOption reports whether a parenthesis opens, or a SELECT or FROM
+// stands, inside an OPTION ( … ) list. teesql skips each token of the list
+// it does not read as a hint's (OPTION (SELECT 1 FROM secret) is the hint
+// "secret"), and the hints the fast path reads take no parentheses (TABLE
+// HINT, USE HINT and OPTIMIZE FOR, which do, are not read) and no query.
+func nestedOption(text string, toks []token) bool {
+	for k := 0; k+1 < len(toks); k++ {
+		t := toks[k]
+		if t.kind != tokWord || !strings.EqualFold(text[t.start:t.end], "OPTION") || text[toks[k+1].start:toks[k+1].end] != "(" {
+			continue
+		}
+		for j := k + 2; j < len(toks); j++ {
+			switch strings.ToUpper(text[toks[j].start:toks[j].end]) {
+			case "(", "SELECT", "FROM":
+				return true
+			case ")":
+				j = len(toks)
+			}
+		}
+	}
+	return false
 }
 
 // parseFast parses text with teesql and returns its statements; ok is false

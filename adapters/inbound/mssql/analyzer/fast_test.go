@@ -132,6 +132,9 @@ var fastEdgeTexts = []string{
 	"SELECT * FROM secret AS",
 	"DELETE FROM t WHERE a IN (SELECT 1 FROM secret JOIN)",
 	"SELECT * FROM t AS x JOIN (SELECT 1 FROM secret)",
+	// teesql skips the tokens of an OPTION list it does not read as a hint's.
+	"SELECT * FROM t OPTION (SELECT 1 FROM secret)",
+	"SELECT * FROM t AS x OPTION (RECOMPILE SELECT 1 FROM secret)",
 }
 
 // fastCorpus is every text the fast path is checked on.
