@@ -11,8 +11,11 @@
 //
 // Files:
 //   - analyzer.go: Analyze, Result, Statement; the statements of a batch.
-//   - fast.go, fastnodes.go: the fast path (teesql), which takes a text
-//     only when its safeguards hold, and the node types it reads.
+//   - fast.go: the fast path (teesql), which takes a text only when its
+//     safeguards hold (listed there); fastlex.go: its lexical checks
+//     (teesql's tokens are lex's); fastshape.go: its clause checks (FROM,
+//     OFFSET, OPTION); fastwalk.go: its tree walk; fastnodes.go: the node
+//     types it reads and the grammar's built-in functions.
 //   - parse.go: the two-stage ANTLR parse (SLL, then LL) that stops at the
 //     first syntax error.
 //   - classify.go: what each parse-tree node adds to a statement's analysis.
