@@ -1,7 +1,6 @@
 package analyzer
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/sqlc-dev/teesql/ast"
@@ -43,7 +42,7 @@ func (f *fastWalker) fromShape(c *ast.FromClause) bool {
 	if !ok || len(c.TableReferences) == 0 {
 		return false
 	}
-	k := sort.Search(len(f.toks), func(k int) bool { return f.toks[k].start >= start })
+	k := f.tokenAt(start)
 	if k >= len(f.toks) || f.toks[k].kind != tokWord || !strings.EqualFold(f.text[f.toks[k].start:f.toks[k].end], "FROM") {
 		return false
 	}
@@ -55,18 +54,7 @@ func (f *fastWalker) fromShape(c *ast.FromClause) bool {
 			}
 			k++
 		}
-		s, ok := r.(interface{ Frag() *ast.Fragment })
-		if !ok {
-			return false
-		}
-		rs, re, ok := f.span(s.Frag())
-		if !ok || k >= len(f.toks) || f.toks[k].start != rs {
-			return false
-		}
-		for k < len(f.toks) && f.toks[k].end <= re {
-			k++
-		}
-		if f.toks[k-1].end != re {
+		if k, ok = f.past(k, r); !ok {
 			return false
 		}
 	}
@@ -83,7 +71,7 @@ func (f *fastWalker) offsetShape(c *ast.OffsetClause) bool {
 	if !ok || c.OffsetExpression == nil {
 		return false
 	}
-	k := sort.Search(len(f.toks), func(k int) bool { return f.toks[k].start >= start })
+	k := f.tokenAt(start)
 	word := func(words ...string) bool {
 		if k >= len(f.toks) || f.toks[k].end > end || f.toks[k].kind != tokWord {
 			return false
@@ -97,18 +85,8 @@ func (f *fastWalker) offsetShape(c *ast.OffsetClause) bool {
 		return false
 	}
 	expr := func(e ast.ScalarExpression) bool {
-		s, ok := e.(interface{ Frag() *ast.Fragment })
-		if !ok {
-			return false
-		}
-		es, ee, ok := f.span(s.Frag())
-		if !ok || k >= len(f.toks) || f.toks[k].start != es {
-			return false
-		}
-		for k < len(f.toks) && f.toks[k].end <= ee {
-			k++
-		}
-		return f.toks[k-1].end == ee
+		k, ok = f.past(k, e)
+		return ok
 	}
 	if !word("OFFSET") || !expr(c.OffsetExpression) || !word("ROW", "ROWS") {
 		return false

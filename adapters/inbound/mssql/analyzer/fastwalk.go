@@ -133,12 +133,8 @@ func (f *fastWalker) object(span *ast.Fragment) bool {
 	if !ok {
 		return false
 	}
-	name, ok := f.spanText(start, end)
-	if !ok {
-		return false
-	}
-	parts := splitParts(name)
-	if parts[len(parts)-1] == "" {
+	parts, ok := f.nameParts(start, end)
+	if !ok || parts[len(parts)-1] == "" {
 		return false // dbo.t. : SQL Server refuses it, the grammar holds it
 	}
 	f.w.object(parts)
@@ -160,11 +156,10 @@ func (f *fastWalker) function(c *ast.FunctionCall) bool {
 	if !ok {
 		return false
 	}
-	name, ok := f.spanText(start, end)
+	parts, ok := f.nameParts(start, end)
 	if !ok {
 		return false
 	}
-	parts := splitParts(name)
 	switch t := c.CallTarget.(type) {
 	case nil:
 		if len(parts) != 1 {
@@ -184,21 +179,50 @@ func (f *fastWalker) function(c *ast.FunctionCall) bool {
 	return false
 }
 
-// spanText returns the text of the tokens (as lex reads them) from byte
-// start to end, joined without the spaces and comments between them, as
-// the grammar path joins a name's tokens (walker.parts). ok is false for an
-// empty range, or one that ends inside a token.
-func (f *fastWalker) spanText(start, end int) (string, bool) {
+// nameParts returns the parts of the multi-part name written from byte
+// start to end: its tokens (as lex reads them) joined without the spaces
+// and comments between them, as the grammar path joins a name's tokens
+// (walker.parts), then split (splitParts). ok is false for an empty range,
+// or one that ends inside a token.
+func (f *fastWalker) nameParts(start, end int) ([]string, bool) {
 	if start < 0 || end > len(f.text) || start >= end {
-		return "", false
+		return nil, false
 	}
 	var b strings.Builder
-	for k := sort.Search(len(f.toks), func(k int) bool { return f.toks[k].start >= start }); k < len(f.toks) && f.toks[k].start < end; k++ {
+	for k := f.tokenAt(start); k < len(f.toks) && f.toks[k].start < end; k++ {
 		t := f.toks[k]
 		if t.end > end {
-			return "", false
+			return nil, false
 		}
 		b.WriteString(f.text[t.start:t.end])
 	}
-	return b.String(), b.Len() > 0
+	if b.Len() == 0 {
+		return nil, false
+	}
+	return splitParts(b.String()), true
+}
+
+// tokenAt returns the index of the first token that starts at byte off or
+// later.
+func (f *fastWalker) tokenAt(off int) int {
+	return sort.Search(len(f.toks), func(k int) bool { return f.toks[k].start >= off })
+}
+
+// past returns the index of the token after node n's, when n's span starts
+// with token k and ends with a token's end; ok is false otherwise (teesql
+// spanned n otherwise than lex split the text).
+func (f *fastWalker) past(k int, n any) (int, bool) {
+	s, ok := n.(interface{ Frag() *ast.Fragment })
+	if !ok {
+		return k, false
+	}
+	ns, ne, ok := f.span(s.Frag())
+	if !ok || k >= len(f.toks) || f.toks[k].start != ns {
+		return k, false
+	}
+	first := k
+	for k < len(f.toks) && f.toks[k].end <= ne {
+		k++
+	}
+	return k, k > first && f.toks[k-1].end == ne
 }
