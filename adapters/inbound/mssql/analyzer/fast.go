@@ -3,6 +3,7 @@ package analyzer
 import (
 	"context"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/sqlc-dev/teesql/ast"
@@ -95,12 +96,8 @@ func fastAnalyze(text, db string, l lexed) (r Result, ok bool) {
 	if !sameTokens(text, l.toks) {
 		return Result{}, false
 	}
-	for _, t := range l.toks {
-		if t.kind == tokWord && slowWords[strings.ToUpper(text[t.start:t.end])] {
-			return Result{}, false
-		}
-	}
-	if nestedOption(text, l.toks) {
+	words, ok := scanWords(text, l.toks)
+	if !ok || nestedOption(text, l.toks) {
 		return Result{}, false
 	}
 	stmts, ok := parseFast(text)
@@ -127,8 +124,7 @@ func fastAnalyze(text, db string, l lexed) (r Result, ok bool) {
 		st.Text = trimStatement(text[start:end])
 		r.Statements = append(r.Statements, st)
 	}
-	if !covered(text, l.toks, spans, r.Statements) || into != countWord(text, l.toks, "INTO") ||
-		order != countWord(text, l.toks, "ORDER") || offset != countWord(text, l.toks, "OFFSET") {
+	if !covered(text, l.toks, spans, r.Statements) || into != words.into || order != words.order || offset != words.offset {
 		return Result{}, false
 	}
 	if len(r.Statements) == 1 {
@@ -174,7 +170,7 @@ func covered(text string, toks []token, spans [][2]int, stmts []Statement) bool 
 			return false
 		}
 		if t.kind == tokWord {
-			if w := strings.ToUpper(text[t.start:t.end]); verbs[w] && !has(stmts[k].Analysis.Actions, w) {
+			if w := strings.ToUpper(text[t.start:t.end]); verbs[w] && !slices.Contains(stmts[k].Analysis.Actions, w) {
 				return false
 			}
 		}
@@ -182,11 +178,26 @@ func covered(text string, toks []token, spans [][2]int, stmts []Statement) bool 
 	return true
 }
 
-func has(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
+// wordCounts are the clause keywords of a text, as lex reads it.
+type wordCounts struct{ into, order, offset int }
+
+// scanWords counts the text's INTO, ORDER and OFFSET keywords in one pass
+// over its tokens; ok is false when it names one of slowWords.
+func scanWords(text string, toks []token) (c wordCounts, ok bool) {
+	for _, t := range toks {
+		if t.kind != tokWord {
+			continue
+		}
+		switch w := text[t.start:t.end]; {
+		case eqFold(w, "INTO"):
+			c.into++
+		case eqFold(w, "ORDER"):
+			c.order++
+		case eqFold(w, "OFFSET"):
+			c.offset++
+		case slowWords[strings.ToUpper(w)]:
+			return c, false
 		}
 	}
-	return false
+	return c, true
 }

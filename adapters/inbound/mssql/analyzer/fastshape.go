@@ -97,14 +97,3 @@ func (f *fastWalker) offsetShape(c *ast.OffsetClause) bool {
 	}
 	return k == len(f.toks) || f.toks[k].start >= end
 }
-
-// countWord counts the tokens of text that are word (upper case).
-func countWord(text string, toks []token, word string) int {
-	n := 0
-	for _, t := range toks {
-		if t.kind == tokWord && t.end-t.start == len(word) && strings.EqualFold(text[t.start:t.end], word) {
-			n++
-		}
-	}
-	return n
-}
