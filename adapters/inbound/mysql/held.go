@@ -34,7 +34,7 @@ func (s *session) readCommand() (p []byte, seq byte, held app.Reservations, err 
 		}
 		if first {
 			s.setBusy()
-			seq = sq
+			seq, s.contd = sq, 0
 			if n == 0 {
 				return nil, 0, nil, protoErr("empty command packet")
 			}
@@ -60,6 +60,7 @@ func (s *session) readCommand() (p []byte, seq byte, held app.Reservations, err 
 		if n < maxPayload {
 			return p, seq, held, nil
 		}
+		s.contd++
 	}
 }
 
@@ -77,6 +78,7 @@ func (s *session) refuseUnread(n int, seq byte, err error) error {
 		if n < maxPayload {
 			break
 		}
+		s.contd++
 		var err error
 		if n, _, err = header(s.cr); err != nil {
 			return unexpectedEOF(err)

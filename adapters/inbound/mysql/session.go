@@ -50,6 +50,10 @@ type session struct {
 	// transaction was rolled back and statements are refused until ROLLBACK
 	// or COMMIT (query.go).
 	txFailed bool
+	// contd: how many continuation packets the command being answered came
+	// in after its first (a command of 2^24-1 bytes or more); the
+	// listener's own answer follows the last of them (reply).
+	contd    byte
 	stmts    map[uint32]*prepared
 	lastStmt uint32
 	// sqlPrepared: the analysis of each SQL-level PREPARE name (lower case).
@@ -185,9 +189,11 @@ func (s *session) forward(p []byte, seq byte) error {
 	return s.uw.Flush()
 }
 
-// reply answers the client's command (sequence id seq) with e.
+// reply answers the client's command (sequence id seq of its first packet)
+// with e, numbered after the command's last packet (MySQL Client/Server
+// Protocol, "Sequence ID").
 func (s *session) reply(seq byte, e sqlError) error {
-	if _, err := writePacket(s.cw, seq+1, e.encode()); err != nil {
+	if _, err := writePacket(s.cw, seq+1+s.contd, e.encode()); err != nil {
 		return err
 	}
 	return s.cw.Flush()
