@@ -5,7 +5,6 @@ go 1.26.8
 require (
 	github.com/FerretDB/FerretDB v1.24.2
 	github.com/cenkalti/backoff/v5 v5.0.3
-	github.com/goccy/go-yaml v1.19.2
 	github.com/golang-sql/civil v0.0.0-20220223132316-b832511892a9
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.12.0

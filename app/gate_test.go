@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/hoophq/sidecar/app"
@@ -75,19 +76,22 @@ func TestReturnModeDenial(t *testing.T) {
 }
 
 func TestReturnModeAskedByTheClient(t *testing.T) {
-	e := newEnv(t, envOpts{mode: app.ModeWait})
-	st := deleteInvoice
-	st.ReturnMode = true
-	done := make(chan app.Outcome, 1)
-	go func() { done <- e.check(st) }()
-	select {
-	case o := <-done:
-		if d := mustDeny(t, o); d.Status != domain.StatusPending || !d.RetryAfter {
-			t.Fatalf("denial %+v", d)
+	synctest.Test(t, func(t *testing.T) {
+		defer readersEnd()
+		e := newEnv(t, envOpts{mode: app.ModeWait})
+		st := deleteInvoice
+		st.ReturnMode = true
+		done := make(chan app.Outcome, 1)
+		go func() { done <- e.check(st) }()
+		select {
+		case o := <-done:
+			if d := mustDeny(t, o); d.Status != domain.StatusPending || !d.RetryAfter {
+				t.Fatalf("denial %+v", d)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("a client asking for return mode was held")
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("a client asking for return mode was held")
-	}
+	})
 }
 
 func TestReuse(t *testing.T) {
@@ -186,39 +190,43 @@ func TestRevokedResendIsStopped(t *testing.T) {
 }
 
 func TestWaitModeForwardsAfterApproval(t *testing.T) {
-	e := newEnv(t, envOpts{mode: app.ModeWait})
-	go func() {
-		for {
-			if recs := e.cp.Records(); len(recs) == 1 {
-				_ = e.cp.Decide(recs[0].ID, domain.StatusApproved, "")
-				return
-			}
-			time.Sleep(5 * time.Millisecond)
+	synctest.Test(t, func(t *testing.T) {
+		defer readersEnd()
+		e := newEnv(t, envOpts{mode: app.ModeWait})
+		done := make(chan app.Outcome, 1)
+		go func() { done <- e.check(deleteInvoice) }()
+		synctest.Wait() // filed, and waiting
+		if recs := e.cp.Records(); len(recs) != 1 {
+			t.Fatalf("%d requests filed, want 1", len(recs))
 		}
-	}()
-	o := e.check(deleteInvoice)
-	if !o.Forward {
-		t.Fatalf("wait mode after approval: %+v, want forward", o)
-	}
-	if st := e.cp.Records()[0].Status; st != domain.StatusExecuted {
-		t.Fatalf("approval %s, want EXECUTED", st)
-	}
+		_ = e.cp.Decide(e.cp.Records()[0].ID, domain.StatusApproved, "")
+		o := <-done
+		if !o.Forward {
+			t.Fatalf("wait mode after approval: %+v, want forward", o)
+		}
+		if st := e.cp.Records()[0].Status; st != domain.StatusExecuted {
+			t.Fatalf("approval %s, want EXECUTED", st)
+		}
+	})
 }
 
 func TestWaitModeRejectedAndTimeout(t *testing.T) {
-	e := newEnv(t, envOpts{mode: app.ModeWait, wait: 200 * time.Millisecond})
-	d := mustDeny(t, e.check(deleteInvoice)) // nobody decides: the wait ends
-	if d.Status != domain.StatusPending || d.RetryAfter {
-		t.Fatalf("timed-out wait: %+v, want PENDING without Retry-After (not return mode)", d)
-	}
-	go func() {
-		time.Sleep(30 * time.Millisecond)
-		_ = e.cp.Decide(d.ApprovalID, domain.StatusRejected, "")
-	}()
-	d2 := mustDeny(t, e.check(deleteInvoice))
-	if d2.ApprovalID != d.ApprovalID || d2.Status != domain.StatusRejected {
-		t.Fatalf("rejected while waiting: %+v", d2)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		defer readersEnd()
+		e := newEnv(t, envOpts{mode: app.ModeWait, wait: 200 * time.Millisecond})
+		d := mustDeny(t, e.check(deleteInvoice)) // nobody decides: the wait ends
+		if d.Status != domain.StatusPending || d.RetryAfter {
+			t.Fatalf("timed-out wait: %+v, want PENDING without Retry-After (not return mode)", d)
+		}
+		go func() {
+			time.Sleep(30 * time.Millisecond)
+			_ = e.cp.Decide(d.ApprovalID, domain.StatusRejected, "")
+		}()
+		d2 := mustDeny(t, e.check(deleteInvoice))
+		if d2.ApprovalID != d.ApprovalID || d2.Status != domain.StatusRejected {
+			t.Fatalf("rejected while waiting: %+v", d2)
+		}
+	})
 }
 
 func TestSpendOnAccepted(t *testing.T) {
@@ -352,38 +360,40 @@ func TestQueriesWithoutControlPlane(t *testing.T) {
 // the middle of the wait do not deny it, and the approval given meanwhile
 // forwards it once the Control Plane answers again.
 func TestWaitModeSurvivesAnOutage(t *testing.T) {
-	cp := &flakyCP{CP: fakecp.New(nil)}
-	e := newEnv(t, envOpts{mode: app.ModeWait, wait: 20 * time.Second, cp: cp})
-	go func() {
-		for len(cp.Records()) == 0 {
-			time.Sleep(time.Millisecond)
+	synctest.Test(t, func(t *testing.T) {
+		defer readersEnd()
+		cp := &flakyCP{CP: fakecp.New(nil)}
+		e := newEnv(t, envOpts{mode: app.ModeWait, wait: 20 * time.Second, cp: cp})
+		go func() {
+			synctest.Wait() // filed, and waiting
+			n := cp.reads.Load()
+			cp.failWith(ports.ErrUnavailable)
+			cp.untilReads(n + 5) // five failed reads
+			_ = cp.Decide(cp.Records()[0].ID, domain.StatusApproved, "")
+			cp.failWith(nil)
+		}()
+		if o := e.check(deleteInvoice); !o.Forward {
+			t.Fatalf("wait mode through an outage: %+v, want forward", o)
 		}
-		n := cp.reads.Load()
-		cp.failWith(ports.ErrUnavailable)
-		cp.untilReads(n + 5) // five failed reads
-		_ = cp.Decide(cp.Records()[0].ID, domain.StatusApproved, "")
-		cp.failWith(nil)
-	}()
-	if o := e.check(deleteInvoice); !o.Forward {
-		t.Fatalf("wait mode through an outage: %+v, want forward", o)
-	}
+	})
 }
 
 // A Control Plane still failing at the listener's wait deadline denies the
 // statement as unavailable (fail closed).
 func TestWaitModeOutageAtTheDeadlineDenies(t *testing.T) {
-	cp := &flakyCP{CP: fakecp.New(nil)}
-	e := newEnv(t, envOpts{mode: app.ModeWait, wait: 300 * time.Millisecond, cp: cp})
-	go func() {
-		for len(cp.Records()) == 0 {
-			time.Sleep(time.Millisecond)
+	synctest.Test(t, func(t *testing.T) {
+		defer readersEnd()
+		cp := &flakyCP{CP: fakecp.New(nil)}
+		e := newEnv(t, envOpts{mode: app.ModeWait, wait: 300 * time.Millisecond, cp: cp})
+		go func() {
+			synctest.Wait() // filed, and waiting
+			cp.failWith(ports.ErrUnavailable)
+		}()
+		d := mustDeny(t, e.check(deleteInvoice))
+		if d.Kind != domain.DeniedUnavailable || !strings.Contains(d.Message, ports.ErrUnavailable.Error()) {
+			t.Fatalf("denial %+v, want unavailable", d)
 		}
-		cp.failWith(ports.ErrUnavailable)
-	}()
-	d := mustDeny(t, e.check(deleteInvoice))
-	if d.Kind != domain.DeniedUnavailable || !strings.Contains(d.Message, ports.ErrUnavailable.Error()) {
-		t.Fatalf("denial %+v, want unavailable", d)
-	}
+	})
 }
 
 // CheckAllowed takes an allow on its own (recorded as CheckWith would) and

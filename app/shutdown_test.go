@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/hoophq/sidecar/app"
@@ -14,35 +15,37 @@ import (
 // shutdown denial naming its approval, which stays PENDING; a later one
 // that would wait does not wait.
 func TestShutdownEndsWaits(t *testing.T) {
-	e := newEnv(t, envOpts{mode: app.ModeWait, wait: time.Minute})
-	got := make(chan app.Outcome, 1)
-	go func() { got <- e.check(deleteInvoice) }()
-	for deadline := time.Now().Add(5 * time.Second); len(e.cp.Records()) == 0; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
+	synctest.Test(t, func(t *testing.T) {
+		defer readersEnd()
+		e := newEnv(t, envOpts{mode: app.ModeWait, wait: time.Minute})
+		got := make(chan app.Outcome, 1)
+		go func() { got <- e.check(deleteInvoice) }()
+		synctest.Wait() // filed, and waiting
+		if len(e.cp.Records()) == 0 {
 			t.Fatal("the statement was never filed")
 		}
-	}
-	e.core.Gate.BeginShutdown()
-	var o app.Outcome
-	select {
-	case o = <-got:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the wait did not end at shutdown")
-	}
-	d := mustDeny(t, o)
-	if d.Kind != domain.DeniedShutdown || d.ApprovalID == "" || d.DeniedValue() != "review" {
-		t.Fatalf("denial %+v, want a shutdown denial with the approval", d)
-	}
-	if st := e.status(t, d.ApprovalID); st != domain.StatusPending {
-		t.Fatalf("approval %s after shutdown, want it left PENDING", st)
-	}
-	if d2 := mustDeny(t, e.check(deleteInvoice)); d2.Kind != domain.DeniedShutdown || d2.ApprovalID != d.ApprovalID {
-		t.Fatalf("a statement after shutdown began: %+v", d2)
-	}
-	want := []string{"deny_shutdown", "deny_shutdown"}
-	if got := e.audit.decisions(); len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
-		t.Fatalf("audit %v, want %v", got, want)
-	}
+		e.core.Gate.BeginShutdown()
+		var o app.Outcome
+		select {
+		case o = <-got:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the wait did not end at shutdown")
+		}
+		d := mustDeny(t, o)
+		if d.Kind != domain.DeniedShutdown || d.ApprovalID == "" || d.DeniedValue() != "review" {
+			t.Fatalf("denial %+v, want a shutdown denial with the approval", d)
+		}
+		if st := e.status(t, d.ApprovalID); st != domain.StatusPending {
+			t.Fatalf("approval %s after shutdown, want it left PENDING", st)
+		}
+		if d2 := mustDeny(t, e.check(deleteInvoice)); d2.Kind != domain.DeniedShutdown || d2.ApprovalID != d.ApprovalID {
+			t.Fatalf("a statement after shutdown began: %+v", d2)
+		}
+		want := []string{"deny_shutdown", "deny_shutdown"}
+		if got := e.audit.decisions(); len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+			t.Fatalf("audit %v, want %v", got, want)
+		}
+	})
 }
 
 // SettleOpen waits for tickets their adapter settles, and settles as

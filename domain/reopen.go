@@ -1,7 +1,7 @@
 package domain
 
 // Reopenable is the reopen rule: "only a person asks again" (spec, "Status
-// and next"; design.md, "Rules of the core"). A request a person refused
+// and next"; docs/architecture.md, "The core's rules"). A request a person refused
 // (REJECTED, or REVOKED after approving) is reused by every later send of the
 // same statement, so approvers see no flood. To let that statement be
 // decided again, a person reopens the refused request: the Control Plane

@@ -13,24 +13,46 @@ import (
 	"github.com/hoophq/sidecar/app"
 )
 
-// protocols returns every listener protocol this binary serves. Adding a
-// protocol is one line here and one package under adapters/inbound/.
-func protocols(log *slog.Logger) []app.Protocol {
-	return []app.Protocol{
-		grpclistener.New(log),
-		httplistener.New(log),
-		mongodb.New(log),
-		mssql.New(log),
-		mysql.New(log),
-		postgres.New(log),
-	}
+// registered is one listener protocol this binary serves: how to build it,
+// and the listener keys it reads beyond the common ones (config.Checks'
+// IdentityKeys and ClientCertificates; its Action and Upstream checks come
+// from the protocol itself, see protocolChecks).
+type registered struct {
+	build func(*slog.Logger) app.Protocol
+	keys  config.Checks
 }
 
-// protocolChecks maps each protocol to the config checks it offers.
+// registry is every listener protocol this binary serves. Adding a protocol
+// is one entry here and one package under adapters/inbound/; `sidecar
+// validate` learns its vocabulary and keys from the entry, with no switch on
+// protocol names anywhere else.
+var registry = []registered{
+	{func(l *slog.Logger) app.Protocol { return grpclistener.New(l) }, config.Checks{IdentityKeys: true}},
+	{func(l *slog.Logger) app.Protocol { return httplistener.New(l) }, config.Checks{IdentityKeys: true}},
+	{func(l *slog.Logger) app.Protocol { return mongodb.New(l) }, config.Checks{ClientCertificates: true}},
+	{func(l *slog.Logger) app.Protocol { return mssql.New(l) }, config.Checks{}},
+	{func(l *slog.Logger) app.Protocol { return mysql.New(l) }, config.Checks{}},
+	{func(l *slog.Logger) app.Protocol { return postgres.New(l) }, config.Checks{}},
+}
+
+// protocols returns every listener protocol this binary serves, built with
+// log.
+func protocols(log *slog.Logger) []app.Protocol {
+	out := make([]app.Protocol, len(registry))
+	for i, r := range registry {
+		out[i] = r.build(log)
+	}
+	return out
+}
+
+// protocolChecks maps each protocol to what config.Validate checks for it:
+// the keys its entry registers, and its action vocabulary and upstream check
+// when it offers them (app.ActionChecker, app.UpstreamChecker).
 func protocolChecks() config.Protocols {
 	out := config.Protocols{}
-	for _, p := range protocols(slog.Default()) {
-		var c config.Checks
+	for _, r := range registry {
+		p := r.build(slog.Default())
+		c := r.keys
 		if a, ok := p.(app.ActionChecker); ok {
 			c.Action = a.CheckAction
 		}

@@ -11,7 +11,8 @@ import (
 )
 
 // UpstreamKind describes one kind of server the suites run against and the
-// three ways to reach one (design.md, "Test topology"), tried in this order:
+// three ways to reach one (docs/container.md, "Which upstream a suite uses"),
+// tried in this order:
 //
 //  1. an explicit URL in the environment (URLEnv);
 //  2. a testcontainers-go container, when a Docker engine answers and the

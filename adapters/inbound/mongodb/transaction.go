@@ -11,8 +11,9 @@ import (
 )
 
 // A denial inside a multi-document transaction fails the transaction, as a
-// server error in a transaction does (design.md: never open and healthy,
-// so a later commitTransaction cannot apply half of what the agent sent).
+// server error in a transaction does (docs/architecture.md, "The core's
+// rules": never open and healthy, so a later commitTransaction cannot apply
+// half of what the agent sent).
 // The listener sends abortTransaction for the command's lsid and txnNumber
 // to the upstream itself and drops its reply; the client gets the denial
 // (code 13, no TransientTransactionError label, so drivers' withTransaction

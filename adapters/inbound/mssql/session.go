@@ -34,7 +34,7 @@ const (
 // session is one client connection and its upstream connection, after
 // login. Three goroutines share it:
 //
-//   - the reader (reader.go) reads the client's messages: requests go to
+//   - the reader (attention.go) reads the client's messages: requests go to
 //     the decider one at a time, Attention is handled at once, and a
 //     hang-up ends a wait for approval;
 //   - the decider (run, batch.go, rpc.go, transaction.go) decides each

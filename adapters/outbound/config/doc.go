@@ -4,9 +4,9 @@
 //
 // Files:
 //   - types.go: File and its blocks, as written (yaml tags are the keys).
-//   - load.go: Load and Parse; a text that is not YAML or has a value of the
-//     wrong type is an error, and every unknown key is returned as a mistake.
-//   - keys.go: the unknown-key walk (path and line of each key File lacks).
+//   - load.go: Load and Parse; a text that is not YAML, a repeated key or a
+//     value of the wrong type is an error, and every unknown key is returned
+//     as a mistake (internal/yamldoc reads the YAML and finds those keys).
 //   - validate.go: Validate returns every other mistake with its path
 //     (e.g. "listeners[2].listen: …"), including each rule action that the
 //     protocol of a listener using the rule never reports.

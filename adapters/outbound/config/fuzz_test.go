@@ -9,7 +9,7 @@ import (
 // Every input ends in mistakes or settings, never a panic; a file without
 // mistakes yields one setting per listener.
 func FuzzParse(f *testing.F) {
-	protocols := Protocols{"postgres": {}, "http": {}, "grpc": {}}
+	protocols := Protocols{"postgres": {}, "http": {IdentityKeys: true}, "grpc": {IdentityKeys: true}, "mongodb": {ClientCertificates: true}}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		file, unknown, err := Parse(b)
 		if err != nil || len(unknown) > 0 {

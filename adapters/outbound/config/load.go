@@ -1,14 +1,10 @@
 package config
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"os"
-	"strings"
 
-	"gopkg.in/yaml.v3"
+	"github.com/hoophq/sidecar/internal/yamldoc"
 )
 
 // Load reads and parses the config file at path (see Parse).
@@ -22,29 +18,27 @@ func Load(path string) (*File, Errors, error) {
 
 // Parse parses config bytes. It returns the file, every key the file format
 // does not have (each with its path and line, e.g. "listeners[0].upstrem:
-// unknown key (line 7) …": a typo must not silently turn a rule off), and an
-// error for a text that is not YAML or a value of the wrong type, which stops
-// the parse. Unknown keys are returned, not raised, so that `sidecar
-// validate` prints them together with Validate's mistakes. It does not
-// validate: call Validate. A text the YAML library panics on is an error too.
+// unknown key (line 7); the keys here are …": a typo must not silently turn a
+// rule off), and an error for what stops the parse: a text that is not YAML,
+// a key written twice in one mapping, a value of the wrong type, or a second
+// document after "---" (each error names its line and starts "parse config:
+// "). Unknown keys are returned, not raised, so that `sidecar validate`
+// prints them together with Validate's mistakes. It does not validate: call
+// Validate.
 //
-// The file is decoded by gopkg.in/yaml.v3, which follows the YAML merge key
-// ("<<: *anchor", also a list of them): a key written beside "<<" wins over
-// the merged one, wherever it stands. A key written twice in one mapping is
-// an error.
-func Parse(b []byte) (file *File, unknown Errors, err error) {
-	// goccy/go-yaml v1.19.2, whose parser the unknown-key walk uses, panics
-	// on some malformed texts (a tag before a broken sequence, found by
-	// FuzzParse): a bad file is refused with an error, never a crash of
-	// `sidecar run` or `sidecar validate`.
-	defer func() {
-		if r := recover(); r != nil {
-			file, unknown, err = nil, nil, fmt.Errorf("parse config: the text is not valid YAML (the YAML parser failed: %v)", r)
-		}
-	}()
+// The text is read by internal/yamldoc (gopkg.in/yaml.v3), as the Control
+// Plane's config is: a merge key ("<<: *anchor", also a list of them) gives
+// defaults, and a key written beside "<<" wins over the merged one, wherever
+// it stands (docs/config.md, "YAML").
+func Parse(b []byte) (*File, Errors, error) {
 	var f File
-	if err := yaml.NewDecoder(bytes.NewReader(b)).Decode(&f); err != nil && !errors.Is(err, io.EOF) {
-		return nil, nil, fmt.Errorf("parse config: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+	keys, err := yamldoc.Decode(b, &f)
+	if err != nil {
+		return nil, nil, fmt.Errorf("parse config: %w", err)
 	}
-	return &f, unknownKeys(b), nil
+	var unknown Errors
+	for _, k := range keys {
+		unknown = append(unknown, FieldError{Path: k.Path, Message: fmt.Sprintf("unknown key (line %d); %s", k.Line, k.Hint())})
+	}
+	return &f, unknown, nil
 }

@@ -127,23 +127,29 @@ func TestTheExampleConfigIsValid(t *testing.T) {
 	}
 }
 
-// A text the YAML library panics on (found by FuzzParse; the input is also
-// in testdata/fuzz/FuzzParse) is a parse error, and Load says so instead of
-// crashing `sidecar validate` and `sidecar run`.
+// A text that once made the YAML library panic (goccy/go-yaml, found by
+// FuzzParse; the input is also in testdata/fuzz/FuzzParse) is a parse error,
+// and Load says so instead of crashing `sidecar validate` and `sidecar run`.
 func TestParseRefusesTextTheYAMLParserPanicsOn(t *testing.T) {
 	text := "approval_rules:\n !0 0000\n000000000008:0000000000:\n000"
 	f, _, err := config.Parse([]byte(text))
-	if err == nil || f != nil || !strings.HasPrefix(err.Error(), "parse config: ") {
-		t.Fatalf("Parse: file %v, error %v; want a parse error", f, err)
+	if err == nil || f != nil || !strings.HasPrefix(err.Error(), "parse config: line 4: ") {
+		t.Fatalf("Parse: file %v, error %v; want a parse error naming line 4", f, err)
 	}
 	path := filepath.Join(t.TempDir(), "config.yaml")
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// gopkg.in/yaml.v3, which decodes the file, refuses it first ("line 4:
-	// could not find expected ':'"); the recover stays for the key walk's
-	// goccy parser.
 	if _, _, err := config.Load(path); err == nil || !strings.HasPrefix(err.Error(), "parse config: ") {
 		t.Fatalf("Load: %v; want the parse error", err)
+	}
+}
+
+// A config is one YAML document: the keys of a second one, after "---",
+// would otherwise be ignored (a listener there would silently not exist).
+func TestParseRefusesASecondDocument(t *testing.T) {
+	_, _, err := config.Parse([]byte("sidecar: a\n---\nlisteners: []\n"))
+	if err == nil || err.Error() != "parse config: line 3: a second YAML document; the file must hold one" {
+		t.Fatalf("want the second document refused at line 3, got %v", err)
 	}
 }

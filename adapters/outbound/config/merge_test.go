@@ -82,3 +82,31 @@ listeners:
 		}
 	}
 }
+
+// An anchor kept under an unknown key and used as a plain value (not merged)
+// is checked where it is used: a typo in it cannot silently turn TLS
+// verification settings off.
+func TestParseReportsUnknownKeysOfAnAliasedValue(t *testing.T) {
+	_, keys, err := config.Parse([]byte(`sidecar: demo
+x-tls: &tls {enabled: true, ca_fle: /ca}
+listeners:
+  - {name: a, protocol: http, listen: 127.0.0.1:1, upstream: https://u, upstream_tls: *tls}
+  - {name: b, protocol: http, listen: 127.0.0.1:2, upstream: https://u, upstream_tls: *tls}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, k := range keys {
+		got = append(got, k.Error())
+	}
+	want := []string{"x-tls: unknown key (line 2)", "listeners[0].upstream_tls.ca_fle: unknown key (line 2)"}
+	if len(got) != len(want) {
+		t.Fatalf("want %d mistakes, got %d:\n%s", len(want), len(got), strings.Join(got, "\n"))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(got[i], w) {
+			t.Errorf("mistake %d = %q, want it to start with %q", i, got[i], w)
+		}
+	}
+}

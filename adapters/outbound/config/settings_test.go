@@ -33,7 +33,7 @@ listeners:
     upstream_tls: {enabled: true, ca_file: ca, server_name: db}
   - {name: api, protocol: http, listen: 127.0.0.1:2, upstream: http://u, identity_keys: [X-User]}
 `)
-	if errs := config.Validate(f, config.Protocols{"postgres": {}, "http": {}}); errs != nil {
+	if errs := config.Validate(f, config.Protocols{"postgres": {}, "http": {IdentityKeys: true}}); errs != nil {
 		t.Fatal(errs)
 	}
 	s := config.Settings(f)

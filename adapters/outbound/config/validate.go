@@ -35,11 +35,22 @@ func (es Errors) Error() string {
 var nameRE = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$`)
 
 // Protocols maps each listener protocol this binary serves (e.g. "http",
-// "postgres") to its checks.
+// "postgres") to what it tells Validate. The binary fills it (cmd/sidecar,
+// protocols.go), so Validate names no protocol and a new protocol needs no
+// change here.
 type Protocols map[string]Checks
 
-// Checks are a protocol's own config checks; a nil func accepts anything.
+// Checks are a protocol's own config checks and the listener keys it reads
+// beyond the common ones; a nil func accepts anything, a false key is a
+// mistake on its listeners.
 type Checks struct {
+	// IdentityKeys: its listeners read identity_keys (names of headers or
+	// metadata keys whose values enter the fingerprint; spec, "The
+	// fingerprint"). Database listeners take the login user instead.
+	IdentityKeys bool
+	// ClientCertificates: its listeners verify client certificates
+	// (tls.client_ca_file) and log in upstream for them (x509_logins).
+	ClientCertificates bool
 	// Action returns an error for an action its analyzer never reports
 	// (app.ActionChecker).
 	Action func(action string) error
@@ -169,14 +180,15 @@ func Validate(f *File, protocols Protocols) Errors {
 				v.add(fmt.Sprintf("%s.policy_rules[%d]", p, j), fmt.Sprintf("no policy rule is named %q", r))
 			}
 		}
-		if len(l.IdentityKeys) > 0 && l.Protocol != "http" && l.Protocol != "grpc" {
-			v.add(p+".identity_keys", fmt.Sprintf("only http and grpc listeners read identity_keys (headers, metadata); "+
-				"a %s client's identity is its login user, so these keys would never enter the fingerprint", l.Protocol))
+		if len(l.IdentityKeys) > 0 && known[l.Protocol] && !protocols[l.Protocol].IdentityKeys {
+			v.add(p+".identity_keys", fmt.Sprintf("%s read identity_keys (headers, metadata); "+
+				"a %s client's identity is its login user, so these keys would never enter the fingerprint",
+				onlyListeners(protocols, func(c Checks) bool { return c.IdentityKeys }), l.Protocol))
 		}
 		if l.TLS != nil && (l.TLS.CertFile == "") != (l.TLS.KeyFile == "") {
 			v.add(p+".tls", "set both cert_file and key_file")
 		}
-		v.x509(p, l)
+		v.x509(p, l, protocols)
 	}
 	v.actions(f, protocols)
 	return v.errs
@@ -290,14 +302,37 @@ func sorted(s []string) []string {
 	return out
 }
 
+// onlyListeners names the protocols whose Checks have has, for a mistake:
+// "only grpc and http listeners", "only mongodb listeners", or "no
+// listeners" when none has.
+func onlyListeners(protocols Protocols, has func(Checks) bool) string {
+	var names []string
+	for name, c := range protocols {
+		if has(c) {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	switch len(names) {
+	case 0:
+		return "no listeners"
+	case 1:
+		return "only " + names[0] + " listeners"
+	}
+	return "only " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " listeners"
+}
+
 // x509 checks a listener's client certificates: tls.client_ca_file and
-// x509_logins are read by the mongodb listener only; x509_logins needs
-// client certificates verified (tls.client_ca_file) and TLS to the
-// upstream, and each entry a subject, unique, and both files.
-func (v *validator) x509(p string, l Listener) {
+// x509_logins are read by the protocols with ClientCertificates only;
+// x509_logins needs client certificates verified (tls.client_ca_file) and
+// TLS to the upstream, and each entry a subject, unique, and both files.
+func (v *validator) x509(p string, l Listener, protocols Protocols) {
+	c, known := protocols[l.Protocol]
+	reads := !known || c.ClientCertificates // an unknown protocol is reported once, at protocol
+	only := onlyListeners(protocols, func(c Checks) bool { return c.ClientCertificates })
 	hasCA := l.TLS != nil && l.TLS.ClientCAFile != ""
-	if hasCA && l.Protocol != "mongodb" {
-		v.add(p+".tls.client_ca_file", "only mongodb listeners verify client certificates")
+	if hasCA && !reads {
+		v.add(p+".tls.client_ca_file", only+" verify client certificates")
 	}
 	if hasCA && l.TLS.CertFile == "" {
 		v.add(p+".tls.client_ca_file", "needs the listener's own cert_file and key_file")
@@ -306,8 +341,8 @@ func (v *validator) x509(p string, l Listener) {
 		return
 	}
 	switch {
-	case l.Protocol != "mongodb":
-		v.add(p+".x509_logins", "only mongodb listeners log in with MONGODB-X509")
+	case !reads:
+		v.add(p+".x509_logins", only+" log in upstream for client certificates (MONGODB-X509)")
 	case !hasCA:
 		v.add(p+".x509_logins", "needs tls.client_ca_file: the listener verifies the client's certificate itself")
 	case l.UpstreamTLS == nil || !l.UpstreamTLS.Enabled:

@@ -216,11 +216,12 @@ listeners: [{name: db, protocol: sql, listen: 127.0.0.1:1, upstream: db, approva
 	}
 }
 
-// X.509 logins: tls.client_ca_file and x509_logins are mongodb's; the
+// X.509 logins: tls.client_ca_file and x509_logins are for the protocols
+// that register ClientCertificates (mongodb in the binary); the
 // logins need client certificates verified, TLS to the upstream, and each
 // entry a unique subject and both files. A complete block passes.
 func TestValidateX509Logins(t *testing.T) {
-	ps := config.Protocols{"mongodb": {}, "sql": {}}
+	ps := config.Protocols{"mongodb": {ClientCertificates: true}, "sql": {}}
 	f := parse(t, `
 sidecar: demo
 listeners:
@@ -259,10 +260,11 @@ listeners:
 	}
 }
 
-// identity_keys are headers (http) and metadata keys (grpc): on a database
-// listener they would silently never enter the fingerprint.
+// identity_keys are headers (http) and metadata keys (grpc), for the
+// protocols that register IdentityKeys: on a database listener they would
+// silently never enter the fingerprint.
 func TestValidateIdentityKeysOnlyOnHTTPAndGRPC(t *testing.T) {
-	ps := config.Protocols{"http": {}, "grpc": {}, "postgres": {}, "mssql": {}}
+	ps := config.Protocols{"http": {IdentityKeys: true}, "grpc": {IdentityKeys: true}, "postgres": {}, "mssql": {}}
 	f := parse(t, `
 sidecar: demo
 listeners:
@@ -272,7 +274,36 @@ listeners:
   - {name: m, protocol: mssql, listen: 127.0.0.1:4, upstream: "x:1"}
 `)
 	got := paths(config.Validate(f, ps))
-	if len(got) != 1 || !strings.Contains(got["listeners[2].identity_keys"], "only http and grpc listeners read identity_keys") {
+	if len(got) != 1 || !strings.Contains(got["listeners[2].identity_keys"], "only grpc and http listeners read identity_keys") {
 		t.Errorf("want one mistake at listeners[2].identity_keys, got %v", got)
+	}
+}
+
+// What a listener may use beyond the common keys comes from its protocol's
+// registration, not from a list of protocol names in Validate: a protocol
+// added later that registers IdentityKeys or ClientCertificates is accepted
+// with them, and the mistakes on the others name it.
+func TestValidateKeysFollowTheProtocolsRegistration(t *testing.T) {
+	ps := config.Protocols{"web": {IdentityKeys: true}, "docdb": {ClientCertificates: true}, "sql": {}}
+	f := parse(t, `
+sidecar: demo
+listeners:
+  - {name: w, protocol: web, listen: 127.0.0.1:1, upstream: "x:1", identity_keys: [x-agent]}
+  - {name: d, protocol: docdb, listen: 127.0.0.1:2, upstream: "x:2", tls: {cert_file: c, key_file: k, client_ca_file: ca},
+     upstream_tls: {enabled: true}, x509_logins: [{subject: "CN=a", cert_file: u.crt, key_file: u.key}]}
+  - {name: s, protocol: sql, listen: 127.0.0.1:3, upstream: "x:3", identity_keys: [x-agent], tls: {cert_file: c, key_file: k, client_ca_file: ca}}
+`)
+	got := paths(config.Validate(f, ps))
+	want := map[string]string{
+		"listeners[2].identity_keys":      "only web listeners read identity_keys",
+		"listeners[2].tls.client_ca_file": "only docdb listeners verify client certificates",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("want %d mistakes, got %v", len(want), got)
+	}
+	for path, w := range want {
+		if !strings.Contains(got[path], w) {
+			t.Errorf("%s: want a mistake containing %q, got %q", path, w, got[path])
+		}
 	}
 }

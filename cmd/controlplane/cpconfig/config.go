@@ -8,9 +8,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/goccy/go-yaml"
-
 	"github.com/hoophq/sidecar/cmd/controlplane/notify"
+	"github.com/hoophq/sidecar/internal/yamldoc"
 )
 
 // Defaults used when the file leaves a key out.
@@ -72,11 +71,22 @@ func Load(path string) (*Config, error) {
 }
 
 // Parse validates a YAML document. Unknown keys are errors (a typo must not
-// silently drop a setting).
+// silently drop a setting): the first one is returned with its path, line,
+// column and the keys that exist there, e.g. "sidecars[0].tokn: unknown field
+// \"tokn\" (line 4, column 5); the keys here are name, token, token_env,
+// token_file". A text that is not YAML, a key written twice in one mapping, a
+// value of the wrong type or a second document is an error naming its line.
+// The YAML is read by internal/yamldoc, as the Sidecar's config is: a key
+// written beside a merge key ("<<: *defaults") wins over the merged one.
 func Parse(b []byte) (*Config, error) {
 	var f File
-	if err := yaml.UnmarshalWithOptions(b, &f, yaml.Strict()); err != nil {
-		return nil, errors.New(yaml.FormatError(err, false, true))
+	keys, err := yamldoc.Decode(b, &f)
+	if err != nil {
+		return nil, err
+	}
+	if len(keys) > 0 {
+		k := keys[0]
+		return nil, fmt.Errorf("%s: unknown field %q (line %d, column %d); %s", k.Path, k.Key, k.Line, k.Column, k.Hint())
 	}
 	return f.Validate()
 }

@@ -1,6 +1,6 @@
 // Package analyzer classifies T-SQL for the SQL Server listener with a real
-// T-SQL grammar (github.com/bytebase/parser, package tsql, ANTLR; design.md),
-// and plain DML batches first with a faster parser
+// T-SQL grammar (github.com/bytebase/parser, package tsql, ANTLR;
+// docs/mssql-listener.md, "Analyzer"), and plain DML batches first with a faster parser
 // (github.com/sqlc-dev/teesql) that hands every text it is not sure of to
 // the grammar (fast.go):
 // each statement's kinds (domain.Analysis.Actions, e.g. DELETE, DROP,

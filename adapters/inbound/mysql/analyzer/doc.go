@@ -1,5 +1,6 @@
 // Package analyzer classifies MySQL and MariaDB SQL for the gate with a real
-// MySQL grammar (github.com/pingcap/tidb/pkg/parser, design.md): each
+// MySQL grammar (github.com/pingcap/tidb/pkg/parser; docs/mysql-listener.md,
+// "Analyzer"): each
 // statement's kinds (domain.Analysis.Actions, e.g. DELETE, DROP, DROP_TABLE,
 // LOAD_DATA), the tables it names as db.table (Targets) and the functions it
 // calls (Functions), plus what the listener's session must act on (USE,
