@@ -3,6 +3,7 @@ package mysql
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/hoophq/sidecar/adapters/inbound/mysql/analyzer"
 	"github.com/hoophq/sidecar/domain"
@@ -51,9 +52,24 @@ func proof(a answer, res analyzer.Result) domain.NothingRan {
 	}
 	x := res.Statements[0]
 	an := x.Analysis
-	if x.Execute != "" || x.Prepare != nil || x.LoadLocal || len(an.Targets) > 1 || len(an.Functions) > 0 ||
+	if x.Execute != "" || x.Prepare != nil || x.LoadLocal || objects(an.Targets) > 1 || len(an.Functions) > 0 ||
 		slices.Contains(an.Actions, "CALL") || slices.Contains(an.Actions, analyzer.Unknown) {
 		return domain.NothingRan{}
 	}
 	return domain.RefusedBeforeRun(fmt.Sprintf("ERR %d (%s)", a.code, a.state))
+}
+
+// objects counts the objects a statement names: the analyzer lists a table
+// both as db.table and as table, and a database or a user bare.
+func objects(targets []string) int {
+	n := 0
+	for _, t := range targets {
+		if strings.Contains(t, ".") {
+			n++
+		}
+	}
+	if n == 0 {
+		return len(targets)
+	}
+	return n
 }
