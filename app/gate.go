@@ -61,8 +61,9 @@ type Outcome struct {
 	// Denial is set when Forward is false.
 	Denial *domain.Denial
 	// Ticket is set when an approval was claimed with spend_approval_on:
-	// accepted; the adapter must call Ticket.Settle once the upstream has
-	// answered. Settle on a nil Ticket is a no-op.
+	// accepted; the adapter must call Ticket.Spend once the statement was
+	// forwarded, or Ticket.GiveBack with the proof that nothing of it ran
+	// (domain.NothingRan). Both are no-ops on a nil Ticket.
 	Ticket *Ticket
 	// ClientGone is true when the ctx given to Check ended before the gate
 	// decided (the client hung up while its statement waited): nothing was

@@ -246,11 +246,11 @@ func TestSpendOnAccepted(t *testing.T) {
 	if d.ApprovalID != id || d.Status != domain.StatusProcessing || d.RetryAfter {
 		t.Fatalf("while PROCESSING: %+v", d)
 	}
-	o.Ticket.Settle(false) // the upstream refused: the approval is given back
+	o.Ticket.GiveBack(domain.RefusedBeforeRun("ErrorResponse 42601")) // the upstream refused before running it
 	if st := e.status(t, id); st != domain.StatusApproved {
-		t.Fatalf("after a refused settle %s, want APPROVED", st)
+		t.Fatalf("after a give-back %s, want APPROVED", st)
 	}
-	o.Ticket.Settle(true) // a second Settle on the same ticket does nothing
+	o.Ticket.Spend() // a second settle on the same ticket does nothing
 	if st := e.status(t, id); st != domain.StatusApproved {
 		t.Fatalf("a second Settle changed the status to %s", st)
 	}
@@ -259,12 +259,13 @@ func TestSpendOnAccepted(t *testing.T) {
 	if !o2.Forward || o2.Ticket == nil {
 		t.Fatalf("resend after give-back: %+v", o2)
 	}
-	o2.Ticket.Settle(true)
+	o2.Ticket.Spend()
 	if st := e.status(t, id); st != domain.StatusExecuted {
 		t.Fatalf("after an accepted settle %s, want EXECUTED", st)
 	}
 	var nilTicket *app.Ticket
-	nilTicket.Settle(true) // safe
+	nilTicket.Spend() // safe
+	nilTicket.GiveBack(domain.NotSent("x"))
 	want := []string{"deny_approval", "forward_approved", "deny_approval", "settle_refused", "forward_approved", "settle_accepted"}
 	if got := e.audit.decisions(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("audit %v, want %v", got, want)
@@ -428,5 +429,44 @@ func TestCheckAllowed(t *testing.T) {
 	recs := e.cp.Records()
 	if len(recs) != 1 || built != 1 {
 		t.Fatalf("%d approvals for one statement checked twice (lazy, then plain; canonical built %d times)", len(recs), built)
+	}
+}
+
+// A give-back without proof spends: the zero domain.NothingRan proves
+// nothing, so an adapter that has no proof cannot give an approval back.
+// Tickets.SpendAll, at a connection's end, spends what is still claimed and
+// leaves settled tickets alone.
+func TestGiveBackNeedsProofAndConnectionEndSpends(t *testing.T) {
+	e := newEnv(t, envOpts{spend: ports.SpendOnAccepted})
+	claim := func(p string) (string, *app.Ticket) {
+		st := stmt("DELETE", "DELETE FROM invoices WHERE id = $1", p)
+		id := mustDeny(t, e.check(st)).ApprovalID
+		_ = e.cp.Decide(id, domain.StatusApproved, "")
+		o := e.check(st)
+		if o.Ticket == nil {
+			t.Fatalf("claim %s: %+v", id, o)
+		}
+		return id, o.Ticket
+	}
+	id1, t1 := claim("1")
+	t1.GiveBack(domain.NothingRan{})
+	if st := e.status(t, id1); st != domain.StatusExecuted {
+		t.Fatalf("give-back without proof left %s, want EXECUTED", st)
+	}
+	id2, t2 := claim("2")
+	id3, t3 := claim("3")
+	var conn app.Tickets
+	conn.Add(t2)
+	conn.Add(t3)
+	conn.Add(nil)
+	t2.GiveBack(domain.RefusedBeforeRun("ERR 1064"))
+	if n := conn.SpendAll(); n != 1 {
+		t.Fatalf("SpendAll spent %d, want 1", n)
+	}
+	if st := e.status(t, id2); st != domain.StatusApproved {
+		t.Fatalf("given-back approval %s after SpendAll, want APPROVED", st)
+	}
+	if st := e.status(t, id3); st != domain.StatusExecuted {
+		t.Fatalf("approval open at the connection's end is %s, want EXECUTED", st)
 	}
 }

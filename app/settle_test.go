@@ -17,7 +17,11 @@ func TestSettleRetriesOnlyAcceptedOnUnavailable(t *testing.T) {
 		cp := &flakySettle{CP: fakecp.New(nil), failures: 1}
 		core := NewCore(CoreOptions{Sidecar: "s", CP: cp})
 		tk := &Ticket{gate: core.Gate, id: "x"}
-		tk.Settle(accepted)
+		if accepted {
+			tk.Spend()
+		} else {
+			tk.GiveBack(domain.NotSent("test"))
+		}
 		want := map[bool]int{true: 2, false: 1}[accepted]
 		if cp.calls != want {
 			t.Errorf("accepted=%v: %d settle calls, want %d", accepted, cp.calls, want)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/hoophq/sidecar/domain"
 )
 
 // ForcedSettleBudget bounds the settles that Gate.SettleOpen makes itself
@@ -67,7 +69,7 @@ func (g *Gate) OpenTickets() int {
 // by its adapter, or until ctx ends. Tickets still open then are settled as
 // accepted (EXECUTED), each with ForcedSettleBudget: their statement was
 // forwarded and may have run, and spending the approval is the side that can
-// never run a statement twice (Ticket.Settle). It returns how many it
+// never run a statement twice (Ticket.Spend). It returns how many it
 // settled itself.
 func (g *Gate) SettleOpen(ctx context.Context) int {
 wait:
@@ -97,7 +99,7 @@ wait:
 			defer wg.Done()
 			g.Log.Warn("approval still unsettled at shutdown; spending it (EXECUTED) so the statement can never run twice",
 				"approval_id", t.id, "listener", t.audit.Listener)
-			t.settle(true, ForcedSettleBudget)
+			t.settle(domain.NothingRan{}, ForcedSettleBudget)
 		}()
 	}
 	wg.Wait()

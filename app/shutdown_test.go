@@ -69,7 +69,7 @@ func TestSettleOpenLeavesNothingProcessing(t *testing.T) {
 		t.Fatalf("OpenTickets = %d, want 2", n)
 	}
 	// The adapter settles the first one (refused) while SettleOpen waits.
-	go func() { time.Sleep(50 * time.Millisecond); tickets[0].Settle(false) }()
+	go func() { time.Sleep(50 * time.Millisecond); tickets[0].GiveBack(domain.NotSent("test")) }()
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	if n := e.core.Gate.SettleOpen(ctx); n != 1 {
@@ -84,7 +84,7 @@ func TestSettleOpenLeavesNothingProcessing(t *testing.T) {
 	if n := e.core.Gate.OpenTickets(); n != 0 {
 		t.Fatalf("OpenTickets after SettleOpen = %d", n)
 	}
-	tickets[1].Settle(false) // the adapter's late settle changes nothing
+	tickets[1].GiveBack(domain.NotSent("test")) // the adapter's late settle changes nothing
 	if st := e.status(t, ids[1]); st != domain.StatusExecuted {
 		t.Fatalf("a late settle moved the approval to %s", st)
 	}

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/ports"
 )
 
@@ -17,6 +20,7 @@ type Ticket struct {
 	id       string
 	audit    ports.AuditEvent
 	once     sync.Once
+	done     atomic.Bool   // set when the settle begins
 	finished chan struct{} // closed when the settle has run; nil in tests that build a Ticket by hand
 }
 
@@ -28,28 +32,39 @@ func (t *Ticket) ApprovalID() string {
 	return t.id
 }
 
-// Settle tells the Control Plane how the upstream answered: accepted spends
-// the approval (EXECUTED), refused gives it back (APPROVED). It is safe on a
-// nil Ticket and runs at most once. It uses its own 10 s budget, so a client
-// that hung up does not leave the approval PROCESSING.
+// Spend tells the Control Plane that the statement was forwarded and its
+// outcome is not proved void: the approval is spent (EXECUTED). Call it for
+// an upstream that accepted the statement, and for every outcome that is
+// partial, unknown or lost (domain.NothingRan). It is safe on a nil Ticket
+// and settles at most once: after GiveBack or an earlier Spend it does
+// nothing, so `defer out.Ticket.Spend()` right after the gate's answer
+// makes a path that forgets to settle spend. It uses its own 10 s budget,
+// so a client that hung up does not leave the approval PROCESSING.
 //
-// An accepted settle that meets an unavailable Control Plane is tried up to
-// three times: if an earlier try did land, a retry can only spend an
-// approval early, never run a statement twice. A refused settle is tried
-// once: a retry could give back an approval another request has claimed
-// since. A request left PROCESSING is cleared by a person with revoke.
-func (t *Ticket) Settle(accepted bool) { t.settle(accepted, 10*time.Second) }
+// A spend that meets an unavailable Control Plane is tried up to three
+// times: if an earlier try did land, a retry can only spend an approval
+// early, never run a statement twice. A request left PROCESSING is cleared
+// by a person with revoke.
+func (t *Ticket) Spend() { t.settle(domain.NothingRan{}, 10*time.Second) }
+
+// GiveBack returns the approval to APPROVED, so the agent may resend, when
+// proof shows that nothing of the statement ran (domain.NothingRan); with a
+// zero proof it spends, as Spend does. It is safe on a nil Ticket and
+// settles at most once. A give-back is tried once: a retry could give back
+// an approval another request has claimed since.
+func (t *Ticket) GiveBack(proof domain.NothingRan) { t.settle(proof, 10*time.Second) }
 
 // settle settles t once within budget; a second call waits (up to budget)
 // for the first to finish.
-func (t *Ticket) settle(accepted bool, budget time.Duration) {
+func (t *Ticket) settle(proof domain.NothingRan, budget time.Duration) {
 	if t == nil {
 		return
 	}
 	ran := false
 	t.once.Do(func() {
 		ran = true
-		t.run(accepted, budget)
+		t.done.Store(true)
+		t.run(proof, budget)
 		t.gate.lc.untrack(t)
 		if t.finished != nil {
 			close(t.finished)
@@ -63,7 +78,8 @@ func (t *Ticket) settle(accepted bool, budget time.Duration) {
 	}
 }
 
-func (t *Ticket) run(accepted bool, budget time.Duration) {
+func (t *Ticket) run(proof domain.NothingRan, budget time.Duration) {
+	accepted := !proof.Proves()
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	tries := 1
@@ -87,7 +103,55 @@ func (t *Ticket) run(accepted bool, budget time.Duration) {
 		e.Error = err.Error()
 		t.gate.Log.Error("could not settle approval", "approval_id", t.id, "accepted", accepted, "error", err)
 	}
+	if !accepted {
+		t.gate.Log.Info("approval given back: nothing of the statement ran", "approval_id", t.id, "proof", proof.String())
+	}
 	t.gate.record(e)
+}
+
+// Tickets is one connection's claimed approvals, for a listener whose
+// answers arrive apart from the code that forwarded them (a pipeline, a
+// relay goroutine). SpendAll, called when the connection ends, spends every
+// ticket not settled by then: a statement forwarded on a connection that
+// ended before its answer was read may have run (domain.NothingRan), and no
+// approval stays PROCESSING after its connection. The zero value is ready;
+// it is safe for concurrent use.
+type Tickets struct {
+	mu   sync.Mutex
+	open []*Ticket
+}
+
+// Add records t (nil is ignored), dropping the tickets settled since.
+func (ts *Tickets) Add(t *Ticket) {
+	if t == nil {
+		return
+	}
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ts.open = slices.DeleteFunc(ts.open, (*Ticket).settled)
+	ts.open = append(ts.open, t)
+}
+
+// SpendAll spends every ticket added and not yet settled, and returns how
+// many that was.
+func (ts *Tickets) SpendAll() int {
+	ts.mu.Lock()
+	open := ts.open
+	ts.open = nil
+	ts.mu.Unlock()
+	n := 0
+	for _, t := range open {
+		if !t.settled() {
+			n++
+			t.Spend()
+		}
+	}
+	return n
+}
+
+// settled reports whether t's settle has run (or is running).
+func (t *Ticket) settled() bool {
+	return t.done.Load()
 }
 
 // String is for logs.

@@ -13,9 +13,11 @@ import (
 	"github.com/hoophq/sidecar/adapters/inbound/mongodb/wire"
 )
 
-// spend_approval_on: accepted: an approved insert that the upstream refuses
-// (writeErrors: a duplicate _id) gives the approval back (APPROVED); once the
-// conflict is gone the identical resend runs and spends it (EXECUTED).
+// spend_approval_on: accepted: an approved insert whose answer carries
+// writeErrors (a duplicate _id) is no proof that nothing ran (a write with
+// several documents writes those before the failing one): the approval is
+// spent (EXECUTED), and the identical resend is held under a new approval,
+// which the accepted run then spends.
 func TestSpendOnAccepted(t *testing.T) {
 	e := newEnv(t)
 	addr, _ := e.sidecar(listenerOpts{spend: "accepted"})
@@ -31,12 +33,19 @@ func TestSpendOnAccepted(t *testing.T) {
 	if !mongo.IsDuplicateKeyError(err) {
 		t.Fatalf("approved insert of a duplicate _id: %v, want the upstream's duplicate key error", err)
 	}
-	if st := e.cp.Review(t, id).Status; st != "APPROVED" {
-		t.Fatalf("after the upstream refused: %s, want APPROVED", st)
+	if st := e.cp.Review(t, id).Status; st != "EXECUTED" {
+		t.Fatalf("after writeErrors: %s, want EXECUTED", st)
 	}
 	if _, err := e.direct("once").DeleteMany(ctx, bson.D{}); err != nil {
 		t.Fatal(err)
 	}
+	_, err = coll.InsertOne(ctx, doc)
+	if id2 := heldID(t, err); id2 == id {
+		t.Fatalf("the resend reused the spent approval %s", id)
+	} else {
+		id = id2
+	}
+	e.cp.Approve(t, id)
 	if _, err := coll.InsertOne(ctx, doc); err != nil {
 		t.Fatalf("the resend: %v", err)
 	}

@@ -32,12 +32,16 @@ type env struct {
 	db string
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t *testing.T) *env { t.Helper(); return newEnvNamed(t, "mysql") }
+
+// newEnvNamed is newEnv with a database named prefix_<random>, for suites
+// that share the upstream with others and name what they create.
+func newEnvNamed(t *testing.T, prefix string) *env {
 	t.Helper()
 	e := &env{t: t, up: pickUpstream(t)}
 	b := make([]byte, 5)
 	rand.Read(b)
-	e.db = "mysql_" + hex.EncodeToString(b)
+	e.db = prefix + "_" + hex.EncodeToString(b)
 	e.direct("CREATE DATABASE " + e.db)
 	t.Cleanup(func() { e.adminExec("DROP DATABASE IF EXISTS " + e.db) })
 	e.cp = harness.StartControlPlane(t, harness.CPOptions{Sidecars: map[string]string{"test": sidecarToken}})

@@ -198,29 +198,37 @@ func TestTwoSidecarsTwentyConnectionsOneRow(t *testing.T) {
 	}
 }
 
-// spend_approval_on: accepted: a resend that fails upstream leaves the
-// approval APPROVED; the next successful one makes it EXECUTED.
+// spend_approval_on: accepted: a resend the upstream refuses before running
+// anything (42P01) leaves the approval APPROVED; the next successful one
+// makes it EXECUTED. An error raised while running (23505) is no proof that
+// nothing ran: it spends the approval (docs/postgres-listener.md).
 func TestSpendOnAccepted(t *testing.T) {
 	e := newEnv(t)
 	addr := e.sidecar("accepted")
-	e.direct("CREATE TABLE u (id int PRIMARY KEY)")
-	e.direct("INSERT INTO u VALUES (1)")
 	ctx := context.Background()
 	c := e.connect(addr, returnApp)
 	_, err := c.Exec(ctx, "INSERT INTO u VALUES (1)")
 	id := heldID(t, err)
 	e.cp.Approve(t, id)
 	_, err = c.Exec(ctx, "INSERT INTO u VALUES (1)")
-	pgErr(t, err, "23505")
+	pgErr(t, err, "42P01")
 	if st := e.cp.Review(t, id).Status; st != "APPROVED" {
 		t.Fatalf("after the refused resend: %s, want APPROVED", st)
 	}
-	e.direct("DELETE FROM u")
+	e.direct("CREATE TABLE u (id int PRIMARY KEY)")
 	if _, err := c.Exec(ctx, "INSERT INTO u VALUES (1)"); err != nil {
 		t.Fatal(err)
 	}
 	if st := e.cp.Review(t, id).Status; st != "EXECUTED" {
 		t.Fatalf("after the accepted resend: %s, want EXECUTED", st)
+	}
+	_, err = c.Exec(ctx, "INSERT INTO u VALUES (1)")
+	id2 := heldID(t, err)
+	e.cp.Approve(t, id2)
+	_, err = c.Exec(ctx, "INSERT INTO u VALUES (1)")
+	pgErr(t, err, "23505")
+	if st := e.cp.Review(t, id2).Status; st != "EXECUTED" {
+		t.Fatalf("after a unique violation: %s, want EXECUTED", st)
 	}
 }
 

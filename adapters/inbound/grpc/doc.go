@@ -8,6 +8,8 @@
 //   - protocol.go: New, the app.Protocol surface (Name, Serve), the
 //     grpc.Server with grpc.UnknownServiceHandler and the raw codec, the
 //     listener's own certificate, draining on stop.
+//   - spend.go: the statuses that prove nothing of a call ran
+//     (spend_approval_on: accepted; the rule is domain.NothingRan).
 //   - codec.go: the codec that passes message bytes through untouched.
 //   - handler.go: per call, the gate first (reading the first request
 //     message only when an approval rule covers the method), then the proxy

@@ -175,6 +175,34 @@ func TestSpendOnAccepted(t *testing.T) {
 	}
 }
 
+// An upstream that ends an approved call with a status that does not
+// refuse it before it acts (INTERNAL: the call may have run in part) gives
+// no proof that nothing ran: the approval is spent (spend.go).
+func TestSpendOnAcceptedInternalErrorSpends(t *testing.T) {
+	up := startUpstream(t)
+	sc := newSidecar(true)
+	addr, _ := sc.serve(t, app.ListenerSettings{Name: "g", Upstream: up.Addr, SpendOn: ports.SpendOnAccepted,
+		Approvals: []domain.ApprovalRule{rule(t, "held", "/hoop.probe.v1.Probe/*")}})
+	c := probeClient(t, addr, nil)
+	fail := func() error {
+		_, err := c.Fail(context.Background(), &testpb.FailRequest{Message: "internal"})
+		return err
+	}
+	_ = fail()
+	recs := sc.CP.Records()
+	id := recs[len(recs)-1].ID
+	_ = sc.CP.Decide(id, domain.StatusApproved, "")
+	if err := fail(); status.Code(err) != codes.Internal {
+		t.Fatalf("approved Fail: %v", err)
+	}
+	if st := sc.record(t, id).Status; st != domain.StatusExecuted {
+		t.Errorf("after INTERNAL the approval is %s, want EXECUTED", st)
+	}
+	if err := fail(); status.Code(err) != codes.PermissionDenied {
+		t.Errorf("the next identical call: %v, want held again", err)
+	}
+}
+
 // A reload's new rules apply to the next call on the same listener.
 func TestReloadAppliesRules(t *testing.T) {
 	up := startUpstream(t)

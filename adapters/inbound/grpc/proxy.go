@@ -51,7 +51,7 @@ var streamDesc = &grpc.StreamDesc{ServerStreams: true, ClientStreams: true}
 func (h *handler) proxy(ctx context.Context, ss grpc.ServerStream, s *app.ListenerSettings, r *request, t *app.Ticket) error {
 	conn, err := h.ups.conn(s)
 	if err != nil {
-		t.Settle(false)
+		t.GiveBack(domain.NotSent("no upstream connection: " + err.Error()))
 		h.log.Error("no upstream connection", "upstream", s.Upstream, "error", err)
 		return status.Errorf(codes.Unavailable, "grpc listener: upstream %s: %v", s.Upstream, err)
 	}
@@ -59,7 +59,7 @@ func (h *handler) proxy(ctx context.Context, ss grpc.ServerStream, s *app.Listen
 	defer cancel()
 	cs, err := conn.NewStream(metadata.NewOutgoingContext(ctx, forwardMetadata(r.md)), streamDesc, r.method)
 	if err != nil {
-		t.Settle(false)
+		t.GiveBack(domain.NotSent("the upstream stream did not open: " + err.Error()))
 		return err
 	}
 	var (
@@ -81,11 +81,13 @@ func (h *handler) proxy(ctx context.Context, ss grpc.ServerStream, s *app.Listen
 		err = clientEr
 	}
 	mu.Unlock()
-	// Given back only when the upstream itself ended the call with an error
-	// (or could not be reached) before any response message; a call that
-	// the client cancelled or that ran out of time may have run, so it
-	// spends the approval.
-	t.Settle(!(err != nil && msgs == 0 && ctx.Err() == nil))
+	// Given back only with the upstream's proof that nothing ran (spend.go);
+	// a call that the client cancelled or that ran out of time may have
+	// run, so it spends the approval.
+	if msgs == 0 && ctx.Err() == nil {
+		t.GiveBack(proof(err))
+	}
+	t.Spend()
 	return err
 }
 

@@ -9,6 +9,8 @@
 //     with its per-connection request counter. The listener speaks HTTP/1.1
 //     only (also over TLS), so "the first request on a connection" is well
 //     defined for the status path.
+//   - spend.go: the statuses that prove nothing of a request ran
+//     (spend_approval_on: accepted; the rule is domain.NothingRan).
 //   - relay.go, relayforward.go: the relay that serves plain HTTP/1.1
 //     connections without net/http (a request head read and decided, then
 //     bytes moved over an upstream connection pinned to the client's);

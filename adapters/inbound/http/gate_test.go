@@ -1,6 +1,7 @@
 package httplistener_test
 
 import (
+	"net"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -293,8 +294,12 @@ func TestPolicyAndUnavailableDenials(t *testing.T) {
 	}
 }
 
+// spend_approval_on: accepted gives an approval back only with proof that
+// nothing ran (spend.go): a 409 refusal gives it back; an upstream that hung
+// up without an answer, or a 500, may have acted, so it spends the approval
+// and the next identical request is held under a new one (issue 24).
 func TestSpendApprovalOnAccepted(t *testing.T) {
-	var mode atomic.Int32 // 0: hang up without an answer, 1: 409, 2: 200
+	var mode atomic.Int32 // 0: hang up without an answer, 1: 409, 2: 200, 3: 500
 	up, rec := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
 		switch mode.Load() {
 		case 0:
@@ -302,6 +307,8 @@ func TestSpendApprovalOnAccepted(t *testing.T) {
 			_ = c.Close()
 		case 1:
 			http.Error(w, "upstream refused", http.StatusConflict)
+		case 3:
+			http.Error(w, "upstream failed", http.StatusInternalServerError)
 		default:
 			_, _ = w.Write([]byte("done"))
 		}
@@ -310,37 +317,73 @@ func TestSpendApprovalOnAccepted(t *testing.T) {
 	addr := sc.serve(t, app.ListenerSettings{Name: "api", Upstream: up.URL, Mode: app.ModeReturn,
 		SpendOn: ports.SpendOnAccepted, Approvals: []domain.ApprovalRule{deleteRule(t)}})
 	url := "http://" + addr + "/v1/items/8"
-	resp, _ := send(t, "DELETE", url, "")
-	id := resp.Header.Get("X-Hoop-Approval-Id")
-	_ = sc.CP.Decide(id, domain.StatusApproved, "")
-	status := func() domain.Status {
+	status := func(id string) domain.Status {
 		a, err := sc.CP.Get(t.Context(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return a.Status
 	}
-
-	resp, _ = send(t, "DELETE", url, "")
-	if resp.StatusCode != http.StatusBadGateway || status() != domain.StatusApproved {
-		t.Fatalf("upstream hung up: %d, approval %s, want 502 and APPROVED (given back)", resp.StatusCode, status())
+	approved := func(prev string) string {
+		t.Helper()
+		resp, _ := send(t, "DELETE", url, "")
+		id := resp.Header.Get("X-Hoop-Approval-Id")
+		if resp.StatusCode != 403 || id == "" || id == prev {
+			t.Fatalf("want a new approval held, got %d id %q (previous %q)", resp.StatusCode, id, prev)
+		}
+		_ = sc.CP.Decide(id, domain.StatusApproved, "")
+		return id
 	}
+
+	id := approved("")
 	mode.Store(1)
 	resp, body := send(t, "DELETE", url, "")
-	if resp.StatusCode != 409 || !strings.Contains(body, "upstream refused") || status() != domain.StatusApproved {
-		t.Fatalf("refused resend: %d %q, approval %s, want APPROVED (given back)", resp.StatusCode, body, status())
+	if resp.StatusCode != 409 || !strings.Contains(body, "upstream refused") || status(id) != domain.StatusApproved {
+		t.Fatalf("refused resend: %d %q, approval %s, want APPROVED (given back)", resp.StatusCode, body, status(id))
 	}
+	mode.Store(0)
+	resp, _ = send(t, "DELETE", url, "")
+	if resp.StatusCode != http.StatusBadGateway || status(id) != domain.StatusExecuted {
+		t.Fatalf("upstream hung up: %d, approval %s, want 502 and EXECUTED (outcome lost)", resp.StatusCode, status(id))
+	}
+	id = approved(id)
+	mode.Store(3)
+	resp, _ = send(t, "DELETE", url, "")
+	if resp.StatusCode != 500 || status(id) != domain.StatusExecuted {
+		t.Fatalf("upstream 500: %d, approval %s, want EXECUTED (outcome unknown)", resp.StatusCode, status(id))
+	}
+	id = approved(id)
 	mode.Store(2)
 	resp, body = send(t, "DELETE", url, "")
-	if resp.StatusCode != 200 || body != "done" || status() != domain.StatusExecuted {
-		t.Fatalf("accepted resend: %d %q, approval %s, want EXECUTED", resp.StatusCode, body, status())
+	if resp.StatusCode != 200 || body != "done" || status(id) != domain.StatusExecuted {
+		t.Fatalf("accepted resend: %d %q, approval %s, want EXECUTED", resp.StatusCode, body, status(id))
 	}
-	if n := rec.count("DELETE", "/v1/items/8"); n != 3 {
-		t.Errorf("upstream saw %d DELETEs, want 3 (hung up, refused, accepted)", n)
+	if n := rec.count("DELETE", "/v1/items/8"); n != 4 {
+		t.Errorf("upstream saw %d DELETEs, want 4 (refused, hung up, failed, accepted)", n)
 	}
+	approved(id)
+}
+
+// An approved request whose upstream cannot be reached at all never left
+// the Sidecar: the approval is given back (domain.NotSent).
+func TestSpendOnAcceptedUnreachableUpstreamGivesBack(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String()
+	ln.Close()
+	sc := newSidecar(true)
+	addr := sc.serve(t, app.ListenerSettings{Name: "api", Upstream: dead, Mode: app.ModeReturn,
+		SpendOn: ports.SpendOnAccepted, Approvals: []domain.ApprovalRule{deleteRule(t)}})
+	url := "http://" + addr + "/v1/items/9"
+	resp, _ := send(t, "DELETE", url, "")
+	id := resp.Header.Get("X-Hoop-Approval-Id")
+	_ = sc.CP.Decide(id, domain.StatusApproved, "")
 	resp, _ = send(t, "DELETE", url, "")
-	if resp.StatusCode != 403 || resp.Header.Get("X-Hoop-Approval-Id") == id {
-		t.Fatalf("after the spend: %d", resp.StatusCode)
+	a, _ := sc.CP.Get(t.Context(), id)
+	if resp.StatusCode != http.StatusBadGateway || a.Status != domain.StatusApproved {
+		t.Fatalf("unreachable upstream: %d, approval %s, want 502 and APPROVED", resp.StatusCode, a.Status)
 	}
 }
 

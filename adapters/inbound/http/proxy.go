@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptrace"
 	"net/http/httputil"
 	"net/url"
 	"strings"
+	"sync/atomic"
 
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
@@ -58,13 +60,17 @@ var pathOverrideHeaders = []string{"X-Original-URL", "X-Rewrite-URL"}
 // dropped), and no X-Hoop-Approval header nor pathOverrideHeaders.
 //
 // held says an approval rule covered the request (it runs on a connection of
-// its own, never replayed). With a ticket (spend_approval_on: accepted), an upstream answer below 400
-// settles the approval as accepted (EXECUTED) and any other answer, or no
-// answer, as refused (given back, APPROVED).
+// its own, never replayed). With a ticket (spend_approval_on: accepted), the
+// approval is given back (APPROVED) only with proof that nothing of the
+// request ran (spend.go): an answer whose status refuses the request, or a
+// request that never got a connection to the upstream. Every other answer,
+// and no answer once the request had a connection, spends it (EXECUTED).
 func (h *handler) forward(w http.ResponseWriter, r *http.Request, s *app.ListenerSettings, held bool, ticket *app.Ticket) {
-	defer ticket.Settle(false) // no-op once settled
+	defer ticket.Spend() // no-op once settled
+	var sent atomic.Bool // the request got a connection to the upstream
 	rt := h.routes.get(s)
 	if rt.urlErr != nil {
+		ticket.GiveBack(domain.NotSent("the listener's upstream is misconfigured"))
 		h.log.Error("bad upstream", "error", rt.urlErr)
 		writeText(w, http.StatusBadGateway, "bad gateway: the listener's upstream is misconfigured")
 		return
@@ -74,6 +80,7 @@ func (h *handler) forward(w http.ResponseWriter, r *http.Request, s *app.Listene
 		tr, err = h.p.transport(s.UpstreamTLS, true)
 	}
 	if err != nil {
+		ticket.GiveBack(domain.NotSent("the listener's upstream TLS settings do not load"))
 		h.log.Error("bad upstream tls", "error", err)
 		writeText(w, http.StatusBadGateway, "bad gateway: the listener's upstream TLS settings do not load")
 		return
@@ -87,6 +94,10 @@ func (h *handler) forward(w http.ResponseWriter, r *http.Request, s *app.Listene
 			pr.SetURL(target)
 			pr.SetXForwarded()
 			pr.Out.Header.Del(domain.Names.HeaderApprovalMode)
+			if ticket != nil {
+				pr.Out = pr.Out.WithContext(httptrace.WithClientTrace(pr.Out.Context(),
+					&httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { sent.Store(true) }}))
+			}
 			for _, k := range pathOverrideHeaders {
 				pr.Out.Header.Del(k)
 			}
@@ -101,13 +112,13 @@ func (h *handler) forward(w http.ResponseWriter, r *http.Request, s *app.Listene
 		BufferPool:    &h.p.buffers,
 		ErrorLog:      h.errLog,
 		ModifyResponse: func(resp *http.Response) error {
-			if ticket != nil {
-				ticket.Settle(resp.StatusCode < 400)
-			}
+			ticket.GiveBack(proof(resp.StatusCode))
 			return nil
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			ticket.Settle(false)
+			if !sent.Load() {
+				ticket.GiveBack(domain.NotSent("no connection to the upstream: " + err.Error()))
+			}
 			if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
 				return // the client left
 			}

@@ -34,6 +34,8 @@
 //     upstream login with the certificate x509_logins maps its subject to.
 //   - statement.go: what the gate sees of a command (canonical bytes and
 //     the approver's rendering come from the command package).
+//   - spend.go: what proves that nothing of an approved command ran
+//     (spend_approval_on: accepted; the rule is domain.NothingRan).
 //   - errors.go: the error replies {ok: 0, errmsg, code, codeName} and
 //     their codes.
 //   - actions.go: the actions rules can name (command.Actions), checked by

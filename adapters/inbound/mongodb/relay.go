@@ -57,7 +57,7 @@ func (s *session) relay() {
 			// approval is spent, never given back (a resend would run the
 			// command a second time).
 			if p.ticket != nil {
-				p.ticket.Settle(true)
+				p.ticket.Spend()
 			}
 			if p.own != nil {
 				p.own <- nil // too large to read: no answer
@@ -157,11 +157,10 @@ func (s *session) stream(head []byte, br *bufio.Reader, n int64) error {
 func (s *session) inspect(p *pending, msg []byte) {
 	body := replyBody(msg, s.max())
 	if p.ticket != nil {
-		// spend_approval_on: accepted: ok: 1 without writeErrors spends the
-		// approval (EXECUTED); anything else gives it back (APPROVED).
-		// An unreadable answer leaves the outcome unknown: spend, never
-		// give back (a resend would run the command a second time).
-		p.ticket.Settle(body == nil || accepted(body))
+		// spend_approval_on: accepted: given back only with the reply's
+		// proof that nothing ran (spend.go); anything else, an unreadable
+		// reply too, spends it (a resend would run the command again).
+		p.ticket.GiveBack(proof(body))
 	}
 	if body == nil {
 		return
@@ -237,20 +236,4 @@ func commandOK(body bsoncore.Document) bool {
 	}
 	b, _ := v.BooleanOK()
 	return b
-}
-
-// accepted reports whether the upstream accepted a command: ok: 1 and no
-// writeErrors or writeConcernError (a write that ok: 1 alone reports may
-// still have failed on every document).
-func accepted(body bsoncore.Document) bool {
-	if !commandOK(body) {
-		return false
-	}
-	if _, err := body.LookupErr("writeErrors"); err == nil {
-		return false
-	}
-	if _, err := body.LookupErr("writeConcernError"); err == nil {
-		return false
-	}
-	return true
 }

@@ -40,6 +40,7 @@ type session struct {
 	maxSize    atomic.Int32 // the upstream's maxMessageSizeBytes, 0 until its hello reply
 	returnMode atomic.Bool  // hoop-approval=return in the first hello's appName
 	nextID     atomic.Int32 // requestIDs of the listener's own messages
+	tickets    app.Tickets  // approvals claimed on this connection (spend_approval_on: accepted)
 
 	mu          sync.Mutex
 	user        string // the authenticated user (SCRAM n=, PLAIN authcid, X.509 user)
@@ -105,6 +106,9 @@ func (s *session) run() {
 	s.up.Close()
 	s.client.Close()
 	<-relayDone
+	// A reply that never came (the upstream lost mid-answer, the client
+	// gone) leaves its command's outcome unknown: spend (app.Tickets).
+	s.tickets.SpendAll()
 }
 
 // serve reads and decides the client's messages one at a time.
@@ -243,20 +247,30 @@ func (s *session) decide(raw []byte, hdr wire.Header, cmd *command.Command, lega
 	}
 	if out.Forward {
 		if out.Ticket != nil {
+			// Spent unless a proof gives it back (spend.go), at the latest
+			// when the connection ends (run).
+			s.tickets.Add(out.Ticket)
 			if moreToCome {
 				// No reply will come (w:0): the upstream took it.
 				err := s.forward(raw, hdr, nil, true)
-				out.Ticket.Settle(err == nil)
+				if err != nil {
+					out.Ticket.GiveBack(domain.NotSent(err.Error()))
+				}
+				out.Ticket.Spend()
 				return err
 			}
 			if s.isOutstanding(hdr.RequestID) {
 				// The answer to the earlier request of this id would
 				// settle this approval: refuse; nothing ran, give it back.
-				out.Ticket.Settle(false)
+				out.Ticket.GiveBack(domain.NotSent(fmt.Sprintf("requestID %d still awaits an earlier answer", hdr.RequestID)))
 				return s.reply(hdr, legacy, errorDoc(CodeBadCommand, fmt.Sprintf(
 					"requestID %d is still awaiting the answer to an earlier request; resend this approved command with a new requestID", hdr.RequestID)))
 			}
-			return s.forward(raw, hdr, &pending{ticket: out.Ticket}, false)
+			err := s.forward(raw, hdr, &pending{ticket: out.Ticket}, false)
+			if err != nil {
+				out.Ticket.GiveBack(domain.NotSent(err.Error()))
+			}
+			return err
 		}
 		return s.forward(raw, hdr, nil, moreToCome)
 	}

@@ -112,3 +112,71 @@ func deleteAll() bsoncore.Document {
 			AppendString("$db", "test")
 	})
 }
+
+// The upstream's answer to an approved delete decides the approval only as
+// proof that nothing ran (spend.go): ok: 0 with a code raised before the
+// command runs gives it back; a writeConcernError (the write was applied),
+// partial writeErrors, n > 0, or a code raised while running spend it.
+func TestApprovedWriteAnswersSpendUnlessProvedVoid(t *testing.T) {
+	for name, tc := range map[string]struct {
+		body func(b *bsoncore.DocumentBuilder)
+		want domain.Status
+	}{
+		"Unauthorized": {func(b *bsoncore.DocumentBuilder) {
+			b.AppendDouble("ok", 0).AppendInt32("code", 13).AppendString("codeName", "Unauthorized").AppendString("errmsg", "not authorized")
+		}, domain.StatusApproved},
+		"writeConcernError": {func(b *bsoncore.DocumentBuilder) {
+			b.AppendDouble("ok", 1).AppendInt32("n", 3).AppendDocument("writeConcernError", doc(func(w *bsoncore.DocumentBuilder) {
+				w.AppendInt32("code", 64).AppendString("errmsg", "waiting for replication timed out")
+			}))
+		}, domain.StatusExecuted},
+		"partial writeErrors": {func(b *bsoncore.DocumentBuilder) {
+			b.AppendDouble("ok", 1).AppendInt32("n", 1).AppendArray("writeErrors", bsoncore.NewArrayBuilder().AppendDocument(
+				doc(func(w *bsoncore.DocumentBuilder) {
+					w.AppendInt32("index", 1).AppendInt32("code", 11000).AppendString("errmsg", "duplicate key")
+				})).Build())
+		}, domain.StatusExecuted},
+		"WriteConflict while running": {func(b *bsoncore.DocumentBuilder) {
+			b.AppendDouble("ok", 0).AppendInt32("code", 112).AppendString("codeName", "WriteConflict").AppendString("errmsg", "write conflict")
+		}, domain.StatusExecuted},
+	} {
+		t.Run(name, func(t *testing.T) {
+			answer := (&wire.Msg{Header: wire.Header{RequestID: 9, ResponseTo: 2}, Body: doc(tc.body)}).Append(nil)
+			cp := fakecp.New(nil)
+			l := spendOnAcceptedListener(t, cp)
+			var out, fwd bytes.Buffer
+			_ = testSession(l, opMsg(1, 0, deleteAll()), &out, &fwd).serve()
+			if err := cp.Decide(cp.Records()[0].ID, domain.StatusApproved, ""); err != nil {
+				t.Fatal(err)
+			}
+			s := testSession(l, opMsg(2, 0, deleteAll()), &out, &fwd)
+			_ = s.serve()
+			s.up = fuzzConn{r: bytes.NewReader(answer)}
+			s.relay()
+			if st := cp.Records()[0].Status; st != tc.want {
+				t.Fatalf("approval %s after the answer, want %s", st, tc.want)
+			}
+		})
+	}
+}
+
+// The upstream lost before it answered an approved delete: when the
+// connection ends the approval is spent, never left PROCESSING.
+func TestUpstreamLostBeforeTheAnswerSpends(t *testing.T) {
+	cp := fakecp.New(nil)
+	l := spendOnAcceptedListener(t, cp)
+	var out, fwd bytes.Buffer
+	_ = testSession(l, opMsg(1, 0, deleteAll()), &out, &fwd).serve()
+	if err := cp.Decide(cp.Records()[0].ID, domain.StatusApproved, ""); err != nil {
+		t.Fatal(err)
+	}
+	s := testSession(l, opMsg(2, 0, deleteAll()), &out, &fwd)
+	s.up = fuzzConn{r: bytes.NewReader([]byte{1, 2, 3}), w: &fwd} // half a header, then EOF
+	s.run()
+	if fwd.Len() == 0 {
+		t.Fatal("the approved delete was not forwarded")
+	}
+	if st := cp.Records()[0].Status; st != domain.StatusExecuted {
+		t.Fatalf("approval %s after the upstream was lost, want %s", st, domain.StatusExecuted)
+	}
+}

@@ -166,8 +166,12 @@ func (s *session) token(t tds.Token, res *response, discard bool) {
 		if len(t.Body) > 5 && t.Body[5] >= 11 {
 			res.failed = true
 		}
-		if e, err := tds.DecodeErrorInfo(t.Body); err != nil || e.ProcName != "" {
+		e, err := tds.DecodeErrorInfo(t.Body)
+		if err != nil || e.ProcName != "" {
 			res.inProc = true // or unreadable: nothing tells where it was raised
+		}
+		if err == nil && res.errNumber == 0 && len(t.Body) > 5 && t.Body[5] >= 11 {
+			res.errNumber = e.Number
 		}
 	case tds.TokenInfo:
 		if discard {

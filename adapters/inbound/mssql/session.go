@@ -108,16 +108,17 @@ type request struct {
 // response is what the relay read of the upstream's answer to a forwarded
 // request.
 type response struct {
-	failed  bool   // an ERROR token (class ≥ 11), or DONE with DONE_ERROR / DONE_SRVERROR
-	inProc  bool   // an ERROR token raised inside a module (its ProcName set: a trigger, function, procedure)
-	attn    bool   // DONE(ATTN): the request was cancelled
-	ran     bool   // a statement of it completed (DONE or DONEINPROC without an error or attention bit)
-	handle  *int32 // the first integer RETURNVALUE, when wantHandle
-	env     []byte // ENVCHANGE tokens of an answer not relayed (discard)
-	lost    bool   // the relay could not frame the tokens of this answer
-	state   string // the INFO of the listener's relearn batch (discard only)
-	aborted bool   // the session ended before the answer did
-	unsent  bool   // cancelled by the client before it was forwarded
+	failed    bool   // an ERROR token (class ≥ 11), or DONE with DONE_ERROR / DONE_SRVERROR
+	errNumber int32  // the number of the first ERROR token of class ≥ 11 (0: none read)
+	inProc    bool   // an ERROR token raised inside a module (its ProcName set: a trigger, function, procedure)
+	attn      bool   // DONE(ATTN): the request was cancelled
+	ran       bool   // a statement of it completed (DONE or DONEINPROC without an error or attention bit)
+	handle    *int32 // the first integer RETURNVALUE, when wantHandle
+	env       []byte // ENVCHANGE tokens of an answer not relayed (discard)
+	lost      bool   // the relay could not frame the tokens of this answer
+	state     string // the INFO of the listener's relearn batch (discard only)
+	aborted   bool   // the session ended before the answer did
+	unsent    bool   // cancelled by the client before it was forwarded
 }
 
 func newSession(p *Protocol, l *app.Listener, log *slog.Logger, client net.Conn, cr *bufio.Reader, up net.Conn, ur *bufio.Reader) *session {

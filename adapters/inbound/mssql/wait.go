@@ -3,6 +3,7 @@ package mssql
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/hoophq/sidecar/adapters/inbound/mssql/analyzer"
@@ -114,8 +115,9 @@ func (s *session) decideAndRun(set *app.ListenerSettings, u *unit, m tds.Message
 		}
 	}
 	if out.Ticket != nil {
-		o.onEnd = func(r response) { out.Ticket.Settle(spends(r, u.atomic)) }
+		o.onEnd = func(r response) { out.Ticket.GiveBack(proof(r, u.atomic)) }
 	}
+	defer out.Ticket.Spend() // a path that settled nothing spends (no-op after onEnd)
 	resp, err := s.exchange(m, o)
 	if err == nil && after != nil {
 		after(resp)
@@ -123,27 +125,30 @@ func (s *session) decideAndRun(set *app.ListenerSettings, u *unit, m tds.Message
 	return err
 }
 
-// spends reports whether r, the answer to an approved request, spends its
-// approval (spend_approval_on: accepted); atomic tells whether the request
-// is one atomic statement, asked only when the answer leaves it open. It is given back only when
-// nothing of the request can have run: the client cancelled it before it
-// was forwarded, or the upstream refused a request of one atomic statement
-// (analyzer.Atomic) before it completed. The answer does not tell more:
-// SQL Server goes on after most errors, SET NOCOUNT ON drops the
-// DONEINPROC of each statement of an sp_executesql or a procedure (a
+// proof returns the proof that nothing of an approved request ran
+// (domain.NothingRan; spend_approval_on: accepted), or the zero value, which
+// spends the approval. atomic tells whether the request is one atomic
+// statement, asked only when the answer leaves it open. It is a proof
+// only when nothing of the request can have run: the client cancelled it
+// before it was forwarded, or the upstream refused a request of one atomic
+// statement (analyzer.Atomic) before any of it completed. The answer does
+// not tell more: SQL Server goes on after most errors, SET NOCOUNT ON drops
+// the DONEINPROC of each statement of an sp_executesql or a procedure (a
 // DELETE before a failing statement leaves no trace), an Attention
 // discards what was not sent yet (a statement that completed just before
 // it reports only DONE(ATTN)), an answer cut off may have run, and an
 // error raised inside a module (an AFTER trigger's RAISERROR without a
 // rollback) leaves the statement's own change in place.
-func spends(r response, atomic func() bool) bool {
+func proof(r response, atomic func() bool) domain.NothingRan {
 	switch {
 	case r.unsent:
-		return false
-	case r.aborted, r.ran, r.attn, r.inProc, !r.failed:
-		return true
+		return domain.NotSent("cancelled by the client's Attention before it was forwarded")
+	case r.aborted, r.ran, r.attn, r.inProc, !r.failed, r.lost:
+		return domain.NothingRan{}
+	case !atomic():
+		return domain.NothingRan{}
 	}
-	return !atomic()
+	return domain.RefusedBeforeRun(fmt.Sprintf("ERROR %d before any statement completed", r.errNumber))
 }
 
 // deny answers a request the gate did not forward: nothing for a client

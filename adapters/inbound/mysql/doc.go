@@ -34,6 +34,8 @@
 //     the server status flags, LOAD DATA LOCAL INFILE transfers.
 //   - statement.go: the canonical bytes and the approver's rendering of a
 //     COM_QUERY and of a COM_STMT_EXECUTE (text plus bound values).
+//   - spend.go: what proves that nothing of a forwarded command ran
+//     (spend_approval_on: accepted; the rule is domain.NothingRan).
 //   - errors.go: ERR packets, their numbers and SQLSTATEs.
 //   - actions.go: the actions rules can name (the analyzer's vocabulary),
 //     checked by `sidecar validate` (app.ActionChecker).

@@ -8,6 +8,7 @@ import (
 	gm "github.com/go-mysql-org/go-mysql/mysql"
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/domain"
 )
 
 // prepared is one prepared statement of a session, as the upstream
@@ -86,21 +87,24 @@ func (s *session) execute(p []byte, seq byte) error {
 	if !out.Forward {
 		return s.deny(out, seq)
 	}
-	st.types = types // the server keeps the types of the executes it received
+	defer out.Ticket.Spend() // unless a proof gives it back first (query.go)
+	st.types = types         // the server keeps the types of the executes it received
 	for i, v := range st.long {
 		pkt := binary.LittleEndian.AppendUint32([]byte{gm.COM_STMT_SEND_LONG_DATA}, id)
 		pkt = binary.LittleEndian.AppendUint16(pkt, uint16(i))
 		if _, err := writePacket(s.uw, 0, append(pkt, v...)); err != nil {
-			out.Ticket.Settle(false)
+			out.Ticket.GiveBack(domain.NotSent(err.Error()))
 			return err
 		}
 	}
 	if err := s.forward(p, seq); err != nil {
-		out.Ticket.Settle(false)
+		out.Ticket.GiveBack(domain.NotSent(err.Error()))
 		return err
 	}
 	a, err := s.relay(respResult, s.cw)
-	out.Ticket.Settle(err == nil && a.accepted())
+	if err == nil {
+		out.Ticket.GiveBack(proof(a, res))
+	}
 	return err
 }
 

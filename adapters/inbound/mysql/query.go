@@ -33,13 +33,18 @@ func (s *session) query(p []byte, seq byte) error {
 	if !out.Forward {
 		return s.deny(out, seq)
 	}
+	// Every way out spends the approval but the two proofs that nothing ran
+	// (domain.NothingRan): a later settle is a no-op.
+	defer out.Ticket.Spend()
 	s.multiByte = s.multiByte || mayChangeCharset(sql)
 	if err := s.forward(p, seq); err != nil {
-		out.Ticket.Settle(false)
+		out.Ticket.GiveBack(domain.NotSent(err.Error()))
 		return err
 	}
 	a, err := s.relay(respResult, s.cw)
-	out.Ticket.Settle(err == nil && a.accepted())
+	if err == nil {
+		out.Ticket.GiveBack(proof(a, res))
+	}
 	switch {
 	case err == nil && !a.failed:
 		s.follow(res)

@@ -29,22 +29,12 @@ const (
 
 // answer is what the listener reads of an answer while relaying it.
 type answer struct {
-	first  byte // the first byte of the first packet: 0x00 OK, 0xff ERR, …
-	failed bool // an ERR came
+	first  byte   // the first byte of the first packet: 0x00 OK, 0xff ERR, …
+	failed bool   // an ERR came
+	code   uint16 // the error number of an ERR first packet
+	state  string // its SQLSTATE ("" when it has none)
 	stmtID uint32
 	params int
-}
-
-// accepted reports whether the upstream accepted the command
-// (spend_approval_on: accepted): its answer did not begin with ERR (a
-// later ERR of a multi-statement text leaves the statements before it run);
-// for LOAD DATA LOCAL, whose answer begins with the file request, the
-// answer after the transfer decides.
-func (a answer) accepted() bool {
-	if a.first == 0xfb {
-		return !a.failed
-	}
-	return a.first != 0xff
 }
 
 // keepHead is how much of a packet the relay holds to read it: small packets
@@ -62,6 +52,12 @@ func (s *session) relay(k respKind, dst *bufio.Writer) (answer, error) {
 		return a, err
 	}
 	a.first = head[0]
+	if head[0] == 0xff && len(head) >= 3 {
+		a.code = binary.LittleEndian.Uint16(head[1:3])
+		if len(head) >= 9 && head[3] == '#' {
+			a.state = string(head[4:9])
+		}
+	}
 	for {
 		switch {
 		case head[0] == 0xff:

@@ -120,7 +120,7 @@ func (s *session) gateExecutions(execs []*pendingMsg) ([]*claimed, *app.Outcome)
 	var claims []*claimed
 	giveBack := func() {
 		for _, c := range claims {
-			c.state.t.Settle(false)
+			c.state.t.GiveBack(domain.NotSent("another statement of its unit was held, so none of the unit was forwarded"))
 		}
 	}
 	if len(covered) > 0 {
@@ -132,7 +132,7 @@ func (s *session) gateExecutions(execs []*pendingMsg) ([]*claimed, *app.Outcome)
 		if !out.Forward {
 			return nil, &out
 		}
-		c := &claimed{state: &ticketState{t: out.Ticket, need: len(covered)}}
+		c := &claimed{state: s.claim(out.Ticket, len(covered))}
 		for _, i := range covered {
 			isCovered[i] = true
 			if out.Ticket != nil {
@@ -153,7 +153,7 @@ func (s *session) gateExecutions(execs []*pendingMsg) ([]*claimed, *app.Outcome)
 			return nil, &out
 		}
 		if out.Ticket != nil {
-			c := &claimed{state: &ticketState{t: out.Ticket, need: 1}}
+			c := &claimed{state: s.claim(out.Ticket, 1)}
 			m.exec.claim = c
 			claims = append(claims, c)
 		}

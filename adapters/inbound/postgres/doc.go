@@ -33,6 +33,9 @@
 //     (standard_conforming_strings, client_encoding).
 //   - statement.go: the canonical bytes and the approver's rendering of an
 //     extended-protocol statement (query text plus bound parameters).
+//   - spend.go: what proves that nothing of an approved statement ran
+//     (spend_approval_on: accepted; the rule is domain.NothingRan), and the
+//     session's claimed tickets, spent when it ends.
 //   - errors.go: ErrorResponse texts and the SQLSTATE codes.
 //   - actions.go: the actions rules can name (the analyzer's vocabulary and
 //     FUNCTION_CALL), checked by `sidecar validate` (app.ActionChecker).

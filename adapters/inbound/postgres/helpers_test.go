@@ -86,7 +86,13 @@ var destructive = domain.Match{Actions: []string{"DROP", "TRUNCATE", "DELETE"}}
 // default, rule db-destructive) in front of it.
 func newFixture(t testing.TB, opts ...option) *fixture {
 	t.Helper()
-	f := &fixture{t: t, cp: fakecp.New(nil), db: "hoop_pg_" + randomHex(6)}
+	return newFixtureNamed(t, "hoop_pg", opts...)
+}
+
+// newFixtureNamed is newFixture with a database named prefix_<random>.
+func newFixtureNamed(t testing.TB, prefix string, opts ...option) *fixture {
+	t.Helper()
+	f := &fixture{t: t, cp: fakecp.New(nil), db: prefix + "_" + randomHex(6)}
 	f.set = app.ListenerSettings{Name: "pg", Protocol: "postgres", Upstream: upstreamAddr(), Mode: app.ModeReturn,
 		SpendOn: ports.SpendOnSent, WaitTimeout: time.Minute}
 	co := app.CoreOptions{Sidecar: "test", CP: f.cp}

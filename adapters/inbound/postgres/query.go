@@ -53,7 +53,7 @@ func (s *session) query(frame []byte) error {
 		return s.deny(out, nil, true)
 	}
 	if out.Ticket != nil {
-		exp.unit.tickets = []*ticketState{{t: out.Ticket}}
+		exp.unit.tickets = []*ticketState{s.claim(out.Ticket, 0)}
 	}
 	s.push(exp)
 	s.markSent()
@@ -85,7 +85,7 @@ func (s *session) functionCall(frame []byte) error {
 	}
 	u := &unit{}
 	if out.Ticket != nil {
-		u.tickets = []*ticketState{{t: out.Ticket}}
+		u.tickets = []*ticketState{s.claim(out.Ticket, 0)}
 	}
 	s.push(&expect{kind: expFuncCall, unit: u})
 	return s.forward(frame)

@@ -50,7 +50,8 @@ type expect struct {
 // when its ReadyForQuery arrives, before the client sees it.
 type unit struct {
 	tickets []*ticketState
-	failed  bool // the upstream sent an ErrorResponse within the unit
+	failed  bool       // the upstream sent an ErrorResponse within the unit
+	err     *unitError // the first of them (spend.go)
 }
 
 // ticketState tracks one claimed approval: it is accepted when each of the
@@ -65,11 +66,8 @@ func (u *unit) settle() {
 		return
 	}
 	for _, ts := range u.tickets {
-		// Given back only if nothing of it completed: once a statement of it
-		// completed, a later error does not undo what a COMMIT in between, or
-		// a non-transactional effect (a sequence, pg_terminate_backend), made
-		// lasting, and a resend would run it again.
-		ts.t.Settle((!u.failed && ts.done >= ts.need) || ts.done > 0)
+		// Given back only with proof that nothing of it ran (spend.go).
+		ts.t.GiveBack(proof(u, ts))
 	}
 	u.tickets = nil
 }
@@ -262,6 +260,10 @@ func (s *session) upstreamError(h *expect, frame []byte) error {
 		return err
 	}
 	if h.unit != nil {
+		if !h.unit.failed {
+			e := readUnitError(frame)
+			h.unit.err = &e
+		}
 		h.unit.failed = true
 	}
 	if h.kind == expSwallow { // the answer to our abort message

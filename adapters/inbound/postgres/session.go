@@ -21,9 +21,10 @@ import (
 // relays the upstream's answers (relay). They share the expectation queue
 // and the client writer under mu.
 type session struct {
-	p   *Protocol
-	l   *app.Listener
-	log *slog.Logger
+	p       *Protocol
+	l       *app.Listener
+	log     *slog.Logger
+	tickets app.Tickets // approvals claimed on this session (spend_approval_on: accepted)
 
 	client net.Conn
 	cr     *bufio.Reader
@@ -118,6 +119,10 @@ func (s *session) run() {
 	}
 	s.up.Close()
 	<-done
+	// An answer that never came (the upstream lost mid-answer, a write that
+	// failed after the statement went out) leaves the outcome unknown:
+	// spend what is still claimed (app.Tickets).
+	s.tickets.SpendAll()
 	s.mu.Lock()
 	keys := s.cancelKeys
 	s.mu.Unlock()

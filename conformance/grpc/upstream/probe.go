@@ -134,10 +134,16 @@ func (p *probe) Slow(ctx context.Context, in *testpb.SlowRequest) (*testpb.Reply
 	}
 }
 
+// Fail ends the call with FAILED_PRECONDITION and details, or with INTERNAL
+// when the message is "internal".
 func (p *probe) Fail(ctx context.Context, in *testpb.FailRequest) (*testpb.Reply, error) {
 	p.seen(ctx, "Fail")
 	_ = grpc.SetTrailer(ctx, metadata.Pairs("x-fail-trailer", "kept", "x-fail-bin", string([]byte{0, 1, 2, 255})))
-	st, err := status.New(codes.FailedPrecondition, in.GetMessage()).WithDetails(&errdetails.ErrorInfo{
+	code := codes.FailedPrecondition
+	if in.GetMessage() == "internal" { // a failure while running, for spend_approval_on tests
+		code = codes.Internal
+	}
+	st, err := status.New(code, in.GetMessage()).WithDetails(&errdetails.ErrorInfo{
 		Reason: "PROBE_FAILED", Domain: "probe.hoop.test", Metadata: map[string]string{"message": in.GetMessage()}})
 	if err != nil {
 		return nil, fmt.Errorf("details: %w", err)
