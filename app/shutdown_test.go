@@ -52,44 +52,47 @@ func TestShutdownEndsWaits(t *testing.T) {
 // accepted (EXECUTED) those still open when its context ends, so no
 // approval is left PROCESSING by a shutdown.
 func TestSettleOpenLeavesNothingProcessing(t *testing.T) {
-	e := newEnv(t, envOpts{spend: ports.SpendOnAccepted})
-	var ids []string
-	var tickets []*app.Ticket
-	for _, p := range []string{"1", "2"} {
-		st := stmt("DELETE", "DELETE FROM invoices WHERE id = $1", p)
-		id := mustDeny(t, e.check(st)).ApprovalID
-		_ = e.cp.Decide(id, domain.StatusApproved, "")
-		o := e.check(st)
-		if o.Ticket == nil {
-			t.Fatalf("claim %s: %+v", id, o)
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, envOpts{spend: ports.SpendOnAccepted})
+		var ids []string
+		var tickets []*app.Ticket
+		for _, p := range []string{"1", "2"} {
+			st := stmt("DELETE", "DELETE FROM invoices WHERE id = $1", p)
+			id := mustDeny(t, e.check(st)).ApprovalID
+			_ = e.cp.Decide(id, domain.StatusApproved, "")
+			o := e.check(st)
+			if o.Ticket == nil {
+				t.Fatalf("claim %s: %+v", id, o)
+			}
+			ids, tickets = append(ids, id), append(tickets, o.Ticket)
 		}
-		ids, tickets = append(ids, id), append(tickets, o.Ticket)
-	}
-	if n := e.core.Gate.OpenTickets(); n != 2 {
-		t.Fatalf("OpenTickets = %d, want 2", n)
-	}
-	// The adapter settles the first one (refused) while SettleOpen waits.
-	go func() { time.Sleep(50 * time.Millisecond); tickets[0].GiveBack(domain.NotSent("test")) }()
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	if n := e.core.Gate.SettleOpen(ctx); n != 1 {
-		t.Fatalf("SettleOpen settled %d itself, want 1", n)
-	}
-	if st := e.status(t, ids[0]); st != domain.StatusApproved {
-		t.Fatalf("adapter-settled approval %s, want APPROVED", st)
-	}
-	if st := e.status(t, ids[1]); st != domain.StatusExecuted {
-		t.Fatalf("approval left open at shutdown is %s, want EXECUTED", st)
-	}
-	if n := e.core.Gate.OpenTickets(); n != 0 {
-		t.Fatalf("OpenTickets after SettleOpen = %d", n)
-	}
-	tickets[1].GiveBack(domain.NotSent("test")) // the adapter's late settle changes nothing
-	if st := e.status(t, ids[1]); st != domain.StatusExecuted {
-		t.Fatalf("a late settle moved the approval to %s", st)
-	}
-	// With nothing open it returns at once.
-	if n := e.core.Gate.SettleOpen(context.Background()); n != 0 {
-		t.Fatalf("SettleOpen with nothing open settled %d", n)
-	}
+		if n := e.core.Gate.OpenTickets(); n != 2 {
+			t.Fatalf("OpenTickets = %d, want 2", n)
+		}
+		// The adapter settles the first one (refused) while SettleOpen waits;
+		// the bubble's clock makes the sleep and the deadline exact, not waits.
+		go func() { time.Sleep(50 * time.Millisecond); tickets[0].GiveBack(domain.NotSent("test")) }()
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		if n := e.core.Gate.SettleOpen(ctx); n != 1 {
+			t.Fatalf("SettleOpen settled %d itself, want 1", n)
+		}
+		if st := e.status(t, ids[0]); st != domain.StatusApproved {
+			t.Fatalf("adapter-settled approval %s, want APPROVED", st)
+		}
+		if st := e.status(t, ids[1]); st != domain.StatusExecuted {
+			t.Fatalf("approval left open at shutdown is %s, want EXECUTED", st)
+		}
+		if n := e.core.Gate.OpenTickets(); n != 0 {
+			t.Fatalf("OpenTickets after SettleOpen = %d", n)
+		}
+		tickets[1].GiveBack(domain.NotSent("test")) // the adapter's late settle changes nothing
+		if st := e.status(t, ids[1]); st != domain.StatusExecuted {
+			t.Fatalf("a late settle moved the approval to %s", st)
+		}
+		// With nothing open it returns at once.
+		if n := e.core.Gate.SettleOpen(context.Background()); n != 0 {
+			t.Fatalf("SettleOpen with nothing open settled %d", n)
+		}
+	})
 }
