@@ -28,7 +28,7 @@ var (
 
 // Error is the error of one Control Plane call. Kind is one of
 // ports.ErrNotFound, ErrUnavailable, ErrOlder, ErrUnauthorized, ErrConflict,
-// or ErrRejected, ErrBadAnswer, ErrNoToken; errors.Is matches Kind and
+// ErrTooLarge, or ErrRejected, ErrBadAnswer, ErrNoToken; errors.Is matches Kind and
 // anything Cause wraps (for example context.DeadlineExceeded). The message
 // never contains the Sidecar token.
 type Error struct {
@@ -74,7 +74,7 @@ func (e *Error) Unwrap() []error {
 }
 
 // ErrKind returns the metrics label of err: "" for nil, else unavailable,
-// not_found, older, unauthorized, conflict or other.
+// not_found, older, unauthorized, conflict, too_large or other.
 func ErrKind(err error) string {
 	switch {
 	case err == nil:
@@ -89,6 +89,8 @@ func ErrKind(err error) string {
 		return "unauthorized"
 	case errors.Is(err, ports.ErrConflict):
 		return "conflict"
+	case errors.Is(err, ports.ErrTooLarge):
+		return "too_large"
 	default:
 		return "other"
 	}
@@ -123,7 +125,8 @@ type apiError struct {
 //   - version 1 or later: 2xx → nil; 404 or 405 whose body is not a JSON
 //     error with a code → ErrOlder (a Control Plane without that route);
 //     401 and 403 → ErrUnauthorized; 404 → ErrNotFound; 409 → ErrConflict;
-//     anything else → ErrRejected.
+//     413 → ErrTooLarge (docs/control-plane-api.md, "Sizes": permanent, the
+//     same request is refused again); anything else → ErrRejected.
 func classify(call string, status int, header http.Header, body []byte) *Error {
 	e := &Error{Call: call, HTTPStatus: status}
 	var ae apiError
@@ -171,6 +174,8 @@ func classify(call string, status int, header http.Header, body []byte) *Error {
 		e.Kind = ports.ErrNotFound
 	case status == http.StatusConflict:
 		e.Kind = ports.ErrConflict
+	case status == http.StatusRequestEntityTooLarge:
+		e.Kind = ports.ErrTooLarge
 	default:
 		e.Kind = ErrRejected
 	}

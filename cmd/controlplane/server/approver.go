@@ -59,7 +59,7 @@ func (s *srv) decide(action string) namedHandler {
 			Reason string `json:"reason"`
 		}
 		if err := decode(w, r, &b, true); err != nil {
-			writeError(w, http.StatusBadRequest, "invalid", err.Error())
+			badBody(w, err)
 			return
 		}
 		b.Reason = strings.TrimSpace(b.Reason)

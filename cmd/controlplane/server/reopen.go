@@ -16,7 +16,7 @@ import (
 func (s *srv) reopen(w http.ResponseWriter, r *http.Request, approver string) {
 	var ignored struct{}
 	if err := decode(w, r, &ignored, true); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid", err.Error())
+		badBody(w, err)
 		return
 	}
 	opened, refused, err := s.st.Reopen(r.Context(), r.PathValue("id"), approver, s.now())

@@ -44,7 +44,7 @@ type fileBody struct {
 func (s *srv) file(w http.ResponseWriter, r *http.Request, sidecar string) {
 	var b fileBody
 	if err := decode(w, r, &b, false); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid", err.Error())
+		badBody(w, err)
 		return
 	}
 	switch {
@@ -118,7 +118,7 @@ func (s *srv) claim(w http.ResponseWriter, r *http.Request, sidecar string) {
 		SpendApprovalOn string `json:"spend_approval_on"`
 	}
 	if err := decode(w, r, &b, false); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid", err.Error())
+		badBody(w, err)
 		return
 	}
 	to := domain.StatusExecuted
@@ -163,7 +163,7 @@ func (s *srv) settle(w http.ResponseWriter, r *http.Request, sidecar string) {
 		Outcome string `json:"outcome"`
 	}
 	if err := decode(w, r, &b, false); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid", err.Error())
+		badBody(w, err)
 		return
 	}
 	if b.Outcome != "accepted" && b.Outcome != "refused" {
