@@ -58,7 +58,7 @@ func (s *srv) decide(action string) namedHandler {
 		var b struct {
 			Reason string `json:"reason"`
 		}
-		if err := decode(w, r, &b, true); err != nil {
+		if err := s.decode(w, r, &b, true); err != nil {
 			badBody(w, err)
 			return
 		}

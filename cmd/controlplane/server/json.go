@@ -108,8 +108,8 @@ func (s *srv) fail(w http.ResponseWriter, r *http.Request, err error) {
 
 // decode reads a JSON object body into v. An empty body is allowed when
 // emptyOK. Unknown keys are ignored (a newer Sidecar may send more).
-func decode(w http.ResponseWriter, r *http.Request, v any, emptyOK bool) error {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+func (s *srv) decode(w http.ResponseWriter, r *http.Request, v any, emptyOK bool) error {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
 	if err != nil {
 		return fmt.Errorf("body: %w", err)
 	}
@@ -123,13 +123,13 @@ func decode(w http.ResponseWriter, r *http.Request, v any, emptyOK bool) error {
 }
 
 // badBody answers a body decode refused: 413 too_large when it is longer
-// than MaxBody (the same request is refused again: the Sidecar reads it as a
+// than the limit (MaxBody unless Options.MaxBody says less) (the same request is refused again: the Sidecar reads it as a
 // permanent denial, never as an outage), else 400 invalid.
 func badBody(w http.ResponseWriter, err error) {
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
 		writeError(w, http.StatusRequestEntityTooLarge, "too_large",
-			fmt.Sprintf("the request body is over the %d bytes this Control Plane takes", MaxBody))
+			fmt.Sprintf("the request body is over the %d bytes this Control Plane takes", tooLarge.Limit))
 		return
 	}
 	writeError(w, http.StatusBadRequest, "invalid", err.Error())

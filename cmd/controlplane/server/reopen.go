@@ -15,7 +15,7 @@ import (
 // reopened already. It takes no body; one sent is ignored.
 func (s *srv) reopen(w http.ResponseWriter, r *http.Request, approver string) {
 	var ignored struct{}
-	if err := decode(w, r, &ignored, true); err != nil {
+	if err := s.decode(w, r, &ignored, true); err != nil {
 		badBody(w, err)
 		return
 	}

@@ -43,7 +43,7 @@ type fileBody struct {
 // file: POST /api/sidecars/reviews — 201 new, 200 reused.
 func (s *srv) file(w http.ResponseWriter, r *http.Request, sidecar string) {
 	var b fileBody
-	if err := decode(w, r, &b, false); err != nil {
+	if err := s.decode(w, r, &b, false); err != nil {
 		badBody(w, err)
 		return
 	}
@@ -117,7 +117,7 @@ func (s *srv) claim(w http.ResponseWriter, r *http.Request, sidecar string) {
 		Fingerprint     string `json:"fingerprint"`
 		SpendApprovalOn string `json:"spend_approval_on"`
 	}
-	if err := decode(w, r, &b, false); err != nil {
+	if err := s.decode(w, r, &b, false); err != nil {
 		badBody(w, err)
 		return
 	}
@@ -162,7 +162,7 @@ func (s *srv) settle(w http.ResponseWriter, r *http.Request, sidecar string) {
 	var b struct {
 		Outcome string `json:"outcome"`
 	}
-	if err := decode(w, r, &b, false); err != nil {
+	if err := s.decode(w, r, &b, false); err != nil {
 		badBody(w, err)
 		return
 	}
