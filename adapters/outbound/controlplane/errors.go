@@ -125,8 +125,7 @@ type apiError struct {
 //   - version 1 or later: 2xx → nil; 404 or 405 whose body is not a JSON
 //     error with a code → ErrOlder (a Control Plane without that route);
 //     401 and 403 → ErrUnauthorized; 404 → ErrNotFound; 409 → ErrConflict;
-//     413 → ErrTooLarge (docs/control-plane-api.md, "Sizes": permanent, the
-//     same request is refused again); anything else → ErrRejected.
+//     anything else → ErrRejected.
 func classify(call string, status int, header http.Header, body []byte) *Error {
 	e := &Error{Call: call, HTTPStatus: status}
 	var ae apiError
@@ -141,6 +140,12 @@ func classify(call string, status int, header http.Header, body []byte) *Error {
 	case status >= 300 && status < 400:
 		e.Kind = ErrRejected
 		e.Cause = fmt.Errorf("redirected to %q; set the Control Plane URL to the final address", header.Get("Location"))
+		return e
+	case status == http.StatusRequestEntityTooLarge:
+		// The Control Plane's or a proxy's in front of it (nginx's
+		// client_max_body_size is 1 MiB by default): either way the same
+		// request is refused again.
+		e.Kind = ports.ErrTooLarge
 		return e
 	}
 	switch v, n := apiVersion(header); {
@@ -174,8 +179,6 @@ func classify(call string, status int, header http.Header, body []byte) *Error {
 		e.Kind = ports.ErrNotFound
 	case status == http.StatusConflict:
 		e.Kind = ports.ErrConflict
-	case status == http.StatusRequestEntityTooLarge:
-		e.Kind = ports.ErrTooLarge
 	default:
 		e.Kind = ErrRejected
 	}
