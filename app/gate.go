@@ -142,9 +142,12 @@ func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Out
 		return g.unavailable(audit, rule.Name, ErrNoControlPlane)
 	}
 	filed, err := g.CP.File(ctx, ports.FileRequest{Fingerprint: fp, ListenerName: s.Name, ApprovalRule: rule.Name,
-		Statement: shown, Protocol: s.Protocol, ClientIdentity: st.Identity, TimeLimit: rule.TimeLimit})
+		Statement: Shown(shown, canonical), Protocol: s.Protocol, ClientIdentity: st.Identity, TimeLimit: rule.TimeLimit})
 	if ctx.Err() != nil {
 		return g.ended(ctx, audit, rule.Name, filed.Approval)
+	}
+	if errors.Is(err, ports.ErrTooLarge) {
+		return g.tooLarge(audit, rule.Name, err)
 	}
 	if err != nil {
 		return g.unavailable(audit, rule.Name, err)
@@ -272,6 +275,17 @@ func (g *Gate) unavailable(audit ports.AuditEvent, rule string, err error) Outco
 		g.Log.Error("statement needs approval but the Control Plane failed; denied", "listener", audit.Listener, "rule", rule, "error", err)
 	}
 	return Outcome{Denial: &domain.Denial{Kind: domain.DeniedUnavailable, Rule: rule, Message: msg}}
+}
+
+// tooLarge denies a statement whose approval request the Control Plane
+// refused as too large (ports.ErrTooLarge): a permanent refusal, not an
+// outage, so the agent is told not to resend the identical statement.
+func (g *Gate) tooLarge(audit ports.AuditEvent, rule string, err error) Outcome {
+	audit.Decision, audit.Error = "deny_too_large", err.Error()
+	g.record(audit)
+	g.Log.Error("statement needs approval but the Control Plane refused the approval request as too large; denied",
+		"listener", audit.Listener, "rule", rule, "error", err)
+	return Outcome{Denial: &domain.Denial{Kind: domain.DeniedTooLarge, Rule: rule, Message: domain.TooLargeMessage(rule)}}
 }
 
 // truncate cuts s to at most n bytes on a UTF-8 boundary, marking the cut.

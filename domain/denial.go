@@ -21,6 +21,10 @@ const (
 	// the Sidecar began to shut down; nothing was run and the approval is left
 	// as it is. X-Hoop-Denied: review, with the approval's id and status.
 	DeniedShutdown
+	// DeniedTooLarge: it needs approval but the Control Plane refused to file
+	// the request as too large (HTTP 413); nothing was filed or run, and the
+	// identical resend is refused the same way. X-Hoop-Denied: policy.
+	DeniedTooLarge
 )
 
 // Denial is what a listener tells the client instead of running a statement.
@@ -118,6 +122,15 @@ func PolicyMessage(rule, message string) string {
 // Control Plane cannot be reached (fail closed): nothing was filed or run.
 func UnavailableMessage(rule, cause string) string {
 	return fmt.Sprintf("statement needs human approval (rule %s) but the Control Plane is unreachable: %s; nothing was run, try again later", rule, cause)
+}
+
+// TooLargeMessage is the text when a statement needs approval but the
+// Control Plane refused the approval request as too large (HTTP 413): nothing
+// was filed or run, and resending the identical statement is refused again,
+// so the agent sends a smaller one (docs/control-plane-api.md, "Sizes").
+func TooLargeMessage(rule string) string {
+	return fmt.Sprintf("statement needs human approval (rule %s) but the Control Plane refused the approval request as too large; "+
+		"nothing was filed or run; do not resend it: the identical statement is refused again, send a smaller one", rule)
 }
 
 // TokenRefusedMessage is the text when a statement needs approval but the

@@ -55,7 +55,7 @@ func TestDenialMessageOtherStatuses(t *testing.T) {
 
 func TestDeniedValueAndOtherTexts(t *testing.T) {
 	for kind, want := range map[domain.DenialKind]string{
-		domain.DeniedForApproval: "review", domain.DeniedByPolicy: "policy", domain.DeniedUnavailable: "policy",
+		domain.DeniedForApproval: "review", domain.DeniedByPolicy: "policy", domain.DeniedUnavailable: "policy", domain.DeniedTooLarge: "policy",
 	} {
 		if got := (domain.Denial{Kind: kind}).DeniedValue(); got != want {
 			t.Errorf("kind %d: X-Hoop-Denied %q, want %q", kind, got, want)

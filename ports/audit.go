@@ -16,7 +16,7 @@ type AuditEvent struct {
 	// agents never read it back.
 	Statement   string `json:"statement,omitempty"`
 	Fingerprint string `json:"fingerprint,omitempty"`
-	// Decision is one of allow, deny_policy, deny_approval, deny_unavailable,
+	// Decision is one of allow, deny_policy, deny_approval, deny_unavailable, deny_too_large,
 	// forward_approved, settle_accepted, settle_refused.
 	Decision   string `json:"decision"`
 	Rule       string `json:"rule,omitempty"`

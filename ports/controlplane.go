@@ -23,6 +23,10 @@ var (
 	ErrUnauthorized = errors.New("control plane refused the Sidecar token")
 	// ErrConflict: a claim or settle found the approval in another status.
 	ErrConflict = errors.New("approval is not in the status this call needs")
+	// ErrTooLarge: the Control Plane refused the request as larger than it
+	// takes (HTTP 413, docs/control-plane-api.md, "Sizes"). Sending the same
+	// request again is refused again: it is not an outage.
+	ErrTooLarge = errors.New("the Control Plane refused the request as too large")
 )
 
 // SpendOn says when a claimed approval is spent (listener setting
@@ -44,8 +48,9 @@ type FileRequest struct {
 	Fingerprint  string
 	ListenerName string
 	ApprovalRule string
-	// Statement is a readable rendering for the approver. It is sent to the
-	// Control Plane only, never returned to agents.
+	// Statement is a readable rendering for the approver, at most
+	// app.MaxShownStatement bytes (the gate cuts longer ones, app.Shown). It
+	// is sent to the Control Plane only, never returned to agents.
 	Statement string
 	Protocol  string
 	// ClientIdentity is the login user (databases) or a label; may be empty.
@@ -68,7 +73,7 @@ type Filed struct {
 // (docs/control-plane-api.md). All reads are scoped to the Sidecar's token.
 type ControlPlane interface {
 	// File files or reuses an approval request. Errors: ErrUnavailable,
-	// ErrOlder, ErrUnauthorized.
+	// ErrOlder, ErrUnauthorized, ErrTooLarge.
 	File(ctx context.Context, r FileRequest) (Filed, error)
 	// Get reads one approval request. Errors: ErrNotFound, ErrUnavailable,
 	// ErrOlder, ErrUnauthorized.

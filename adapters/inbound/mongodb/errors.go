@@ -58,11 +58,11 @@ func errorDoc(code int32, msg string) bsoncore.Document {
 // denialDoc renders a gate denial: errmsg is the denial's text exactly (the
 // spec's database text naming the approval id, the MCP variant when the
 // Sidecar has an mcp block); code 13 Unauthorized for a held or
-// policy-denied command, 96 OperationFailed when the Control Plane could
+// policy-denied command (or one too large to file), 96 OperationFailed when the Control Plane could
 // not be asked, 11600 when the listener stops during a wait.
 func denialDoc(d *domain.Denial) bsoncore.Document {
 	switch d.Kind {
-	case domain.DeniedForApproval, domain.DeniedByPolicy:
+	case domain.DeniedForApproval, domain.DeniedByPolicy, domain.DeniedTooLarge:
 		return errorDoc(CodeHeld, d.Message)
 	case domain.DeniedShutdown:
 		return errorDoc(CodeInterrupted, d.Message)

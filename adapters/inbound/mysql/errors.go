@@ -63,7 +63,7 @@ func (e sqlError) encode() []byte {
 // denial's text exactly (the spec's database text, or its MCP variant).
 func denialError(d *domain.Denial) sqlError {
 	switch d.Kind {
-	case domain.DeniedByPolicy:
+	case domain.DeniedByPolicy, domain.DeniedTooLarge:
 		return errPolicy.with(d.Message)
 	case domain.DeniedUnavailable:
 		return errUnavailable.with(d.Message)

@@ -53,6 +53,10 @@ func denialError(d *domain.Denial, withMCP bool) *pgproto3.ErrorResponse {
 		e.Code = CodeHeld
 		e.Detail = "policy rule: " + d.Rule
 		e.Hint = "This statement is not allowed through this listener; do not resend it."
+	case domain.DeniedTooLarge:
+		e.Code = CodeHeld
+		e.Detail = "approval rule: " + d.Rule
+		e.Hint = "Nothing was filed or run. The Control Plane takes no approval request this large; do not resend the identical statement, send a smaller one."
 	default:
 		e.Code = CodeUnavailable
 		e.Detail = "approval rule: " + d.Rule

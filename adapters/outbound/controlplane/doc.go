@@ -7,7 +7,8 @@
 //   - token.go: the Sidecar token sources (a literal, an environment
 //     variable, a file). A token never appears in logs, errors or %v output.
 //   - errors.go: *Error, which wraps ports.ErrNotFound, ErrUnavailable,
-//     ErrOlder, ErrUnauthorized or ErrConflict together with its cause, and
+//     ErrOlder, ErrUnauthorized, ErrConflict or ErrTooLarge (413) together
+//     with its cause, and
 //     the rules that classify an HTTP answer: "older" only when the Control
 //     Plane says so, a proxy's page or garbage is unavailable.
 //   - transport.go: one HTTP exchange, the per-call timeout, and the retry of

@@ -28,7 +28,7 @@ var (
 
 // Error is the error of one Control Plane call. Kind is one of
 // ports.ErrNotFound, ErrUnavailable, ErrOlder, ErrUnauthorized, ErrConflict,
-// or ErrRejected, ErrBadAnswer, ErrNoToken; errors.Is matches Kind and
+// ErrTooLarge, or ErrRejected, ErrBadAnswer, ErrNoToken; errors.Is matches Kind and
 // anything Cause wraps (for example context.DeadlineExceeded). The message
 // never contains the Sidecar token.
 type Error struct {
@@ -74,7 +74,7 @@ func (e *Error) Unwrap() []error {
 }
 
 // ErrKind returns the metrics label of err: "" for nil, else unavailable,
-// not_found, older, unauthorized, conflict or other.
+// not_found, older, unauthorized, conflict, too_large or other.
 func ErrKind(err error) string {
 	switch {
 	case err == nil:
@@ -89,6 +89,8 @@ func ErrKind(err error) string {
 		return "unauthorized"
 	case errors.Is(err, ports.ErrConflict):
 		return "conflict"
+	case errors.Is(err, ports.ErrTooLarge):
+		return "too_large"
 	default:
 		return "other"
 	}
@@ -138,6 +140,12 @@ func classify(call string, status int, header http.Header, body []byte) *Error {
 	case status >= 300 && status < 400:
 		e.Kind = ErrRejected
 		e.Cause = fmt.Errorf("redirected to %q; set the Control Plane URL to the final address", header.Get("Location"))
+		return e
+	case status == http.StatusRequestEntityTooLarge:
+		// The Control Plane's or a proxy's in front of it (nginx's
+		// client_max_body_size is 1 MiB by default): either way the same
+		// request is refused again.
+		e.Kind = ports.ErrTooLarge
 		return e
 	}
 	switch v, n := apiVersion(header); {

@@ -125,6 +125,8 @@ func TestFileErrors(t *testing.T) {
 		{"201 without version header", replyVersion("", 201, approvalJSON("9f97", "PENDING")), ports.ErrOlder, "older"},
 		{"404 html without version header, a proxy's", replyRaw("", 404, "text/html", "<html>not found</html>"), ports.ErrUnavailable, "unavailable"},
 		{"404 JSON without version header", replyVersion("", 404, map[string]any{"message": "not found"}), ports.ErrOlder, "older"},
+		{"413 too_large", reply(413, apiErr("too_large", "the request body is over the 1048576 bytes")), ports.ErrTooLarge, "too_large"},
+		{"413 html of a proxy in front (nginx client_max_body_size)", replyRaw("", 413, "text/html", "<html>413 Request Entity Too Large</html>"), ports.ErrTooLarge, "too_large"},
 		{"201 not json", reply(201, "{"), ErrBadAnswer, "other"},
 		{"201 without id", reply(201, with(approvalJSON("", "PENDING"), "id", deleteKey)), ErrBadAnswer, "other"},
 	}

@@ -58,8 +58,8 @@ func (s *srv) decide(action string) namedHandler {
 		var b struct {
 			Reason string `json:"reason"`
 		}
-		if err := decode(w, r, &b, true); err != nil {
-			writeError(w, http.StatusBadRequest, "invalid", err.Error())
+		if err := s.decode(w, r, &b, true); err != nil {
+			badBody(w, err)
 			return
 		}
 		b.Reason = strings.TrimSpace(b.Reason)

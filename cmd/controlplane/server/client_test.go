@@ -3,10 +3,12 @@ package server_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/hoophq/sidecar/adapters/outbound/controlplane"
+	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/cmd/controlplane/server"
 	"github.com/hoophq/sidecar/cmd/controlplane/server/servertest"
 	"github.com/hoophq/sidecar/domain"
@@ -84,5 +86,31 @@ func TestOlderControlPlaneAid(t *testing.T) {
 	if _, err := sidecarClient(t, cp.URL, demo).File(context.Background(), ports.FileRequest{
 		Fingerprint: "v1:aa", ListenerName: "pg", ApprovalRule: "r"}); !errors.Is(err, ports.ErrOlder) {
 		t.Fatalf("file on a Control Plane without the header: %v, want ErrOlder", err)
+	}
+}
+
+// TestTooLargeIsReadAsTooLarge: a body over server.MaxBody is answered 413
+// too_large, which the Sidecar's client reads as ports.ErrTooLarge (a
+// permanent refusal), never as an outage; a request carrying the longest
+// statement the gate files (app.MaxShownStatement, every byte escaped in
+// JSON) is taken.
+func TestTooLargeIsReadAsTooLarge(t *testing.T) {
+	cp := servertest.Start(t, "sqlite", nil)
+	ctx := context.Background()
+	c := sidecarClient(t, cp.URL, demo)
+	req := ports.FileRequest{Fingerprint: "v1:big", ListenerName: "pg", ApprovalRule: "db-destructive",
+		Statement: "DELETE FROM t WHERE id IN (" + strings.Repeat("1,", server.MaxBody/2) + "2)", Protocol: "postgres"}
+	_, err := c.File(ctx, req)
+	var ce *controlplane.Error
+	if !errors.Is(err, ports.ErrTooLarge) || errors.Is(err, ports.ErrUnavailable) || !errors.As(err, &ce) ||
+		ce.HTTPStatus != 413 || ce.Code != "too_large" {
+		t.Fatalf("file of a %d-byte statement: %v, want ErrTooLarge (413 too_large)", len(req.Statement), err)
+	}
+	if got := controlplane.ErrKind(err); got != "too_large" {
+		t.Fatalf("ErrKind = %q", got)
+	}
+	req.Fingerprint, req.Statement = "v1:shown", strings.Repeat("\x01", app.MaxShownStatement)
+	if f, err := c.File(ctx, req); err != nil || f.Reused {
+		t.Fatalf("file of the longest statement the gate files: %+v %v", f, err)
 	}
 }

@@ -13,8 +13,10 @@ import (
 	"github.com/hoophq/sidecar/domain"
 )
 
-// maxBody caps request bodies (a statement rendering included).
-const maxBody = 1 << 20
+// MaxBody is the largest request body the Control Plane takes, in bytes (a
+// statement rendering included): a longer one is answered 413 too_large
+// (docs/control-plane-api.md, "Sizes").
+const MaxBody = 1 << 20
 
 // Approval is the approval object of the Sidecar API
 // (docs/control-plane-api.md, "The approval object"). It never holds the
@@ -106,8 +108,8 @@ func (s *srv) fail(w http.ResponseWriter, r *http.Request, err error) {
 
 // decode reads a JSON object body into v. An empty body is allowed when
 // emptyOK. Unknown keys are ignored (a newer Sidecar may send more).
-func decode(w http.ResponseWriter, r *http.Request, v any, emptyOK bool) error {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+func (s *srv) decode(w http.ResponseWriter, r *http.Request, v any, emptyOK bool) error {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
 	if err != nil {
 		return fmt.Errorf("body: %w", err)
 	}
@@ -118,6 +120,19 @@ func decode(w http.ResponseWriter, r *http.Request, v any, emptyOK bool) error {
 		return fmt.Errorf("body is not the JSON object this call takes: %w", err)
 	}
 	return nil
+}
+
+// badBody answers a body decode refused: 413 too_large when it is longer
+// than the limit (MaxBody unless Options.MaxBody says less) (the same request is refused again: the Sidecar reads it as a
+// permanent denial, never as an outage), else 400 invalid.
+func badBody(w http.ResponseWriter, err error) {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		writeError(w, http.StatusRequestEntityTooLarge, "too_large",
+			fmt.Sprintf("the request body is over the %d bytes this Control Plane takes", tooLarge.Limit))
+		return
+	}
+	writeError(w, http.StatusBadRequest, "invalid", err.Error())
 }
 
 // listParams parses ?status=&limit= (docs/control-plane-api.md, "List").

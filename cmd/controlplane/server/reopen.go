@@ -15,8 +15,8 @@ import (
 // reopened already. It takes no body; one sent is ignored.
 func (s *srv) reopen(w http.ResponseWriter, r *http.Request, approver string) {
 	var ignored struct{}
-	if err := decode(w, r, &ignored, true); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid", err.Error())
+	if err := s.decode(w, r, &ignored, true); err != nil {
+		badBody(w, err)
 		return
 	}
 	opened, refused, err := s.st.Reopen(r.Context(), r.PathValue("id"), approver, s.now())

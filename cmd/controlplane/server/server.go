@@ -35,6 +35,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// MaxBody is the largest request body taken, in bytes; 0 means MaxBody
+	// (1 MiB). A testing aid: the Pact's small-body state plays a Control
+	// Plane with a lower limit.
+	MaxBody int64
 	// Requested, when set, is told of every newly filed approval request (not
 	// of a reused one) after it is stored. It must return at once: the
 	// Sidecar's filing waits for it (notify.Notifier.Requested does).
@@ -50,6 +54,7 @@ type srv struct {
 	log       *slog.Logger
 	now       func() time.Time
 	requested func(store.Record)
+	maxBody   int64
 }
 
 // New returns the Control Plane's HTTP handler. Unknown paths answer the
@@ -57,7 +62,10 @@ type srv struct {
 // Sidecar reads as "this Control Plane is older" (docs/control-plane-api.md).
 func New(o Options) http.Handler {
 	s := &srv{st: o.Store, sidecars: newTokens(o.Sidecars), approvers: newTokens(o.Approvers),
-		version: o.Version, apiVer: o.APIVersion, log: o.Logger, now: o.Now, requested: o.Requested}
+		version: o.Version, apiVer: o.APIVersion, log: o.Logger, now: o.Now, requested: o.Requested, maxBody: o.MaxBody}
+	if s.maxBody <= 0 {
+		s.maxBody = MaxBody
+	}
 	if s.apiVer == 0 {
 		s.apiVer = APIVersion
 	}

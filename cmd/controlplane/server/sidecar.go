@@ -43,8 +43,8 @@ type fileBody struct {
 // file: POST /api/sidecars/reviews — 201 new, 200 reused.
 func (s *srv) file(w http.ResponseWriter, r *http.Request, sidecar string) {
 	var b fileBody
-	if err := decode(w, r, &b, false); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid", err.Error())
+	if err := s.decode(w, r, &b, false); err != nil {
+		badBody(w, err)
 		return
 	}
 	switch {
@@ -117,8 +117,8 @@ func (s *srv) claim(w http.ResponseWriter, r *http.Request, sidecar string) {
 		Fingerprint     string `json:"fingerprint"`
 		SpendApprovalOn string `json:"spend_approval_on"`
 	}
-	if err := decode(w, r, &b, false); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid", err.Error())
+	if err := s.decode(w, r, &b, false); err != nil {
+		badBody(w, err)
 		return
 	}
 	to := domain.StatusExecuted
@@ -162,8 +162,8 @@ func (s *srv) settle(w http.ResponseWriter, r *http.Request, sidecar string) {
 	var b struct {
 		Outcome string `json:"outcome"`
 	}
-	if err := decode(w, r, &b, false); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid", err.Error())
+	if err := s.decode(w, r, &b, false); err != nil {
+		badBody(w, err)
 		return
 	}
 	if b.Outcome != "accepted" && b.Outcome != "refused" {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/pact-foundation/pact-go/v2/matchers"
@@ -36,6 +37,9 @@ type interaction struct {
 	// check calls the client against the mock and says what it got wrong.
 	check func(ctx context.Context, c *cpclient.Client) error
 }
+
+// largeStatement is a statement over contract.SmallBodyLimit bytes.
+var largeStatement = "DELETE FROM invoices WHERE id IN (" + strings.Repeat("42, ", contract.SmallBodyLimit/4) + "43)"
 
 func fp(v string) map[string]any { return map[string]any{contract.ParamFingerprint: v} }
 
@@ -302,6 +306,25 @@ var interactions = []interaction{
 		check: func(ctx context.Context, c *cpclient.Client) error {
 			_, err := c.Info(ctx)
 			return wantErr(err, ports.ErrOlder)
+		},
+	},
+	{
+		// docs/control-plane-api.md, "Sizes": a body over the Control
+		// Plane's limit is 413 too_large, a permanent refusal the Sidecar
+		// denies at once, never an outage to wait out.
+		state: contract.StateSmallBody, desc: "a request to file an approval request larger than the Control Plane takes",
+		method: http.MethodPost, path: matchers.S("/api/sidecars/reviews"),
+		body: withKeys(fileBody, map[string]any{"fingerprint": like("v1:pact-large"),
+			"statement": like(largeStatement)}),
+		status: http.StatusRequestEntityTooLarge, answer: errorBody("too_large"),
+		check: func(ctx context.Context, c *cpclient.Client) error {
+			r := fileRequest("v1:pact-large", 0)
+			r.Statement = largeStatement
+			_, err := c.File(ctx, r)
+			if errors.Is(err, ports.ErrUnavailable) {
+				return fmt.Errorf("error %v reads as an outage", err)
+			}
+			return wantErr(err, ports.ErrTooLarge)
 		},
 	},
 	{

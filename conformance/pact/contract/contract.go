@@ -69,11 +69,19 @@ const (
 	// StateOlder: an empty Control Plane older than the Sidecar: its answers
 	// carry no X-Hoop-Api-Version header.
 	StateOlder = "the Control Plane is older than the Sidecar"
+	// StateSmallBody: an empty Control Plane that takes request bodies of
+	// at most SmallBodyLimit bytes, so a File larger than that is answered
+	// 413 too_large (docs/control-plane-api.md, "Sizes") without a 1 MiB
+	// body in the pact.
+	StateSmallBody = "the Control Plane takes request bodies of at most 512 bytes"
 )
+
+// SmallBodyLimit is StateSmallBody's body limit, in bytes.
+const SmallBodyLimit = 512
 
 // States lists every provider state, in the order above.
 var States = []string{StateEmpty, StatePending, StateApproved, StateRejected, StateRevoked, StateExpired,
-	StateProcessing, StateExecuted, StateOtherSidecar, StateList, StateOlder}
+	StateProcessing, StateExecuted, StateOtherSidecar, StateList, StateOlder, StateSmallBody}
 
 // Provider state parameters.
 const (

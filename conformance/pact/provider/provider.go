@@ -91,14 +91,18 @@ func (p *Provider) Setup(name string, params map[string]any) (map[string]any, er
 		st.Close()
 		return nil, fmt.Errorf("provider state %q: %w", name, err)
 	}
-	h := server.New(server.Options{
+	o := server.Options{
 		Store:          st,
 		Sidecars:       map[string]string{contract.SidecarToken: contract.SidecarName, contract.OtherToken: contract.OtherSidecarName},
 		Approvers:      map[string]string{contract.ApproverToken: contract.ApproverName},
 		Version:        "pact-verification",
 		OmitAPIVersion: name == contract.StateOlder,
 		Logger:         p.log,
-	})
+	}
+	if name == contract.StateSmallBody {
+		o.MaxBody = contract.SmallBodyLimit
+	}
+	h := server.New(o)
 	p.mu.Lock()
 	old := p.st
 	p.st, p.handler = st, h

@@ -27,6 +27,9 @@ var seeds = map[string]seedFunc{
 	contract.StateOlder: func(context.Context, store.Store, time.Time, map[string]any) (map[string]any, error) {
 		return nil, nil
 	},
+	contract.StateSmallBody: func(context.Context, store.Store, time.Time, map[string]any) (map[string]any, error) {
+		return nil, nil
+	},
 	contract.StatePending:      seedOne(contract.SidecarName, 0, 0, nil),
 	contract.StateApproved:     seedOne(contract.SidecarName, 0, 0, approve),
 	contract.StateRejected:     seedOne(contract.SidecarName, 0, 0, reject),

@@ -19,7 +19,9 @@ func analyse(body bsoncore.Document, seqs []wire.Sequence, db string) (*Command,
 	if err := checkSequences(body, seqs); err != nil {
 		return nil, err
 	}
-	c.readOptions(body)
+	if err := c.readOptions(body); err != nil {
+		return nil, err
+	}
 	s, known := lookup(c.Name)
 	r := newReading(c)
 	if !known {
@@ -35,6 +37,9 @@ func analyse(body bsoncore.Document, seqs []wire.Sequence, db string) (*Command,
 	r.target(s.target, first.Value())
 	r.special(strings.ToLower(c.Name), first.Value())
 	r.scan()
+	if r.err != nil {
+		return nil, r.err
+	}
 	r.finish()
 	c.canonDB = db // CanonicalBytes builds the canonical bytes when they are needed
 	return c, nil
@@ -71,8 +76,11 @@ func checkSequences(body bsoncore.Document, seqs []wire.Sequence) error {
 }
 
 // readOptions reads the generic fields of any command: $db, the session
-// and transaction fields, maxTimeMS, ordered.
-func (c *Command) readOptions(body bsoncore.Document) {
+// and transaction fields, maxTimeMS, ordered. autocommit,
+// startTransaction and ordered are IDL bool, read as mongod reads them
+// (values.go): a value of another type is refused (*Error).
+func (c *Command) readOptions(body bsoncore.Document) error {
+	var err error
 	each(body, func(key []byte, e bsoncore.Element) bool {
 		v := valueOf(key, e)
 		switch string(key) {
@@ -88,25 +96,28 @@ func (c *Command) readOptions(body bsoncore.Document) {
 			if n, ok := integer(v); ok {
 				c.TxnNumber, c.HasTxnNumber = n, true
 			}
-		case "autocommit":
-			if b, ok := v.BooleanOK(); ok && !b {
-				c.InTransaction = true
+		case "autocommit", "startTransaction", "ordered":
+			var b bool
+			if b, err = flag(string(key), v, idlBool); err != nil {
+				return false
 			}
-		case "startTransaction":
-			if b, ok := v.BooleanOK(); ok && b {
-				c.StartTransaction = true
+			switch {
+			case v.Type != bsoncore.TypeBoolean: // null, undefined: absent
+			case string(key) == "autocommit":
+				c.InTransaction = !b
+			case string(key) == "startTransaction":
+				c.StartTransaction = b
+			default:
+				c.Ordered = b
 			}
 		case "maxTimeMS":
 			if n, ok := integer(v); ok && n > 0 {
 				c.MaxTimeMS = n
 			}
-		case "ordered":
-			if b, ok := v.BooleanOK(); ok {
-				c.Ordered = b
-			}
 		}
 		return true
 	})
+	return err
 }
 
 // integer reads any BSON number holding an integral value.

@@ -86,30 +86,39 @@ func TestDisplay(t *testing.T) {
 		t.Fatalf("relaxed Extended JSON:\n got %s\nwant %s", got, want)
 	}
 	long := analyseJSON(t, `{"insert": "t", "documents": [{"s": "`+strings.Repeat("é", 3000)+`"}], "$db": "test"}`)
-	full := long.Display(1 << 20)
-	for _, limit := range []int{0, 100, 101, 102} {
+	full := long.Display(0)
+	for _, limit := range []int{100, 101, 102} {
+		// Past limit it stops a few bytes on, at a UTF-8 boundary, unmarked:
+		// app.Shown cuts and marks every protocol's rendering.
 		got := long.Display(limit)
-		if limit == 0 {
-			limit = DefaultDisplayLimit
-		}
-		cut, rest, ok := strings.Cut(got, "… (")
-		if !ok || len(cut) > limit || !utf8.ValidString(cut) || !strings.HasPrefix(full, cut) ||
-			rest != "truncated; "+itoa(len(long.CanonicalBytes()))+" bytes of BSON)" {
+		if len(got) <= limit || len(got) > limit+utf8.UTFMax || !utf8.ValidString(got) || !strings.HasPrefix(full, got) {
 			t.Fatalf("Display(%d) = %q…", limit, got[:min(len(got), 120)])
 		}
 	}
+	if got := long.Display(len(full)); got != full {
+		t.Fatalf("Display(len of the whole) cut it: %d of %d bytes", len(got), len(full))
+	}
 	// A large insert is rendered from its first documents only: the
-	// rendering starts as the whole one does and says it was cut.
+	// rendering starts as the whole one does.
 	docs := make([]string, 5000)
 	for i := range docs {
 		docs[i] = `{"_id": ` + itoa(i) + `, "s": "` + strings.Repeat("x", 50) + `"}`
 	}
 	big := analyseJSON(t, `{"insert": "t", "$db": "test"}`, sequence(t, "documents", docs...))
-	got := big.Display(0)
+	got := big.Display(4096)
 	want = `{"insert":"t","$db":"test","documents":[{"_id":0,"s":"xxxxx`
-	if !strings.HasPrefix(got, want) || !strings.HasSuffix(got, "… (truncated; "+itoa(len(big.CanonicalBytes()))+" bytes of BSON)") ||
-		len(got) > DefaultDisplayLimit+64 {
+	if !strings.HasPrefix(got, want) || len(got) <= 4096 || len(got) > 4096+utf8.UTFMax {
 		t.Fatalf("a 5,000-document insert rendered as %d bytes: %q…", len(got), got[:min(len(got), 200)])
+	}
+	// Numbers render shorter than their BSON: still past limit when the
+	// whole is.
+	nums := make([]string, 5000)
+	for i := range nums {
+		nums[i] = `{"a": 1, "b": 2, "c": 3}`
+	}
+	small := analyseJSON(t, `{"insert": "t", "$db": "test"}`, sequence(t, "documents", nums...))
+	if got := small.Display(4096); len(got) <= 4096 || !strings.HasPrefix(small.Display(0), got) {
+		t.Fatalf("5,000 small documents rendered as %d bytes", len(got))
 	}
 }
 

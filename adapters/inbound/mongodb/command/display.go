@@ -9,46 +9,48 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
-// DefaultDisplayLimit is the longest rendering Display returns by default,
-// in bytes: enough for a filter or a pipeline, short of a 10,000-document
-// insert.
-const DefaultDisplayLimit = 4096
-
 // Display renders the canonical command for the approver: relaxed
 // Extended JSON (MongoDB Extended JSON v2, what mongosh users read: 1, not
-// {"$numberLong": "1"}) of Canonical, cut at limit bytes (zero or less:
-// DefaultDisplayLimit) on a UTF-8 boundary and then marked
-// "… (truncated; N bytes of BSON)".
+// {"$numberLong": "1"}) of Canonical. With limit zero or less it renders the
+// whole command.
 //
-// Its cost follows limit, not the command: a 48 MB insert is pruned to a
-// little more than limit bytes of BSON before it is rendered. A document the bson
-// package cannot render (it always can after FromMsg) renders as
-// "<N bytes of BSON>".
+// With a positive limit (the gate's app.MaxShownStatement) its cost follows
+// limit, not the command: a rendering longer than limit bytes is returned
+// as its first limit bytes and a few more (ending on a UTF-8 boundary), a
+// 48 MB insert pruned to a little more than limit bytes of BSON before it
+// is rendered. It does not mark the cut: the gate cuts and marks every
+// protocol's rendering the same way (app.Shown). A document the bson package
+// cannot render (it always can after FromMsg) renders as "<N bytes of BSON>".
 func (c *Command) Display(limit int) string {
-	if limit <= 0 {
-		limit = DefaultDisplayLimit
-	}
+	whole := []byte(c.CanonicalBytes())
+	doc, pruned := whole, false
 	// Relaxed JSON is seldom much shorter than its BSON: a quarter more
-	// BSON than limit is enough to fill limit almost always.
-	doc, pruned := []byte(c.CanonicalBytes()), false
-	if budget := limit + limit/4; len(doc) > budget {
-		doc, pruned = prune(doc, budget, 1)
-	}
-	js, ok := appendRelaxed(make([]byte, 0, min(2*len(doc), 2*limit)+16), doc, false, 1)
-	if !ok {
-		var err error
-		if js, err = bson.MarshalExtJSON(bson.Raw(doc), false, false); err != nil {
-			return "<" + strconv.Itoa(len(c.CanonicalBytes())) + " bytes of BSON>"
+	// BSON than limit fills limit almost always; where it does not (small
+	// numbers render shorter than their BSON), prune again with more.
+	for budget := limit + limit/4; ; budget *= 2 {
+		if limit > 0 && len(whole) > budget {
+			doc, pruned = prune(whole, budget, 1)
+		} else {
+			doc, pruned = whole, false
+		}
+		js, ok := appendRelaxed(make([]byte, 0, min(2*len(doc), 2*max(limit, 1))+16), doc, false, 1)
+		if !ok {
+			var err error
+			if js, err = bson.MarshalExtJSON(bson.Raw(doc), false, false); err != nil {
+				return "<" + strconv.Itoa(len(whole)) + " bytes of BSON>"
+			}
+		}
+		if limit <= 0 || (len(js) <= limit && !pruned) {
+			return string(js)
+		}
+		if len(js) > limit {
+			cut := limit + 1
+			for cut < len(js) && !utf8.RuneStart(js[cut]) {
+				cut++
+			}
+			return string(js[:cut])
 		}
 	}
-	if len(js) <= limit && !pruned {
-		return string(js)
-	}
-	cut := min(limit, len(js))
-	for cut > 0 && cut < len(js) && !utf8.RuneStart(js[cut]) {
-		cut--
-	}
-	return string(js[:cut]) + "… (truncated; " + strconv.Itoa(len(c.CanonicalBytes())) + " bytes of BSON)"
 }
 
 // prune returns a valid BSON document holding the first elements of doc

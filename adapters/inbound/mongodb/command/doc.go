@@ -30,6 +30,10 @@
 //   - display.go: the approver's rendering (relaxed Extended JSON, cut).
 //   - extjson.go: relaxed Extended JSON without reflection, byte for byte
 //     the driver's for the common types (the driver renders the rest).
+//   - values.go: the flags the analysis reads (remove, upsert, multi, new,
+//     ordered, autocommit, startTransaction, a delete's limit) read with
+//     the types mongod's parsers give them (IDL bool and safeBool); a
+//     value of a type mongod refuses is refused (*Error).
 //   - iterate.go: an allocation-free walk over a document's elements.
 //   - sets.go: sets and lists that stay linear on huge commands.
 //

@@ -12,7 +12,8 @@ type reading struct {
 	c                           *Command
 	name                        string // lower case
 	actions, targets, functions list
-	explained                   bool // inside an explain: reads, never writes
+	explained                   bool  // inside an explain: reads, never writes
+	err                         error // the first value mongod would refuse (values.go)
 }
 
 func newReading(c *Command) *reading {
@@ -74,19 +75,24 @@ func path(d bsoncore.Document, keys ...string) bsoncore.Value {
 	return v
 }
 
-// truthy reads a BSON value as MongoDB reads a flag: true, or a non-zero
-// number.
-func truthy(v bsoncore.Value) bool {
-	if b, ok := v.BooleanOK(); ok {
-		return b
+// flag reads v, field name of kind k, as mongod reads it (values.go). A
+// value mongod refuses is kept as the reading's error (the command is then
+// refused as the server refuses it) and reads as true, never as the
+// weaker reading.
+func (r *reading) flag(name string, v bsoncore.Value, k flagKind) bool {
+	b, err := flag(name, v, k)
+	if err != nil {
+		r.fail(err)
+		return true
 	}
-	if n, ok := integer(v); ok {
-		return n != 0
+	return b
+}
+
+// fail keeps err as the reading's error unless one was kept already.
+func (r *reading) fail(err error) {
+	if r.err == nil && err != nil {
+		r.err = err
 	}
-	if f, ok := v.DoubleOK(); ok {
-		return f != 0
-	}
-	return false
 }
 
 func (r *reading) finish() {

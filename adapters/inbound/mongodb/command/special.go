@@ -11,22 +11,31 @@ func (r *reading) special(name string, v bsoncore.Value) {
 	c := r.c
 	switch name {
 	case "findandmodify":
-		if rm, err := c.Body.LookupErr("remove"); err == nil && truthy(rm) {
+		// remove, upsert and new are IDL safeBool: a boolean or any number
+		// (remove: NumberDecimal("1") deletes).
+		if r.flag("remove", c.Body.Lookup("remove"), idlSafeBool) {
 			r.action("DELETE")
 		} else {
 			r.action("UPDATE")
 		}
-		if truthy(c.Body.Lookup("upsert")) {
+		if r.flag("upsert", c.Body.Lookup("upsert"), idlSafeBool) {
 			r.action("INSERT")
 		}
+		r.flag("new", c.Body.Lookup("new"), idlSafeBool)
 	case "update":
-		// An upsert inserts when nothing matches: INSERT as well.
+		// An upsert inserts when nothing matches: INSERT as well. upsert
+		// and multi are IDL bool: a boolean only.
 		updates, _, _ := r.field("updates")
 		for _, u := range updates {
-			if truthy(u.Lookup("upsert")) {
+			if r.flag("updates.upsert", u.Lookup("upsert"), idlBool) {
 				r.action("INSERT")
-				break
 			}
+			r.flag("updates.multi", u.Lookup("multi"), idlBool)
+		}
+	case "delete":
+		deletes, _, _ := r.field("deletes")
+		for _, d := range deletes {
+			r.fail(deleteLimit(d.Lookup("limit")))
 		}
 	case "bulkwrite":
 		ns, _, _ := r.field("nsInfo")
@@ -43,11 +52,13 @@ func (r *reading) special(name string, v bsoncore.Value) {
 					r.action("INSERT")
 				case "update":
 					r.action("UPDATE")
-					if truthy(op.Lookup("upsert")) {
+					if r.flag("ops.upsert", op.Lookup("upsert"), idlBool) {
 						r.action("INSERT")
 					}
+					r.flag("ops.multi", op.Lookup("multi"), idlBool)
 				case "delete":
 					r.action("DELETE")
+					r.flag("ops.multi", op.Lookup("multi"), idlBool)
 				}
 			}
 		}
@@ -176,6 +187,7 @@ func (r *reading) applyOps(ops bsoncore.Value, depth int) {
 				ir.special(ir.name, first.Value())
 			}
 			ir.scan()
+			r.fail(ir.err)
 			for _, a := range ir.actions.items {
 				r.action(a)
 			}
@@ -230,6 +242,7 @@ func (r *reading) explain(inner bsoncore.Document) {
 	ir.target(s.target, first.Value())
 	ir.special(ir.name, first.Value())
 	ir.scan()
+	r.fail(ir.err)
 	for _, t := range ir.targets.items {
 		r.namespace(t)
 	}
