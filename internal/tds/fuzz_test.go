@@ -156,13 +156,32 @@ func FuzzRPC(f *testing.F) {
 
 // FuzzTokens: the Scanner walks any bytes without panicking, every token
 // it frames lies inside the input, and the tokens the Sidecar reads decode.
+// The first byte is the DATACLASSIFICATION version the login acknowledged
+// (mod 3); OFFSET re-encodes to its bytes, and ALTMETADATA and
+// DATACLASSIFICATION Append∘Decode is a fixed point after one pass.
 func FuzzTokens(f *testing.F) {
 	for _, s := range tokenSamples() {
-		f.Add(s)
+		f.Add(append([]byte{0}, s...))
+	}
+	intCol := (&ColMetadata{Columns: []Column{{Flags: 1, Type: TypeInfo{Type: TypeIntN, Size: 4}, Name: "id"}}}).Append(nil)
+	use := EnvString(EnvDatabase, "otherdb", "hoopdb").Append(nil)
+	for _, v := range [][]byte{
+		append([]byte{0}, offsetVector...),
+		append(append([]byte{0}, intCol...), altVector...),
+		append([]byte{0}, udtVector...),
+		append(append([]byte{0}, ackDataClass(1)...), dataClassV1Vector...),
+		append(append([]byte{2}, dataClassV2Vector...), use...),
+		append([]byte{1}, dataClassV1Vector...),
+	} {
+		f.Add(v)
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		var s Scanner
-		for b := in; len(b) > 0; {
+		if len(in) == 0 {
+			return
+		}
+		s := Scanner{Features: Features{DataClassification: in[0] % 3}}
+		for b := in[1:]; len(b) > 0; {
+			version := s.Features.DataClassification
 			tok, err := s.Next(b)
 			if err != nil {
 				return
@@ -183,8 +202,43 @@ func FuzzTokens(f *testing.F) {
 				if _, err := DecodeDone(tok.Type, tok.Body); err != nil {
 					t.Fatalf("framed DONE does not decode: %v", err)
 				}
+			case TokenOffset:
+				if o, err := DecodeOffset(tok.Body); err != nil || !bytes.Equal(o.Append(nil), tok.Raw) {
+					t.Fatalf("OFFSET %x: %v", tok.Raw, err)
+				}
+			case TokenDataClassif:
+				d, _, err := DecodeDataClassification(tok.Body, version)
+				if err != nil {
+					t.Fatalf("framed DATACLASSIFICATION does not decode: %v", err)
+				}
+				enc := d.Append(nil, version) // invalid UTF-16 becomes U+FFFD on the first pass
+				d2, _, err := DecodeDataClassification(enc[1:], version)
+				if err != nil || !bytes.Equal(d2.Append(nil, version), enc) {
+					t.Fatalf("DATACLASSIFICATION v%d encode is not stable: %x: %v", version, enc, err)
+				}
+			case TokenAltMetadata:
+				am, _, err := DecodeAltMetadata(tok.Body)
+				if err != nil {
+					t.Fatalf("framed ALTMETADATA does not decode: %v", err)
+				}
+				enc := am.Append(nil)
+				am2, _, err := DecodeAltMetadata(enc[1:])
+				if !hasXML(am) && (err != nil || !bytes.Equal(am2.Append(nil), enc)) {
+					t.Fatalf("ALTMETADATA encode is not stable: %x: %v", enc, err)
+				}
 			}
 			b = b[len(tok.Raw):]
 		}
 	})
+}
+
+// hasXML: an XML column's schema names are not kept, so its TYPE_INFO does
+// not re-encode byte for byte.
+func hasXML(am *AltMetadata) bool {
+	for _, c := range am.Columns {
+		if c.Type.Type == TypeXML {
+			return true
+		}
+	}
+	return false
 }
