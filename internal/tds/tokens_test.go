@@ -238,6 +238,9 @@ func TestNewTokensDecodeAndAppend(t *testing.T) {
 		t.Fatalf("UDT ROW %+v %v", row, err)
 	}
 
+	if ack := AppendFeatureExtAck(nil, []Feature{{ID: FeatureDataClassif, Data: []byte{2, 1}}}); !bytes.Equal(ack, ackDataClass(2)) {
+		t.Fatalf("FEATUREEXTACK %x, want %x", ack, ackDataClass(2))
+	}
 	for v, vec := range map[byte][]byte{DataClassV1: dataClassV1Vector, DataClassV2: dataClassV2Vector} {
 		d, n, err := DecodeDataClassification(vec[1:], v)
 		want := &DataClassification{Labels: []SensitivityLabel{{"L", "l"}}, InfoTypes: []InformationType{{"I", "i"}},

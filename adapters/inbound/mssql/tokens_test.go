@@ -1,0 +1,154 @@
+package mssql
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/tds"
+	"github.com/hoophq/sidecar/internal/tds/tdstest"
+)
+
+// answerUse answers the batch "SELECT x; USE otherdb" with stream, then
+// the ENVCHANGE of the USE and DONE; the relay's relearn batch too.
+func answerUse(stream []byte) func(*tds.SQLBatch) []byte {
+	return func(b *tds.SQLBatch) []byte {
+		switch b.Text {
+		case relearnText:
+			return (&tds.Done{}).Append((&tds.ErrorInfo{Number: 50000, State: relearnState, Message: "0 otherdb"}).Append(nil, tds.TokenInfo))
+		case "SELECT x; USE otherdb":
+			out := append([]byte{}, stream...)
+			out = tds.EnvString(tds.EnvDatabase, "otherdb", "hoopdb").Append(out)
+			return (&tds.Done{}).Append(out)
+		}
+		return nil
+	}
+}
+
+// Tokens a real SQL Server sends that the relay used to copy unread (an
+// OFFSET, COMPUTE's ALTMETADATA and ALTROW, a CLR UDT column, a
+// DATACLASSIFICATION of either version): the ENVCHANGE of a USE after each
+// is read as it passes, so the next statement is decided (and its approval
+// filed) in the database it runs in, without asking the upstream again.
+func TestEveryTokenBeforeAUseIsRead(t *testing.T) {
+	intCol := []tds.Column{{Flags: 1, Type: tds.TypeInfo{Type: tds.TypeIntN, Size: 4}, Name: "id"}}
+	alt := &tds.AltMetadata{ID: 1, ByCols: []uint16{1}, Columns: []tds.AltColumn{{Op: 0x4D, Operand: 1, Column: intCol[0]}}}
+	udtCol := []tds.Column{{Flags: 1, Type: tds.TypeInfo{Type: tds.TypeUDT, Size: 892,
+		UDT: &tds.UDTInfo{DB: "hoopdb", Schema: "sys", Name: "hierarchyid", Assembly: "Microsoft.SqlServer.Types.SqlHierarchyId"}}, Name: "node"}}
+	class := &tds.DataClassification{Labels: []tds.SensitivityLabel{{Name: "Confidential", ID: "c"}},
+		InfoTypes: []tds.InformationType{{Name: "Financial", ID: "f"}}, Rank: 20,
+		Columns: [][]tds.SensitivityProperty{{{Label: 0, InfoType: 0, Rank: 20}}}}
+	for _, tc := range []struct {
+		name      string
+		dataClass byte // the version the upstream acknowledges
+		stream    []byte
+	}{
+		{"offset", 0, (&tds.Offset{Identifier: 1, Len: 8}).Append(nil)},
+		{"altmetadata and altrow", 0, (&tds.AltRow{ID: 1, Values: [][]byte{{42, 0, 0, 0}}}).Append(
+			alt.Append((&tds.Row{Values: [][]byte{{1, 0, 0, 0}}}).Append((&tds.ColMetadata{Columns: intCol}).Append(nil), intCol)), intCol)},
+		{"udt column", 0, (&tds.Row{Values: [][]byte{{0x58}}}).Append((&tds.ColMetadata{Columns: udtCol}).Append(nil), udtCol)},
+		{"dataclassification v1", tds.DataClassV1, class.Append(nil, tds.DataClassV1)},
+		{"dataclassification v2", tds.DataClassV2, class.Append(nil, tds.DataClassV2)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, withBatchAnswer(answerUse(tc.stream)), func(_ *app.ListenerSettings, _ *app.CoreOptions, up *tdstest.Server) {
+				up.DataClassification = tc.dataClass
+			})
+			c := dialRaw(t, f.addr)
+			l := agentLogin()
+			l.AppName = returnApp
+			l.Features = []tds.Feature{{ID: tds.FeatureDataClassif, Data: []byte{tds.DataClassV2}}}
+			c.login(l)
+			c.send(tds.PacketSQLBatch, (&tds.SQLBatch{Headers: tds.TxHeaders(0, 1), Text: "SELECT x; USE otherdb"}).Encode())
+			sc := tds.Scanner{Features: tds.Features{DataClassification: tc.dataClass}}
+			var types []byte
+			for b := c.read().Data; len(b) > 0; {
+				tok, err := sc.Next(b)
+				if err != nil {
+					t.Fatalf("the client reads the relayed answer: %v", err)
+				}
+				types, b = append(types, tok.Type), b[len(tok.Raw):]
+			}
+			if types[len(types)-2] != tds.TokenEnvChange {
+				t.Fatalf("relayed tokens %x", types)
+			}
+			c.send(tds.PacketSQLBatch, (&tds.SQLBatch{Headers: tds.TxHeaders(0, 1), Text: "DELETE FROM t"}).Encode())
+			if e := firstError(t, tokens(t, c.read().Data)); e.Number != 229 {
+				t.Fatalf("DELETE: ERROR %d %q", e.Number, e.Message)
+			}
+			r := f.cp.Records()
+			if len(r) != 1 || !strings.Contains(r[0].Statement, "-- database: otherdb") {
+				t.Fatalf("the approver sees %q, want the database the DELETE runs in (otherdb)", r)
+			}
+			if n := f.ranCount(relearnText); n != 0 {
+				t.Fatalf("the listener asked the upstream where the session is %d times: the relay did not read the answer", n)
+			}
+		})
+	}
+}
+
+// An answer that breaks MS-TDS closes that connection with ERROR 50000
+// state 127 (class 20), after the whole tokens before it: a byte that starts
+// no token, a token cut by the end of its message (here a UDT column's
+// metadata, whose names would swallow the ENVCHANGE after it), a column
+// flagged encrypted, an ALTROW of no ALTMETADATA. Nothing after it is
+// relayed or decided, and the listener serves other connections.
+func TestUnreadableAnswerClosesTheConnection(t *testing.T) {
+	for name, stream := range map[string][]byte{
+		"unknown token":    {0x42, 0x00, 0x00},
+		"cut udt column":   {tds.TokenColMetadata, 1, 0, 0, 0, 0, 0, 0, 0, tds.TypeUDT, 0xFF, 0xFF},
+		"encrypted column": {tds.TokenColMetadata, 1, 0, 0, 0, 0, 0, 0x01, 0x08, tds.TypeIntN, 4, 0},
+		"orphan altrow":    {tds.TokenAltRow, 9, 0, 4, 1, 0, 0, 0},
+		"huge plp chunk": append((&tds.ColMetadata{Columns: []tds.Column{{Flags: 1, Type: tds.TypeInfo{Type: tds.TypeBigVarBinary, Size: tds.MaxLenPLP}}}}).Append(nil),
+			tds.TokenRow, 0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xF0, 0xFF, 0xFF, 0x7F, 1, 2, 3),
+	} {
+		t.Run(name, func(t *testing.T) {
+			info := (&tds.ErrorInfo{Number: 1, Message: "before"}).Append(nil, tds.TokenInfo)
+			f := newFixture(t, withBatchAnswer(answerUse(append(info, stream...))))
+			c := returnClient(t, f)
+			c.send(tds.PacketSQLBatch, (&tds.SQLBatch{Headers: tds.TxHeaders(0, 1), Text: "SELECT x; USE otherdb"}).Encode())
+			toks := tokens(t, c.read().Data)
+			last := toks[len(toks)-1]
+			if toks[0].Type != tds.TokenInfo || toks[len(toks)-2].Type != tds.TokenError || last.Type != tds.TokenDone ||
+				binary.LittleEndian.Uint16(last.Body)&tds.DoneError == 0 {
+				t.Fatalf("the client got tokens %+v, want the whole ones before the bad bytes, ERROR, DONE(ERROR)", toks)
+			}
+			for _, tok := range toks {
+				if tok.Type == tds.TokenEnvChange {
+					t.Fatal("an ENVCHANGE after the unreadable bytes was relayed")
+				}
+			}
+			if e := firstError(t, toks); e.Number != 50000 || e.State != 127 || e.Class != 20 {
+				t.Fatalf("ERROR %d state %d class %d %q", e.Number, e.State, e.Class, e.Message)
+			}
+			if _, err := c.mr.ReadMessage(); !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Fatalf("after an unreadable answer the connection stayed open: %v", err)
+			}
+			other := returnClient(t, f)
+			other.send(tds.PacketSQLBatch, (&tds.SQLBatch{Headers: tds.TxHeaders(0, 1), Text: "SELECT 1"}).Encode())
+			if toks := tokens(t, other.read().Data); toks[len(toks)-1].Type != tds.TokenDone {
+				t.Fatalf("another connection: %+v", toks)
+			}
+		})
+	}
+}
+
+// Always Encrypted is refused at login: with it the upstream's
+// COLMETADATA carries a key table and cipher metadata the relay does not
+// read, and its parameters are refused anyway.
+func TestAlwaysEncryptedLoginRefused(t *testing.T) {
+	f := newFixture(t)
+	c := dialRaw(t, f.addr)
+	l := agentLogin()
+	l.Features = []tds.Feature{{ID: tds.FeatureColumnEncryption, Data: []byte{0x01}}}
+	e := firstError(t, c.login(l))
+	if e.Number != 18456 || !strings.Contains(e.Message, "Always Encrypted") {
+		t.Fatalf("login with COLUMNENCRYPTION: ERROR %d %q", e.Number, e.Message)
+	}
+	if n := len(f.up.Logins()); n != 0 {
+		t.Fatalf("the upstream received %d logins", n)
+	}
+}
