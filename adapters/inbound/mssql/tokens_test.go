@@ -28,6 +28,19 @@ func answerUse(stream []byte) func(*tds.SQLBatch) []byte {
 	}
 }
 
+// relearned counts the listener's own batches asking the upstream where
+// the session is (session.relearn), which it sends after an answer it
+// could not read to its end.
+func relearned(f *fixture) int {
+	n := 0
+	for _, m := range f.up.Received() {
+		if b, err := tds.DecodeSQLBatch(m.Data); m.Type == tds.PacketSQLBatch && err == nil && b.Text == relearnText {
+			n++
+		}
+	}
+	return n
+}
+
 // Tokens a real SQL Server sends that the relay used to copy unread (an
 // OFFSET, COMPUTE's ALTMETADATA and ALTROW, a CLR UDT column, a
 // DATACLASSIFICATION of either version): the ENVCHANGE of a USE after each
@@ -83,7 +96,7 @@ func TestEveryTokenBeforeAUseIsRead(t *testing.T) {
 			if len(r) != 1 || !strings.Contains(r[0].Statement, "-- database: otherdb") {
 				t.Fatalf("the approver sees %q, want the database the DELETE runs in (otherdb)", r)
 			}
-			if n := f.ranCount(relearnText); n != 0 {
+			if n := relearned(f); n != 0 {
 				t.Fatalf("the listener asked the upstream where the session is %d times: the relay did not read the answer", n)
 			}
 		})
