@@ -36,6 +36,8 @@
 //     (ROW, NBCROW), altmetadata.go (ALTMETADATA, ALTROW), offset.go
 //     (OFFSET), dataclassif.go (DATACLASSIFICATION, versions 1 and 2):
 //     tokens of the tabular response (2.2.7).
+//   - rowwalk.go: RowWalker measures a ROW, NBCROW or ALTROW fed in pieces
+//     without holding its values (RowLen is the same walk).
 //   - scanner.go: Scanner frames every token of TDS 7.4 a server sends to
 //     find ENVCHANGE, ERROR and DONE boundaries, with the features the
 //     login acknowledged (FEATUREEXTACK); ErrCannotFrame for what it does

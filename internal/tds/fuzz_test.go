@@ -242,3 +242,79 @@ func hasXML(am *AltMetadata) bool {
 	}
 	return false
 }
+
+// walkColumns are the column lists FuzzRowWalker types rows by: every
+// value layout of TYPE_VARBYTE (fixed, BYTELEN with and without the 0xFF
+// NULL, USHORTLEN, LONGLEN, TEXT's pointer, PLP).
+func walkColumns() [][]Column {
+	nv := TypeInfo{Type: TypeNVarChar, Size: 100, Collation: latin1}
+	return [][]Column{
+		tokenColumns(),
+		{{Type: TypeInfo{Type: TypeInt4}}, {Type: TypeInfo{Type: TypeVarChar, Size: 10}}, {Type: TypeInfo{Type: TypeGUID, Size: 16}}, {Type: nv}},
+		{{Type: TypeInfo{Type: TypeText, Size: 1 << 20, Collation: latin1}}, {Type: TypeInfo{Type: TypeVariant, Size: 8016}}, {Type: TypeInfo{Type: TypeImage}}},
+		{{Type: TypeInfo{Type: TypeBigVarBinary, Size: MaxLenPLP}}, {Type: TypeInfo{Type: TypeUDT, Size: 16, UDT: &UDTInfo{}}}, {Type: TypeInfo{Type: TypeXML, Size: MaxLenPLP}}},
+	}
+}
+
+// tokenColumns are the columns of tokenSamples' result set.
+func tokenColumns() []Column {
+	_, toks, _ := scanAll(tokenSamples()[1])
+	cm, _, _ := DecodeColMetadata(toks[0].Body)
+	return cm.Columns
+}
+
+// FuzzRowWalker: RowLen (a RowWalker's walk) measures what DecodeRow and
+// DecodeNBCRow (readValue) read, and a walk fed in pieces of any sizes ends
+// at the same byte. in[0] picks the columns and ROW or NBCROW, in[1] the
+// piece size.
+func FuzzRowWalker(f *testing.F) {
+	cols := walkColumns()
+	for i, c := range cols {
+		vals := make([][]byte, len(c))
+		for j := range c {
+			if j%2 == 0 {
+				vals[j] = []byte{1, 2, 3, 4}[:sizeFor(c[j].Type)]
+			}
+		}
+		row := (&Row{Values: vals}).Append(nil, c)[1:]
+		f.Add(append([]byte{byte(2 * i), 3}, row...))
+		f.Add(append([]byte{byte(2*i + 1), 1, 0x05}, row...))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) < 2 {
+			return
+		}
+		c, nbc, piece, b := cols[int(in[0]/2)%len(cols)], in[0]%2 == 1, int(in[1])+1, in[2:]
+		var want int
+		var werr error
+		if nbc {
+			_, want, werr = DecodeNBCRow(b, c)
+		} else {
+			_, want, werr = DecodeRow(b, c)
+		}
+		got, err := RowLen(b, c, nbc)
+		if (err == nil) != (werr == nil) || err == nil && got != want {
+			t.Fatalf("RowLen %d %v, DecodeRow %d %v", got, err, want, werr)
+		}
+		if err != nil && !errors.Is(err, ErrShort) {
+			t.Fatalf("RowLen error %v", err)
+		}
+		w := NewRowWalker(c, nbc)
+		total, done := 0, false
+		for total < len(b) && !done {
+			n, d := w.Feed(b[total:min(total+piece, len(b))])
+			total, done = total+n, d
+		}
+		if done != (err == nil) || done && total != got {
+			t.Fatalf("walk in pieces of %d: %d done %v; RowLen %d %v", piece, total, done, got, err)
+		}
+	})
+}
+
+// sizeFor is a value length valid for ti's fixed size (4 otherwise).
+func sizeFor(ti TypeInfo) int {
+	if n, ok := fixedSize(ti.Type); ok {
+		return min(n, 4)
+	}
+	return 4
+}

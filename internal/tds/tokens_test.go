@@ -2,6 +2,7 @@ package tds
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"reflect"
 	"testing"
@@ -272,5 +273,43 @@ func TestErrorTextsAreCut(t *testing.T) {
 	got, _ := DecodeErrorInfo(toks[0].Body)
 	if len(got.ServerName) != 255 {
 		t.Fatalf("server name %d chars", len(got.ServerName))
+	}
+}
+
+// A RowWalker walks a row of any size in pieces, allocating nothing and
+// keeping none of them, and ends at the row's last byte: here a
+// varbinary(max) of 1 MiB in two chunks, a TEXT and an NBCROW bitmap.
+func TestRowWalkerHoldsNothing(t *testing.T) {
+	cols := []Column{
+		{Type: TypeInfo{Type: TypeIntN, Size: 4}},
+		{Type: TypeInfo{Type: TypeBigVarBinary, Size: MaxLenPLP}},
+		{Type: TypeInfo{Type: TypeText, Size: 1 << 20, Collation: latin1}},
+		{Type: TypeInfo{Type: TypeNVarChar, Size: 100, Collation: latin1}},
+	}
+	row := []byte{0x08} // column 3 NULL
+	row = append(row, 4, 1, 0, 0, 0)
+	row = binary.LittleEndian.AppendUint64(row, 1<<20)
+	for range 2 {
+		row = binary.LittleEndian.AppendUint32(row, 1<<19)
+		row = append(row, make([]byte, 1<<19)...)
+	}
+	row = append(row, 0, 0, 0, 0)
+	row = AppendValue(row, cols[2].Type, []byte("text"))
+	next := append(append([]byte{}, row...), TokenDone)
+	if n, err := RowLen(next, cols, true); err != nil || n != len(row) {
+		t.Fatalf("RowLen %d %v, want %d", n, err, len(row))
+	}
+	var total int
+	var done bool
+	allocs := testing.AllocsPerRun(3, func() {
+		w := NewRowWalker(cols, true)
+		total, done = 0, false
+		for total < len(next) && !done {
+			n, d := w.Feed(next[total:min(total+4096, len(next))])
+			total, done = total+n, d
+		}
+	})
+	if !done || total != len(row) || allocs > 2 { // the walker and its bitmap's one byte
+		t.Fatalf("walked %d of %d bytes, done %v, %v allocations", total, len(row), done, allocs)
 	}
 }

@@ -293,15 +293,15 @@ func TestDeniedRequestStillResetsTheUpstream(t *testing.T) {
 	t.Fatal("the upstream was never reset")
 }
 
-// An answer the relay does not read to its end (here a value larger than
-// it holds, maxCarry) hides the ENVCHANGE of a USE after it: the listener
-// asks the upstream where the session is, so the next statement is decided
-// (and its approval filed) in the database it runs in.
+// An answer the relay does not read to its end (here a RETURNVALUE larger
+// than it holds, maxCarry) hides the ENVCHANGE of a USE after it: the
+// listener asks the upstream where the session is, so the next statement
+// is decided (and its approval filed) in the database it runs in.
 func TestUnreadableAnswerDoesNotHideADatabaseChange(t *testing.T) {
 	var mu sync.Mutex
 	db, tran := "hoopdb", "0"
-	col := []tds.Column{{Flags: 1, Type: tds.TypeInfo{Type: tds.TypeNVarChar, Size: tds.MaxLenPLP, Collation: [5]byte{0x09, 0x04, 0xD0, 0x00, 0x34}}, Name: "shape"}}
-	large := tdstest.ResultSetNoDone(col, [][][]byte{{tdstest.NVarChar(strings.Repeat("x", maxCarry/2+512))}})
+	large := returnValue(tds.TypeInfo{Type: tds.TypeNVarChar, Size: tds.MaxLenPLP, Collation: [5]byte{0x09, 0x04, 0xD0, 0x00, 0x34}},
+		tdstest.NVarChar(strings.Repeat("x", maxCarry/2+512)))
 	f := newFixture(t, func(_ *app.ListenerSettings, _ *app.CoreOptions, up *tdstest.Server) {
 		onBatch := up.OnBatch
 		up.OnBatch = func(b *tds.SQLBatch) []byte {
@@ -354,6 +354,13 @@ func TestUnreadableAnswerDoesNotHideADatabaseChange(t *testing.T) {
 	if e := firstError(t, tokens(t, c.read().Data)); e.Number != 3930 {
 		t.Fatalf("COMMIT after a denial in a transaction the relay could not see begin: ERROR %d %q", e.Number, e.Message)
 	}
+}
+
+// returnValue is a RETURNVALUE token (MS-TDS 2.2.7.18) of an OUTPUT
+// parameter @v of type ti and value v.
+func returnValue(ti tds.TypeInfo, v []byte) []byte {
+	out := []byte{tds.TokenReturnValue, 1, 0, 2, '@', 0, 'v', 0, 0x01, 0, 0, 0, 0, 0x01, 0}
+	return tds.AppendValue(ti.Append(out), ti, v)
 }
 
 // An Attention that arrives while the listener's own request is upstream

@@ -36,8 +36,9 @@
 //     denials.
 //   - relay.go: the upstream's answers back to the client packet by packet,
 //     ENVCHANGE (database, transaction, packet size), ERROR/DONE for
-//     spend_approval_on: accepted, DONE(ATTN), RETURNVALUE handles; an
-//     answer that breaks MS-TDS closes the connection (ERROR 50000/127).
+//     spend_approval_on: accepted, DONE(ATTN), RETURNVALUE handles; long
+//     rows walked, not held (tds.RowWalker); an answer that breaks MS-TDS
+//     closes the connection (ERROR 50000/127).
 //   - statement.go: the canonical bytes and the approver's rendering of a
 //     batch and of an RPC (text plus typed parameter values).
 //   - errors.go: ERROR tokens, their numbers, states and classes.

@@ -11,10 +11,16 @@ import (
 )
 
 // maxCarry bounds the bytes of one token the relay holds to read it (a
-// ROW with large values): past it, the rest of that answer is copied
-// unread, and what it would have changed (current database, transaction)
-// the listener then asks the upstream (session.relearn).
+// RETURNVALUE with a large value; a row is walked instead, past
+// maxRowHold): past it, the rest of that answer is copied unread, and what
+// it would have changed (current database, transaction) the listener then
+// asks the upstream (session.relearn).
 const maxCarry = 4 << 20
+
+// maxRowHold is the most of a ROW, NBCROW or ALTROW the relay holds: a
+// longer one is measured by a tds.RowWalker as its packets pass, holding
+// none of its values.
+const maxRowHold = 64 << 10
 
 // relayLoop is the session's relay: it copies every packet the upstream
 // sends to the client as it arrives (results are never held whole: a
@@ -33,6 +39,7 @@ func (s *session) relayLoop() {
 	var (
 		buf     []byte
 		carry   []byte
+		walk    *tds.RowWalker // a long row under way: its bytes are not held
 		sc      = tds.Scanner{Features: s.features}
 		framing = true
 		retryAt int // a cut token is read again once carry reaches this size
@@ -59,12 +66,40 @@ func (s *session) relayLoop() {
 		s.mu.Unlock()
 		eom := h.Status&tds.StatusEOM != 0
 		if framing {
-			carry = append(carry, body...)
+			fresh := body
+			if walk != nil {
+				n, done := walk.Feed(body)
+				fresh = body[n:]
+				if done {
+					walk = nil
+				} else if eom {
+					s.unreadableAnswer(h, body, len(body), errors.New("the message ended inside a row"), discard)
+					return
+				}
+			}
+			if walk == nil {
+				carry = append(carry, fresh...)
+			}
 			// At the end of a message every byte must have been read: a
 			// token does not continue in the next message.
-			if len(carry) >= retryAt || eom {
+			if walk == nil && (len(carry) >= retryAt || eom) {
 				n, err := s.scan(&sc, carry, &res, discard)
-				if err == nil && eom && n < len(carry) {
+				if err == nil && len(carry)-n > maxRowHold && isRow(carry[n]) {
+					w, used, done, werr := sc.WalkRow(carry[n:])
+					switch {
+					case werr != nil && !errors.Is(werr, tds.ErrShort):
+						err = werr
+					case werr == nil && !done:
+						walk, n = w, len(carry) // the row's bytes so far: walked, not held
+					case werr == nil:
+						n += used
+					}
+				}
+				switch {
+				case err != nil || !eom:
+				case walk != nil:
+					err = errors.New("the message ended inside a row")
+				case n < len(carry):
 					err = fmt.Errorf("the message ended inside a token 0x%02X (%d bytes unread)", carry[n], len(carry)-n)
 				}
 				if err != nil {
@@ -88,7 +123,7 @@ func (s *session) relayLoop() {
 		complete, stray := false, false
 		var onEnd func(response)
 		if eom {
-			carry, framing, retryAt = carry[:0], true, 0
+			carry, walk, framing, retryAt = carry[:0], nil, true, 0
 			sc.Reset()
 			s.mu.Lock()
 			switch {
@@ -144,6 +179,11 @@ func (s *session) unreadableAnswer(h tds.Header, body []byte, unread int, err er
 		}
 	}
 	s.writeClient(errorReply(errUnreadableAnswer.with("hoop sidecar: the server's answer cannot be read ("+err.Error()+"); the connection is closed"), tds.TokenDone, false))
+}
+
+// isRow reports whether a token of type t is a row the relay may walk.
+func isRow(t byte) bool {
+	return t == tds.TokenRow || t == tds.TokenNBCRow || t == tds.TokenAltRow
 }
 
 // copyPacket writes one upstream packet to the client, flushing at the end

@@ -1,6 +1,7 @@
 package mssql
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -115,6 +116,8 @@ func TestUnreadableAnswerClosesTheConnection(t *testing.T) {
 		"cut udt column":   {tds.TokenColMetadata, 1, 0, 0, 0, 0, 0, 0, 0, tds.TypeUDT, 0xFF, 0xFF},
 		"encrypted column": {tds.TokenColMetadata, 1, 0, 0, 0, 0, 0, 0x01, 0x08, tds.TypeIntN, 4, 0},
 		"orphan altrow":    {tds.TokenAltRow, 9, 0, 4, 1, 0, 0, 0},
+		"huge plp chunk past what is held": append(append((&tds.ColMetadata{Columns: []tds.Column{{Flags: 1, Type: tds.TypeInfo{Type: tds.TypeBigVarBinary, Size: tds.MaxLenPLP}}}}).Append(nil),
+			tds.TokenRow, 0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xF0, 0xFF, 0xFF, 0x7F), make([]byte, 3*maxRowHold)...),
 		"huge plp chunk": append((&tds.ColMetadata{Columns: []tds.Column{{Flags: 1, Type: tds.TypeInfo{Type: tds.TypeBigVarBinary, Size: tds.MaxLenPLP}}}}).Append(nil),
 			tds.TokenRow, 0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xF0, 0xFF, 0xFF, 0x7F, 1, 2, 3),
 	} {
@@ -123,7 +126,21 @@ func TestUnreadableAnswerClosesTheConnection(t *testing.T) {
 			f := newFixture(t, withBatchAnswer(answerUse(append(info, stream...))))
 			c := returnClient(t, f)
 			c.send(tds.PacketSQLBatch, (&tds.SQLBatch{Headers: tds.TxHeaders(0, 1), Text: "SELECT x; USE otherdb"}).Encode())
-			toks := tokens(t, c.read().Data)
+			data := c.read().Data
+			if strings.HasSuffix(name, "past what is held") {
+				// The row's start reached the client before it could be
+				// known bad (nothing of it is held): the message ends
+				// with the ERROR and DONE, and the connection closes.
+				tail := errorReply(errUnreadableAnswer.with("x"), tds.TokenDone, false)
+				if !bytes.Contains(data, tds.AppendUCS2(nil, "the connection is closed")) || !bytes.HasSuffix(data, tail[len(tail)-13:]) {
+					t.Fatalf("the answer ends %x", data[max(0, len(data)-64):])
+				}
+				if _, err := c.mr.ReadMessage(); !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+					t.Fatalf("after an unreadable answer the connection stayed open: %v", err)
+				}
+				return
+			}
+			toks := tokens(t, data)
 			last := toks[len(toks)-1]
 			if toks[0].Type != tds.TokenInfo || toks[len(toks)-2].Type != tds.TokenError || last.Type != tds.TokenDone ||
 				binary.LittleEndian.Uint16(last.Body)&tds.DoneError == 0 {
@@ -146,6 +163,32 @@ func TestUnreadableAnswerClosesTheConnection(t *testing.T) {
 				t.Fatalf("another connection: %+v", toks)
 			}
 		})
+	}
+}
+
+// A row whose value is larger than the relay holds (10 MiB, past maxCarry)
+// is walked as its packets pass, not held, so the ENVCHANGE of a USE after
+// it is read there too: no asking the upstream where the session is.
+func TestLargeRowBeforeAUseIsRead(t *testing.T) {
+	col := []tds.Column{{Flags: 1, Type: tds.TypeInfo{Type: tds.TypeBigVarBinary, Size: tds.MaxLenPLP}, Name: "blob"}}
+	nbc := append((&tds.ColMetadata{Columns: col}).Append(nil), tds.TokenNBCRow, 0x00)
+	nbc = tds.AppendValue(nbc, col[0].Type, make([]byte, 10<<20))
+	f := newFixture(t, withBatchAnswer(answerUse(nbc)))
+	c := returnClient(t, f)
+	c.mr.MaxMessage = 16 << 20
+	c.send(tds.PacketSQLBatch, (&tds.SQLBatch{Headers: tds.TxHeaders(0, 1), Text: "SELECT x; USE otherdb"}).Encode())
+	if m := c.read(); len(m.Data) != len(nbc)+len(tds.EnvString(tds.EnvDatabase, "otherdb", "hoopdb").Append(nil))+13 {
+		t.Fatalf("the client got %d bytes", len(m.Data))
+	}
+	c.send(tds.PacketSQLBatch, (&tds.SQLBatch{Headers: tds.TxHeaders(0, 1), Text: "DELETE FROM t"}).Encode())
+	if e := firstError(t, tokens(t, c.read().Data)); e.Number != 229 {
+		t.Fatalf("DELETE: ERROR %d %q", e.Number, e.Message)
+	}
+	if r := f.cp.Records(); len(r) != 1 || !strings.Contains(r[0].Statement, "-- database: otherdb") {
+		t.Fatalf("the approver sees %q, want the database the DELETE runs in (otherdb)", r)
+	}
+	if n := relearned(f); n != 0 {
+		t.Fatalf("the listener asked the upstream where the session is %d times: the relay did not read past the row", n)
 	}
 }
 
