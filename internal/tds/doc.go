@@ -28,13 +28,20 @@
 //   - paramvalue.go: an RPC parameter's value (TEXT, NTEXT and IMAGE as
 //     LONGLEN and bytes, unlike a ROW's).
 //   - typeinfo.go: TYPE_INFO and TYPE_VARBYTE values (2.2.5.4, 2.2.5.2),
-//     PLP chunks; unknown types are *UnknownTypeError.
+//     PLP chunks, a result column's CLR UDT (UDT_INFO); unknown types are
+//     *UnknownTypeError.
 //   - attention.go: Attention (2.2.1.7).
 //   - loginack.go (token constants too), envchange.go, error.go (ERROR and
 //     INFO), done.go (DONE, DONEPROC, DONEINPROC), colmetadata.go, row.go
-//     (ROW, NBCROW): tokens of the tabular response (2.2.7).
-//   - scanner.go: Scanner walks a response's tokens to find ENVCHANGE,
-//     ERROR and DONE boundaries; ErrCannotFrame when a length is unknown.
+//     (ROW, NBCROW), altmetadata.go (ALTMETADATA, ALTROW), offset.go
+//     (OFFSET), dataclassif.go (DATACLASSIFICATION, versions 1 and 2):
+//     tokens of the tabular response (2.2.7).
+//   - rowwalk.go: RowWalker measures a ROW, NBCROW or ALTROW fed in pieces
+//     without holding its values (RowLen is the same walk).
+//   - scanner.go: Scanner frames every token of TDS 7.4 a server sends to
+//     find ENVCHANGE, ERROR and DONE boundaries, with the features the
+//     login acknowledged (FEATUREEXTACK); ErrCannotFrame for what it does
+//     not read (column encryption's CekTable and cipher metadata).
 //   - ucs2.go: UCS-2 strings and the bounds-checked reader every decoder
 //     uses (short input is ErrShort, never a panic).
 //   - errors.go: the package's errors.
@@ -44,5 +51,6 @@
 // (fuzz_test.go) and the unit tests use them as real-client input.
 //
 // Assumptions: TDS 7.2 or later (ALL_HEADERS present, 8-byte DONE row
-// counts, LOGIN7 with cbSSPILong); no column encryption, no MARS (SMP).
+// counts, LOGIN7 with cbSSPILong); no column encryption (its tokens are
+// ErrCannotFrame), no MARS (SMP).
 package tds

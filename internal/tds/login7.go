@@ -188,6 +188,19 @@ func decodeFeatures(b []byte) ([]Feature, error) {
 	}
 }
 
+// AppendFeatureExtAck writes a FEATUREEXTACK token (0xAE, MS-TDS 2.2.7.11)
+// acknowledging fs: each FeatureId, a ULONG length and its data, then the
+// terminator. The Scanner frames it and takes the Features it changes.
+func AppendFeatureExtAck(dst []byte, fs []Feature) []byte {
+	dst = append(dst, TokenFeatureExtAck)
+	for _, f := range fs {
+		dst = append(dst, f.ID)
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(len(f.Data)))
+		dst = append(dst, f.Data...)
+	}
+	return append(dst, FeatureTerminator)
+}
+
 // Feature returns the data of the FeatureExt entry with this id.
 func (l *Login7) Feature(id byte) ([]byte, bool) {
 	for _, f := range l.Features {

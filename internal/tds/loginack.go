@@ -6,6 +6,7 @@ import (
 
 // Token types of the tabular response, MS-TDS 2.2.7.
 const (
+	TokenOffset        byte = 0x78
 	TokenReturnStatus  byte = 0x79
 	TokenColMetadata   byte = 0x81
 	TokenAltMetadata   byte = 0x88

@@ -1,5 +1,7 @@
 package tds
 
+import "fmt"
+
 // ReturnValue is a RETURNVALUE token (0xAC), MS-TDS 2.2.7.18: an OUTPUT
 // parameter's (or a UDF's) value sent back after an RPC. The mssql listener
 // reads the prepared-statement handle that sp_prepare and sp_prepexec
@@ -18,11 +20,13 @@ func DecodeReturnValue(b []byte) (*ReturnValue, error) {
 	r := &reader{b: b}
 	v := &ReturnValue{Ordinal: r.u16("ParamOrdinal"), Name: r.bvarchar("ParamName"), Status: r.u8("Status")}
 	r.u32("UserType")
-	r.u16("Flags")
+	if r.u16("Flags")&FlagEncrypted != 0 {
+		return nil, fmt.Errorf("%w: a RETURNVALUE flagged encrypted (Always Encrypted cipher metadata)", ErrCannotFrame)
+	}
 	if r.err != nil {
 		return nil, r.err
 	}
-	ti, err := decodeTypeInfo(r)
+	ti, err := decodeResultTypeInfo(r)
 	if err != nil {
 		return nil, err
 	}

@@ -58,25 +58,17 @@ func (row *Row) Append(dst []byte, cols []Column) []byte {
 }
 
 // RowLen returns the length of a ROW body (nbc false) or an NBCROW body (nbc
-// true) at the start of b, typed by cols, without keeping its values: the
-// Scanner's framing of a large result allocates nothing per row (a PLP
-// value is still joined by readPLP). Errors are DecodeRow's.
+// true) at the start of b, typed by cols, without keeping its values: a
+// RowWalker's walk over b, so the Scanner's framing of a large result
+// allocates nothing per row. Errors: ErrShort when the row does not end
+// in b.
 func RowLen(b []byte, cols []Column, nbc bool) (int, error) {
-	r := reader{b: b}
-	var bitmap []byte
-	if nbc {
-		bitmap = r.bytes((len(cols)+7)/8, "NBCROW bitmap")
-		if r.err != nil {
-			return 0, r.err
-		}
+	var w RowWalker
+	w.start(cols, nbc)
+	w.alias = true
+	n, done := w.Feed(b)
+	if !done {
+		return 0, short("row")
 	}
-	for i, c := range cols {
-		if nbc && bitmap[i/8]&(1<<(i%8)) != 0 {
-			continue
-		}
-		if _, err := readValue(&r, c.Type); err != nil {
-			return 0, err
-		}
-	}
-	return r.off, nil
+	return n, nil
 }

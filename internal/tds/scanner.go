@@ -14,17 +14,40 @@ type Token struct {
 }
 
 // Scanner walks a server's token stream (MS-TDS 2.2.7) far enough to find
-// ENVCHANGE, ERROR/INFO and DONE boundaries. Columns is the last COLMETADATA
-// seen; it is the only state and it is exported: ROW/NBCROW framing depends
-// on it, and a response may span messages.
+// ENVCHANGE, ERROR/INFO and DONE boundaries. It frames every token of TDS
+// 7.4 a server sends (OFFSET, ALTMETADATA and ALTROW included), in a
+// session without column encryption. Its state is exported: Columns is the
+// last COLMETADATA seen and Alt the ALTMETADATA columns by Id (ROW, NBCROW
+// and ALTROW framing depends on them); Features is what the server
+// acknowledged at login, which changes how some tokens are laid out.
 type Scanner struct {
-	Columns []Column
+	Columns  []Column
+	Alt      map[uint16][]Column
+	Features Features
 }
 
+// Features is what the server's FEATUREEXTACK (MS-TDS 2.2.7.11) at login
+// acknowledged of the features that change the token stream.
+type Features struct {
+	// DataClassification is the DATACLASSIFICATION version acknowledged
+	// (DataClassV1 or DataClassV2), 0 when none.
+	DataClassification byte
+	// ColumnEncryption is set when the server acknowledged COLUMNENCRYPTION:
+	// COLMETADATA then carries a CekTable, which this codec does not read.
+	ColumnEncryption bool
+}
+
+// Reset forgets the result set (Columns, Alt) at the end of a response,
+// keeping the login's Features.
+func (s *Scanner) Reset() { *s = Scanner{Features: s.Features} }
+
 // Next returns the first token of b. Errors: ErrShort when b ends inside
-// the token (read more and retry), ErrCannotFrame (wrapped) for a token or
-// column type whose length this codec cannot compute — the caller must stop
-// scanning this response.
+// the token (read more and retry); ErrCannotFrame (wrapped) for a byte that
+// starts no token of TDS 7.4, a column type or layout this codec does not
+// read (an encrypted column, a CekTable), a DATACLASSIFICATION the login
+// did not negotiate, an ALTROW of no ALTMETADATA; any other error for
+// bytes that break a token's layout. On any error but ErrShort the stream
+// cannot be framed further: the caller must stop reading it.
 func (s *Scanner) Next(b []byte) (Token, error) {
 	if len(b) == 0 {
 		return Token{}, short("token")
@@ -38,6 +61,8 @@ func (s *Scanner) Next(b []byte) (Token, error) {
 		n = doneLen
 	case TokenReturnStatus:
 		n = 4
+	case TokenOffset:
+		n = offsetLen
 	case TokenError, TokenInfo, TokenLoginAck, TokenEnvChange, TokenOrder, TokenTabName, TokenColInfo, TokenSSPI:
 		if len(body) < 2 {
 			return Token{}, short("token length")
@@ -52,17 +77,58 @@ func (s *Scanner) Next(b []byte) (Token, error) {
 			return Token{}, short("token body")
 		}
 	case TokenFeatureExtAck:
-		if _, err := decodeFeatures(body); err != nil {
+		fs, err := decodeFeatures(body)
+		if err != nil {
 			return Token{}, err
 		}
+		f, err := ackedFeatures(s.Features, fs)
+		if err != nil {
+			return Token{}, err
+		}
+		s.Features = f
 		n = featuresLen(body)
 	case TokenColMetadata:
+		if s.Features.ColumnEncryption {
+			return Token{}, fmt.Errorf("%w: COLMETADATA with a CekTable (column encryption)", ErrCannotFrame)
+		}
 		cm, used, err := DecodeColMetadata(body)
 		if err != nil {
 			return Token{}, frameErr(err)
 		}
 		if !cm.NoMetadata {
-			s.Columns = cm.Columns
+			s.Columns, s.Alt = cm.Columns, nil
+		}
+		n = used
+	case TokenAltMetadata:
+		am, used, err := DecodeAltMetadata(body)
+		if err != nil {
+			return Token{}, frameErr(err)
+		}
+		if s.Alt == nil {
+			s.Alt = map[uint16][]Column{}
+		}
+		s.Alt[am.ID] = am.columns()
+		n = used
+	case TokenAltRow:
+		if len(body) < 2 {
+			return Token{}, short("ALTROW Id")
+		}
+		cols, ok := s.Alt[binary.LittleEndian.Uint16(body)]
+		if !ok {
+			return Token{}, fmt.Errorf("%w: ALTROW of Id %d follows no ALTMETADATA of that Id", ErrCannotFrame, binary.LittleEndian.Uint16(body))
+		}
+		used, err := RowLen(body[2:], cols, false)
+		if err != nil {
+			return Token{}, frameErr(err)
+		}
+		n = 2 + used
+	case TokenDataClassif:
+		if s.Features.DataClassification == 0 {
+			return Token{}, fmt.Errorf("%w: DATACLASSIFICATION the login did not negotiate", ErrCannotFrame)
+		}
+		_, used, err := DecodeDataClassification(body, s.Features.DataClassification)
+		if err != nil {
+			return Token{}, err
 		}
 		n = used
 	case TokenRow, TokenNBCRow:
@@ -93,6 +159,24 @@ func frameErr(err error) error {
 	return err
 }
 
+// ackedFeatures returns f updated with the server's FEATUREEXTACK entries.
+// A DATACLASSIFICATION version this codec does not read is ErrCannotFrame:
+// its tokens could not be framed.
+func ackedFeatures(f Features, fs []Feature) (Features, error) {
+	for _, a := range fs {
+		switch a.ID {
+		case FeatureDataClassif:
+			if len(a.Data) < 1 || a.Data[0] != DataClassV1 && a.Data[0] != DataClassV2 {
+				return f, fmt.Errorf("%w: the server acknowledged DATACLASSIFICATION in a version this codec does not read (%x)", ErrCannotFrame, a.Data)
+			}
+			f.DataClassification = a.Data[0]
+		case FeatureColumnEncryption:
+			f.ColumnEncryption = true
+		}
+	}
+	return f, nil
+}
+
 func featuresLen(b []byte) int {
 	i := 0
 	for i < len(b) && b[i] != FeatureTerminator {
@@ -108,11 +192,13 @@ func returnValueLen(b []byte) (int, error) {
 	r.bvarchar("ParamName")
 	r.u8("Status")
 	r.u32("UserType")
-	r.u16("Flags")
+	if r.u16("Flags")&FlagEncrypted != 0 {
+		return 0, fmt.Errorf("%w: a RETURNVALUE flagged encrypted (Always Encrypted cipher metadata)", ErrCannotFrame)
+	}
 	if r.err != nil {
 		return 0, r.err
 	}
-	ti, err := decodeTypeInfo(r)
+	ti, err := decodeResultTypeInfo(r)
 	if err != nil {
 		return 0, err
 	}

@@ -1,6 +1,8 @@
 package tds
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"reflect"
 	"testing"
@@ -109,19 +111,152 @@ func TestNBCRow(t *testing.T) {
 }
 
 func TestScannerCannotFrame(t *testing.T) {
-	udt := []byte{TokenColMetadata, 1, 0, 0, 0, 0, 0, 0, 0, 0xF0, 0, 0}
+	encCol := []byte{TokenColMetadata, 1, 0, 0, 0, 0, 0, 0x01, 0x08, 0x26, 4, 0}
 	for name, in := range map[string][]byte{
-		"unknown token": {0x42, 0, 0},
-		"altmetadata":   {TokenAltMetadata, 0, 0},
-		"udt column":    udt,
+		"unknown token":               {0x42, 0, 0},
+		"encrypted column":            encCol,
+		"altrow of no altmetadata":    {TokenAltRow, 7, 0, 4, 1, 0, 0, 0},
+		"dataclassif not negotiated":  dataClassV1Vector,
+		"dataclassif version 3 acked": {TokenFeatureExtAck, FeatureDataClassif, 2, 0, 0, 0, 3, 1, FeatureTerminator},
+		"encrypted returnvalue":       {TokenReturnValue, 0, 0, 0, 1, 0, 0, 0, 0, 0x00, 0x08, 0x26, 4, 0},
 	} {
 		_, _, err := scanAll(in)
 		if !errors.Is(err, ErrCannotFrame) {
 			t.Errorf("%s: err = %v", name, err)
 		}
 	}
+	// Column encryption acknowledged: COLMETADATA carries a CekTable.
+	s := Scanner{Features: Features{ColumnEncryption: true}}
+	if _, err := s.Next([]byte{TokenColMetadata, 1, 0, 0, 0}); !errors.Is(err, ErrCannotFrame) {
+		t.Errorf("COLMETADATA after COLUMNENCRYPTION was acknowledged: %v", err)
+	}
 	if _, _, err := scanAll([]byte{TokenDone, 0, 0}); !errors.Is(err, ErrShort) {
 		t.Errorf("truncated DONE: %v", err)
+	}
+}
+
+// Byte vectors written from MS-TDS 2.2.7 by hand (not by the codec's
+// Append): each is one token the Scanner used to refuse to frame.
+var (
+	offsetVector = []byte{TokenOffset, 0x01, 0x00, 0x08, 0x00} // Identifier 1, OffsetLen 8
+	// COMPUTE SUM(id) BY id: ALTMETADATA (Count 1, Id 1, ByCols 1: column
+	// 1; SUM (0x4D) of column 1, INTN(4), no name), then its ALTROW (42).
+	altVector = []byte{
+		TokenAltMetadata, 0x01, 0x00, 0x01, 0x00, 0x01, 0x01, 0x00,
+		0x4D, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x26, 0x04, 0x00,
+		TokenAltRow, 0x01, 0x00, 0x04, 0x2A, 0x00, 0x00, 0x00,
+	}
+	// A CLR UDT column (MAX_BYTE_SIZE 16, db "d", schema "s", type "g",
+	// assembly "a", column "c"), then a ROW of a 3-byte PLP value.
+	udtVector = []byte{
+		TokenColMetadata, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00,
+		TypeUDT, 0x10, 0x00, 0x01, 'd', 0, 0x01, 's', 0, 0x01, 'g', 0, 0x01, 0x00, 'a', 0, 0x01, 'c', 0,
+		TokenRow, 0x03, 0, 0, 0, 0, 0, 0, 0, 0x03, 0, 0, 0, 0xAA, 0xBB, 0xCC, 0, 0, 0, 0,
+	}
+	// DATACLASSIFICATION version 1: one label ("L", "l"), one information
+	// type ("I", "i"), one column with one property (label 0, type 0).
+	dataClassV1Vector = []byte{
+		TokenDataClassif, 0x01, 0x00, 0x01, 'L', 0, 0x01, 'l', 0,
+		0x01, 0x00, 0x01, 'I', 0, 0x01, 'i', 0,
+		0x01, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00,
+	}
+	// Version 2: the query's rank (10) and the property's (20) as well.
+	dataClassV2Vector = []byte{
+		TokenDataClassif, 0x01, 0x00, 0x01, 'L', 0, 0x01, 'l', 0,
+		0x01, 0x00, 0x01, 'I', 0, 0x01, 'i', 0, 0x0A, 0, 0, 0,
+		0x01, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x14, 0, 0, 0,
+	}
+)
+
+// ackDataClass is a FEATUREEXTACK acknowledging DATACLASSIFICATION version v.
+func ackDataClass(v byte) []byte {
+	return []byte{TokenFeatureExtAck, FeatureDataClassif, 2, 0, 0, 0, v, 1, FeatureTerminator}
+}
+
+// Every token of TDS 7.4 a server sends is framed, and the ENVCHANGE of a
+// USE after it is read: none of them hides a database change.
+func TestScannerFramesEveryToken(t *testing.T) {
+	use := EnvString(EnvDatabase, "otherdb", "hoopdb").Append(nil)
+	intCol := (&ColMetadata{Columns: []Column{{Flags: 1, Type: TypeInfo{Type: TypeIntN, Size: 4}, Name: "id"}}}).Append(nil)
+	for _, tc := range []struct {
+		name   string
+		stream []byte
+		want   []byte
+	}{
+		{"offset", offsetVector, []byte{TokenOffset}},
+		{"altmetadata, altrow", append(append([]byte{}, intCol...), altVector...), []byte{TokenColMetadata, TokenAltMetadata, TokenAltRow}},
+		{"udt column", udtVector, []byte{TokenColMetadata, TokenRow}},
+		{"dataclassification v1", append(ackDataClass(1), dataClassV1Vector...), []byte{TokenFeatureExtAck, TokenDataClassif}},
+		{"dataclassification v2", append(ackDataClass(2), dataClassV2Vector...), []byte{TokenFeatureExtAck, TokenDataClassif}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := append(append(append([]byte{}, tc.stream...), use...), (&Done{}).Append(nil)...)
+			got, toks, err := scanAll(in)
+			want := append(append([]byte{}, tc.want...), TokenEnvChange, TokenDone)
+			if err != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("tokens %x, %v; want %x", got, err, want)
+			}
+			e, err := DecodeEnvChange(toks[len(toks)-2].Body)
+			if err != nil || e.Type != EnvDatabase || e.NewString() != "otherdb" {
+				t.Fatalf("ENVCHANGE after %s: %+v %v", tc.name, e, err)
+			}
+		})
+	}
+}
+
+// The decoders read the vectors' fields, and Append writes the same bytes.
+func TestNewTokensDecodeAndAppend(t *testing.T) {
+	o, err := DecodeOffset(offsetVector[1:])
+	if err != nil || *o != (Offset{Identifier: 1, Len: 8}) || !bytes.Equal(o.Append(nil), offsetVector) {
+		t.Fatalf("OFFSET %+v %v", o, err)
+	}
+
+	am, n, err := DecodeAltMetadata(altVector[1:])
+	if err != nil || am.ID != 1 || !reflect.DeepEqual(am.ByCols, []uint16{1}) || len(am.Columns) != 1 ||
+		am.Columns[0].Op != 0x4D || am.Columns[0].Operand != 1 || am.Columns[0].Type.Type != TypeIntN {
+		t.Fatalf("ALTMETADATA %+v %v", am, err)
+	}
+	if !bytes.Equal(am.Append(nil), altVector[:1+n]) {
+		t.Fatalf("ALTMETADATA Append\n%x\n%x", am.Append(nil), altVector[:1+n])
+	}
+	rowb := altVector[1+n:]
+	ar, m, err := DecodeAltRow(rowb[1:], map[uint16][]Column{1: am.columns()})
+	if err != nil || ar.ID != 1 || m != len(rowb)-1 || !bytes.Equal(ar.Values[0], []byte{0x2A, 0, 0, 0}) ||
+		!bytes.Equal(ar.Append(nil, am.columns()), rowb) {
+		t.Fatalf("ALTROW %+v %d %v", ar, m, err)
+	}
+
+	cm, n, err := DecodeColMetadata(udtVector[1:])
+	if err != nil || cm.Columns[0].Type.Type != TypeUDT || cm.Columns[0].Type.Size != 16 || !cm.Columns[0].Type.IsPLP() ||
+		*cm.Columns[0].Type.UDT != (UDTInfo{DB: "d", Schema: "s", Name: "g", Assembly: "a"}) || cm.Columns[0].Name != "c" {
+		t.Fatalf("UDT COLMETADATA %+v %v", cm, err)
+	}
+	if !bytes.Equal(cm.Append(nil), udtVector[:1+n]) {
+		t.Fatalf("UDT COLMETADATA Append\n%x\n%x", cm.Append(nil), udtVector[:1+n])
+	}
+	row, _, err := DecodeRow(udtVector[2+n:], cm.Columns)
+	if err != nil || !bytes.Equal(row.Values[0], []byte{0xAA, 0xBB, 0xCC}) {
+		t.Fatalf("UDT ROW %+v %v", row, err)
+	}
+
+	if ack := AppendFeatureExtAck(nil, []Feature{{ID: FeatureDataClassif, Data: []byte{2, 1}}}); !bytes.Equal(ack, ackDataClass(2)) {
+		t.Fatalf("FEATUREEXTACK %x, want %x", ack, ackDataClass(2))
+	}
+	for v, vec := range map[byte][]byte{DataClassV1: dataClassV1Vector, DataClassV2: dataClassV2Vector} {
+		d, n, err := DecodeDataClassification(vec[1:], v)
+		want := &DataClassification{Labels: []SensitivityLabel{{"L", "l"}}, InfoTypes: []InformationType{{"I", "i"}},
+			Columns: [][]SensitivityProperty{{{Label: 0, InfoType: 0}}}}
+		if v == DataClassV2 {
+			want.Rank, want.Columns[0][0].Rank = 10, 20
+		}
+		if err != nil || n != len(vec)-1 || !reflect.DeepEqual(d, want) || !bytes.Equal(d.Append(nil, v), vec) {
+			t.Fatalf("DATACLASSIFICATION v%d %+v %d %v", v, d, n, err)
+		}
+		// The other version's layout does not read these bytes as a
+		// whole token of the same length.
+		if _, n2, err := DecodeDataClassification(vec[1:], 3-v); err == nil && n2 == len(vec)-1 {
+			t.Fatalf("v%d bytes read whole as v%d", v, 3-v)
+		}
 	}
 }
 
@@ -138,5 +273,43 @@ func TestErrorTextsAreCut(t *testing.T) {
 	got, _ := DecodeErrorInfo(toks[0].Body)
 	if len(got.ServerName) != 255 {
 		t.Fatalf("server name %d chars", len(got.ServerName))
+	}
+}
+
+// A RowWalker walks a row of any size in pieces, allocating nothing and
+// keeping none of them, and ends at the row's last byte: here a
+// varbinary(max) of 1 MiB in two chunks, a TEXT and an NBCROW bitmap.
+func TestRowWalkerHoldsNothing(t *testing.T) {
+	cols := []Column{
+		{Type: TypeInfo{Type: TypeIntN, Size: 4}},
+		{Type: TypeInfo{Type: TypeBigVarBinary, Size: MaxLenPLP}},
+		{Type: TypeInfo{Type: TypeText, Size: 1 << 20, Collation: latin1}},
+		{Type: TypeInfo{Type: TypeNVarChar, Size: 100, Collation: latin1}},
+	}
+	row := []byte{0x08} // column 3 NULL
+	row = append(row, 4, 1, 0, 0, 0)
+	row = binary.LittleEndian.AppendUint64(row, 1<<20)
+	for range 2 {
+		row = binary.LittleEndian.AppendUint32(row, 1<<19)
+		row = append(row, make([]byte, 1<<19)...)
+	}
+	row = append(row, 0, 0, 0, 0)
+	row = AppendValue(row, cols[2].Type, []byte("text"))
+	next := append(append([]byte{}, row...), TokenDone)
+	if n, err := RowLen(next, cols, true); err != nil || n != len(row) {
+		t.Fatalf("RowLen %d %v, want %d", n, err, len(row))
+	}
+	var total int
+	var done bool
+	allocs := testing.AllocsPerRun(3, func() {
+		w := NewRowWalker(cols, true)
+		total, done = 0, false
+		for total < len(next) && !done {
+			n, d := w.Feed(next[total:min(total+4096, len(next))])
+			total, done = total+n, d
+		}
+	})
+	if !done || total != len(row) || allocs > 2 { // the walker and its bitmap's one byte
+		t.Fatalf("walked %d of %d bytes, done %v, %v allocations", total, len(row), done, allocs)
 	}
 }

@@ -45,6 +45,7 @@ const (
 	TypeImage          byte = 0x22
 	TypeNText          byte = 0x63
 	TypeVariant        byte = 0x62
+	TypeUDT            byte = 0xF0 // CLR user-defined type: in results only (decodeResultTypeInfo)
 )
 
 // MaxLenPLP is the USHORT max length that marks a (max) type sent as
@@ -61,7 +62,16 @@ type TypeInfo struct {
 	Precision byte
 	Scale     byte
 	Collation [5]byte
+	UDT       *UDTInfo // TypeUDT only
 	Raw       []byte
+}
+
+// UDTInfo is the UDT_INFO of a CLR user-defined type column in
+// COLMETADATA, ALTMETADATA or RETURNVALUE (MS-TDS 2.2.5.5.2): where the
+// type is defined. Its values travel as PLP chunks whatever the size.
+type UDTInfo struct {
+	DB, Schema, Name string // B_VARCHAR each
+	Assembly         string // ASSEMBLY_QUALIFIED_NAME, US_VARCHAR
 }
 
 func fixedSize(t byte) (int, bool) {
@@ -83,12 +93,35 @@ func fixedSize(t byte) (int, bool) {
 // IsPLP reports whether values of this type travel as PLP chunks.
 func (t TypeInfo) IsPLP() bool {
 	switch t.Type {
-	case TypeXML:
+	case TypeXML, TypeUDT:
 		return true
 	case TypeBigVarBinary, TypeBigVarChar, TypeNVarChar:
 		return t.Size == MaxLenPLP
 	}
 	return false
+}
+
+// decodeResultTypeInfo reads the TYPE_INFO of a result column or a
+// RETURNVALUE: decodeTypeInfo's types, and a CLR UDT with its UDT_INFO
+// (MS-TDS 2.2.5.5.2: MAX_BYTE_SIZE, then the database, schema and type
+// names, then the assembly-qualified name). An RPC parameter's UDT_INFO is
+// laid out otherwise, so decodeTypeInfo (requests) does not read it.
+func decodeResultTypeInfo(r *reader) (TypeInfo, error) {
+	if r.err != nil || r.left() == 0 || r.b[r.off] != TypeUDT {
+		return decodeTypeInfo(r)
+	}
+	start := r.off
+	r.u8("TYPE_INFO")
+	ti := TypeInfo{Type: TypeUDT, Size: int(r.u16("UDT MAX_BYTE_SIZE")), UDT: &UDTInfo{}}
+	ti.UDT.DB = r.bvarchar("UDT DB_NAME")
+	ti.UDT.Schema = r.bvarchar("UDT SCHEMA_NAME")
+	ti.UDT.Name = r.bvarchar("UDT TYPE_NAME")
+	ti.UDT.Assembly = r.usvarchar("UDT ASSEMBLY_QUALIFIED_NAME")
+	if r.err != nil {
+		return ti, r.err
+	}
+	ti.Raw = r.b[start:r.off]
+	return ti, nil
 }
 
 // decodeTypeInfo reads TYPE_INFO. Unknown or unsupported types (UDT, TVP,
@@ -168,6 +201,16 @@ func (ti TypeInfo) Append(dst []byte) []byte {
 		dst = binary.LittleEndian.AppendUint32(dst, uint32(ti.Size))
 	case TypeXML:
 		dst = append(dst, 0)
+	case TypeUDT:
+		u := ti.UDT
+		if u == nil {
+			u = &UDTInfo{}
+		}
+		dst = binary.LittleEndian.AppendUint16(dst, uint16(ti.Size))
+		dst = appendBVarchar(dst, u.DB)
+		dst = appendBVarchar(dst, u.Schema)
+		dst = appendBVarchar(dst, u.Name)
+		dst = appendUSVarchar(dst, u.Assembly)
 	}
 	return dst
 }

@@ -293,13 +293,15 @@ func TestDeniedRequestStillResetsTheUpstream(t *testing.T) {
 	t.Fatal("the upstream was never reset")
 }
 
-// An answer the relay cannot read to its end (here a CLR user-defined type
-// column) hides the ENVCHANGE of a USE after it: the listener asks the
-// upstream where the session is, so the next statement is decided (and
-// its approval filed) in the database it runs in.
+// An answer the relay does not read to its end (here a RETURNVALUE larger
+// than it holds, maxCarry) hides the ENVCHANGE of a USE after it: the
+// listener asks the upstream where the session is, so the next statement
+// is decided (and its approval filed) in the database it runs in.
 func TestUnreadableAnswerDoesNotHideADatabaseChange(t *testing.T) {
 	var mu sync.Mutex
 	db, tran := "hoopdb", "0"
+	large := returnValue(tds.TypeInfo{Type: tds.TypeNVarChar, Size: tds.MaxLenPLP, Collation: [5]byte{0x09, 0x04, 0xD0, 0x00, 0x34}},
+		tdstest.NVarChar(strings.Repeat("x", maxCarry/2+512)))
 	f := newFixture(t, func(_ *app.ListenerSettings, _ *app.CoreOptions, up *tdstest.Server) {
 		onBatch := up.OnBatch
 		up.OnBatch = func(b *tds.SQLBatch) []byte {
@@ -310,13 +312,12 @@ func TestUnreadableAnswerDoesNotHideADatabaseChange(t *testing.T) {
 				return (&tds.Done{}).Append((&tds.ErrorInfo{Number: 50000, State: relearnState, Message: tran + " " + db}).Append(nil, tds.TokenInfo))
 			case "SELECT shape FROM places; BEGIN TRAN":
 				tran = "1"
-				out := []byte{tds.TokenColMetadata, 1, 0, 0, 0, 0, 0, 0, 0, 0xF0, 0xFF, 0xFF}
+				out := append([]byte{}, large...)
 				out = (&tds.EnvChange{Type: tds.EnvBeginTran, NewValue: binary.LittleEndian.AppendUint64(nil, txDesc)}).Append(out)
 				return (&tds.Done{}).Append(out)
 			case "SELECT shape FROM places; USE otherdb":
 				db = "otherdb"
-				// COLMETADATA of one column of a CLR UDT (0xF0), cut short.
-				out := []byte{tds.TokenColMetadata, 1, 0, 0, 0, 0, 0, 0, 0, 0xF0, 0xFF, 0xFF}
+				out := append([]byte{}, large...)
 				out = tds.EnvString(tds.EnvDatabase, "otherdb", "hoopdb").Append(out)
 				return (&tds.Done{}).Append(out)
 			}
@@ -324,6 +325,7 @@ func TestUnreadableAnswerDoesNotHideADatabaseChange(t *testing.T) {
 		}
 	})
 	c := returnClient(t, f)
+	c.mr.MaxMessage = 16 << 20
 	batch := func(text string) []byte {
 		return (&tds.SQLBatch{Headers: tds.TxHeaders(0, 1), Text: text}).Encode()
 	}
@@ -352,6 +354,13 @@ func TestUnreadableAnswerDoesNotHideADatabaseChange(t *testing.T) {
 	if e := firstError(t, tokens(t, c.read().Data)); e.Number != 3930 {
 		t.Fatalf("COMMIT after a denial in a transaction the relay could not see begin: ERROR %d %q", e.Number, e.Message)
 	}
+}
+
+// returnValue is a RETURNVALUE token (MS-TDS 2.2.7.18) of an OUTPUT
+// parameter @v of type ti and value v.
+func returnValue(ti tds.TypeInfo, v []byte) []byte {
+	out := []byte{tds.TokenReturnValue, 1, 0, 2, '@', 0, 'v', 0, 0x01, 0, 0, 0, 0, 0x01, 0}
+	return tds.AppendValue(ti.Append(out), ti, v)
 }
 
 // An Attention that arrives while the listener's own request is upstream

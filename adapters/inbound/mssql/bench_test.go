@@ -81,16 +81,16 @@ func largeResult(b *testing.B, addr string, answer []byte, want int) {
 	}
 }
 
-// BenchmarkLargeValue is one NVARCHAR(MAX) value of 2 MB (read by the
-// relay) and of 8 MB (past what it reads: copied unread), directly and
-// through the listener.
+// BenchmarkLargeValue is one NVARCHAR(MAX) value of 2 MB and of 8 MB (both
+// walked by the relay, past maxRowHold, without holding them), directly
+// and through the listener.
 func BenchmarkLargeValue(b *testing.B) {
 	col := tds.Column{Flags: 1, Type: tds.TypeInfo{Type: tds.TypeNVarChar, Size: tds.MaxLenPLP, Collation: [5]byte{0x09, 0x04, 0xD0, 0x00, 0x34}}, Name: "v"}
 	for _, mb := range []int{2, 8} {
 		answer := tdstest.ResultSet([]tds.Column{col}, [][][]byte{{tdstest.NVarChar(strings.Repeat("x", mb<<19))}}, tds.TokenDone, false)
 		f := newFixture(b)
 		f.up.OnBatch = func(q *tds.SQLBatch) []byte {
-			if q.Text == relearnText { // after the 8 MB answer the relay copied unread
+			if q.Text == relearnText { // were an answer copied unread
 				return f.onBatch(q)
 			}
 			return answer

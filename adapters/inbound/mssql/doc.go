@@ -14,7 +14,8 @@
 //     drain deadline, with ERROR 6005.
 //   - startup.go: the login: PRELOGIN both ways, LOGIN7 relayed as the
 //     client sent it (the Sidecar holds no password), Windows/Kerberos/Entra
-//     logins refused, the upstream's LOGINACK/ENVCHANGE relayed.
+//     and Always Encrypted logins refused, the upstream's LOGINACK/ENVCHANGE
+//     relayed and its FEATUREEXTACK kept (how its tokens are laid out).
 //   - tls.go: encryption on both legs (internal/tds/tdstls): the client
 //     leg as a SQL Server set to "off" with the listener's certificate or a
 //     self-signed fallback, the upstream leg per upstream_tls.
@@ -35,7 +36,9 @@
 //     denials.
 //   - relay.go: the upstream's answers back to the client packet by packet,
 //     ENVCHANGE (database, transaction, packet size), ERROR/DONE for
-//     spend_approval_on: accepted, DONE(ATTN), RETURNVALUE handles.
+//     spend_approval_on: accepted, DONE(ATTN), RETURNVALUE handles; long
+//     rows walked, not held (tds.RowWalker); an answer that breaks MS-TDS
+//     closes the connection (ERROR 50000/127).
 //   - statement.go: the canonical bytes and the approver's rendering of a
 //     batch and of an RPC (text plus typed parameter values).
 //   - errors.go: ERROR tokens, their numbers, states and classes.

@@ -55,6 +55,11 @@ var (
 	// read (TVP, CLR UDT), or an RPC the server may frame otherwise
 	// (tds.UnreadableError): class 16; nothing is run.
 	errUnsupportedType = sqlError{Number: 50000, State: 126, Class: 16}
+	// errUnreadableAnswer: the upstream's answer breaks MS-TDS (a byte that
+	// starts no token, a token that breaks its layout or ends with the
+	// message): class 20, the connection closes rather than relay a stream
+	// the listener can no longer follow (relay.go).
+	errUnreadableAnswer = sqlError{Number: 50000, State: 127, Class: 20}
 )
 
 // serverName is the ServerName of the listener's own ERROR tokens.

@@ -3,32 +3,44 @@ package mssql
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/hoophq/sidecar/internal/tds"
 )
 
 // maxCarry bounds the bytes of one token the relay holds to read it (a
-// ROW with large values): past it, the rest of that answer is copied
-// unread, and what it would have changed (current database, transaction)
-// the listener then asks the upstream (session.relearn).
+// RETURNVALUE with a large value; a row is walked instead, past
+// maxRowHold): past it, the rest of that answer is copied unread, and what
+// it would have changed (current database, transaction) the listener then
+// asks the upstream (session.relearn).
 const maxCarry = 4 << 20
+
+// maxRowHold is the most of a ROW, NBCROW or ALTROW the relay holds: a
+// longer one is measured by a tds.RowWalker as its packets pass, holding
+// none of its values.
+const maxRowHold = 64 << 10
 
 // relayLoop is the session's relay: it copies every packet the upstream
 // sends to the client as it arrives (results are never held whole: a
 // large result streams with constant memory), and reads the token stream
-// (tds.Scanner) for what the session needs: ENVCHANGE (current database,
-// transaction descriptors, packet size), ERROR and DONE (whether the
-// request was accepted, spend_approval_on: accepted), DONE(ATTN), and the
-// RETURNVALUE that carries a prepared handle. The end of a message (EOM)
-// ends the answer to the forwarded request, unless an Attention is
-// outstanding: then its DONE(ATTN) does.
+// (tds.Scanner, with the features the login acknowledged) for what the
+// session needs: ENVCHANGE (current database, transaction descriptors,
+// packet size), ERROR and DONE (whether the request was accepted,
+// spend_approval_on: accepted), DONE(ATTN), and the RETURNVALUE that
+// carries a prepared handle. The end of a message (EOM) ends the answer to
+// the forwarded request, unless an Attention is outstanding: then its
+// DONE(ATTN) does. An answer that breaks MS-TDS (the scanner cannot frame
+// it, or a token ends with the message) closes the connection
+// (unreadableAnswer): an ENVCHANGE after it could not be seen.
 func (s *session) relayLoop() {
 	defer s.close()
 	var (
 		buf     []byte
 		carry   []byte
-		sc      tds.Scanner
+		walk    *tds.RowWalker // a long row under way: its bytes are not held
+		sc      = tds.Scanner{Features: s.features}
 		framing = true
 		retryAt int // a cut token is read again once carry reaches this size
 		res     response
@@ -54,13 +66,50 @@ func (s *session) relayLoop() {
 		s.mu.Unlock()
 		eom := h.Status&tds.StatusEOM != 0
 		if framing {
-			carry = append(carry, body...)
-			if len(carry) >= retryAt {
+			fresh := body
+			if walk != nil {
+				n, done := walk.Feed(body)
+				fresh = body[n:]
+				if done {
+					walk = nil
+				} else if eom {
+					s.unreadableAnswer(h, body, len(body), errors.New("the message ended inside a row"), discard)
+					return
+				}
+			}
+			if walk == nil {
+				carry = append(carry, fresh...)
+			}
+			// At the end of a message every byte must have been read: a
+			// token does not continue in the next message.
+			if walk == nil && (len(carry) >= retryAt || eom) {
 				n, err := s.scan(&sc, carry, &res, discard)
+				if err == nil && len(carry)-n > maxRowHold && isRow(carry[n]) {
+					w, used, done, werr := sc.WalkRow(carry[n:])
+					switch {
+					case werr != nil && !errors.Is(werr, tds.ErrShort):
+						err = werr
+					case werr == nil && !done:
+						walk, n = w, len(carry) // the row's bytes so far: walked, not held
+					case werr == nil:
+						n += used
+					}
+				}
+				switch {
+				case err != nil || !eom:
+				case walk != nil:
+					err = errors.New("the message ended inside a row")
+				case n < len(carry):
+					err = fmt.Errorf("the message ended inside a token 0x%02X (%d bytes unread)", carry[n], len(carry)-n)
+				}
+				if err != nil {
+					s.unreadableAnswer(h, body, len(carry)-n, err, discard)
+					return
+				}
 				carry = carry[:copy(carry, carry[n:])]
-				if err != nil || len(carry) > maxCarry {
+				if len(carry) > maxCarry {
 					framing, carry, res.lost = false, carry[:0], true
-					s.log.Warn("mssql relay cannot read the rest of an upstream answer; it is copied unread", "error", err)
+					s.log.Warn("mssql relay holds no more of one upstream token; the rest of the answer is copied unread", "bytes", maxCarry)
 				}
 				// A token longer than a few packets (a large value) is
 				// read again only once its bytes doubled: reading it
@@ -74,13 +123,8 @@ func (s *session) relayLoop() {
 		complete, stray := false, false
 		var onEnd func(response)
 		if eom {
-			if framing && len(carry) > 0 { // the message ended: read what waited for more bytes
-				n, err := s.scan(&sc, carry, &res, discard)
-				if err != nil || n < len(carry) {
-					res.lost = true
-				}
-			}
-			carry, sc, framing, retryAt = carry[:0], tds.Scanner{}, true, 0
+			carry, walk, framing, retryAt = carry[:0], nil, true, 0
+			sc.Reset()
 			s.mu.Lock()
 			switch {
 			case s.state == stForwarded && s.attnPending == 0:
@@ -113,6 +157,33 @@ func (s *session) relayLoop() {
 			res = response{}
 		}
 	}
+}
+
+// unreadableAnswer ends the session on an upstream answer the relay cannot
+// frame: the whole tokens of this packet before the unread bytes (the last
+// unread of body's bytes) reach the client, then ERROR 50000 state 127
+// (class 20) and DONE, and the connection closes. Nothing of the
+// unreadable token is held past this packet, and no ENVCHANGE after it can
+// be missed: the session ends before anything else is decided on it.
+func (s *session) unreadableAnswer(h tds.Header, body []byte, unread int, err error, discard bool) {
+	s.log.Warn("mssql upstream sent an answer the listener cannot read; connection closed", "error", err)
+	if discard {
+		return
+	}
+	s.client.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	if keep := len(body) - min(unread, len(body)); keep > 0 {
+		h.Status &^= tds.StatusEOM
+		h.Length = uint16(tds.HeaderLen + keep)
+		if s.copyPacket(h, body[:keep], true) != nil {
+			return
+		}
+	}
+	s.writeClient(errorReply(errUnreadableAnswer.with("hoop sidecar: the server's answer cannot be read ("+err.Error()+"); the connection is closed"), tds.TokenDone, false))
+}
+
+// isRow reports whether a token of type t is a row the relay may walk.
+func isRow(t byte) bool {
+	return t == tds.TokenRow || t == tds.TokenNBCRow || t == tds.TokenAltRow
 }
 
 // copyPacket writes one upstream packet to the client, flushing at the end

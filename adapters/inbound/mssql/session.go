@@ -61,8 +61,9 @@ type session struct {
 	packetSize atomic.Int32 // negotiated (LOGIN7, ENVCHANGE type 4)
 	spid       uint16       // the upstream's session id, in the header of every reply
 
-	user       string // the LOGIN7 user: the identity
-	returnMode bool   // hoop-approval=return in the LOGIN7 app name
+	features   tds.Features // what the upstream's FEATUREEXTACK acknowledged at login: how its tokens are laid out
+	user       string       // the LOGIN7 user: the identity
+	returnMode bool         // hoop-approval=return in the LOGIN7 app name
 
 	// Owned by the decider.
 	doomed   bool   // a statement was denied inside the open transaction (transaction.go)

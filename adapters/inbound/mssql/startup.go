@@ -39,8 +39,9 @@ const loginTimeout = 30 * time.Second
 //     MARS replaced, and run the client leg's TLS;
 //  4. read the client's LOGIN7: user, app name, database, packet size;
 //     refuse Windows/Kerberos (SSPI, integrated security) and Entra
-//     (FedAuth) logins, clients older than TDS 7.2, and any login when the
-//     upstream could not be used (step 2), each with an ERROR;
+//     (FedAuth) logins, Always Encrypted (COLUMNENCRYPTION: tokens the
+//     relay does not read), clients older than TDS 7.2, and any login when
+//     the upstream could not be used (step 2), each with an ERROR;
 //  5. send the upstream the client's LOGIN7 as it came (its credentials,
 //     packet size and option flags: the Sidecar holds no password) and
 //     relay the answer: LOGINACK, ENVCHANGE (database, packet size), INFO,
@@ -284,6 +285,7 @@ func (s *session) loginAnswer(log *slog.Logger) (bool, error) {
 		log.Info("mssql login refused by the upstream", "user", s.user)
 		return false, nil
 	}
+	s.features = sc.Features // DATACLASSIFICATION's version: the relay frames its tokens with it
 	log.Debug("mssql login", "user", s.user, "database", s.database, "packet_size", strconv.Itoa(int(s.packetSize.Load())))
 	return true, nil
 }
@@ -295,6 +297,10 @@ func unsupportedLogin(l *tds.Login7) string {
 		return "Windows authentication (SSPI, NTLM or Kerberos) is not supported through the Sidecar; log in with a SQL Server login (user and password)"
 	case hasFeature(l, tds.FeatureFedAuth):
 		return "Microsoft Entra (Azure AD) authentication is not supported through the Sidecar; log in with a SQL Server login (user and password)"
+	case hasFeature(l, tds.FeatureColumnEncryption):
+		// Its COLMETADATA carries a CekTable and cipher metadata the relay
+		// does not read (and its parameters are refused: rpc.go).
+		return "Always Encrypted (column encryption) is not supported through the Sidecar; connect without it (Column Encryption Setting=Disabled; go-mssqldb: no columnencryption=true)"
 	case l.TDSVersion < tds.Version72 && l.TDSVersion != tds.Version80:
 		return fmt.Sprintf("TDS version 0x%08X is older than 7.2, which the Sidecar needs", l.TDSVersion)
 	}

@@ -36,6 +36,10 @@ type Server struct {
 	// LOGIN7, SQLBatch, RPC, Transaction Manager requests and Attention
 	// instead of the handlers above (session.go; Mini is one).
 	Session func() Session
+	// DataClassification, when not 0, is the DATACLASSIFICATION version
+	// the login's FEATUREEXTACK acknowledges to a client that asks for the
+	// feature (tds.DataClassV1, tds.DataClassV2).
+	DataClassification byte
 
 	noRecord bool // Mini.NoLog
 	mu       sync.Mutex
@@ -240,5 +244,8 @@ func (s *Server) loginReply(l *tds.Login7, packetSize int) []byte {
 	ack := &tds.LoginAck{Interface: 1, TDSVersion: tds.Version74, ProgName: "Microsoft SQL Server", Major: 16, Minor: 0, BuildHi: 0x0F, BuildLo: 0xA0}
 	out = ack.Append(out)
 	out = tds.EnvString(tds.EnvPacketSize, strconv.Itoa(packetSize), strconv.Itoa(packetSize)).Append(out)
+	if _, asked := l.Feature(tds.FeatureDataClassif); asked && s.DataClassification != 0 {
+		out = tds.AppendFeatureExtAck(out, []tds.Feature{{ID: tds.FeatureDataClassif, Data: []byte{s.DataClassification, 1}}})
+	}
 	return (&tds.Done{}).Append(out)
 }
