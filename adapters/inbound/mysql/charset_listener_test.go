@@ -178,8 +178,33 @@ func TestANSIQuotesDeleteIsHeld(t *testing.T) {
 	}
 	_, err = c2.ExecContext(ctx, `DELETE FROM "t" WHERE id=1`)
 	held("two commands", err, 2)
+	// A sql_mode only the server can compute: the listener asks it.
+	c3 := rootConn(t, addr, db, "")
+	if _, err := c3.ExecContext(ctx, `SET sql_mode = concat(@@sql_mode, ',ANSI_QUOTES')`); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c3.ExecContext(ctx, `DELETE FROM "t" WHERE id=2`)
+	held("after a sql_mode from an expression", err, 3)
 	var n int
 	if err := admin.QueryRow("SELECT count(*) FROM t").Scan(&n); err != nil || n != 2 {
 		t.Fatalf("t has %d rows (%v), want 2", n, err)
+	}
+}
+
+// A session in a sql_mode that changes the grammar in ways the analyzer
+// does not follow (MariaDB's ORACLE) has every text refused as
+// uncheckable (1235), and nothing runs.
+func TestUnmodelledSQLModeFailsClosed(t *testing.T) {
+	addr, _, db := realListener(t, domain.Match{Actions: []string{"DELETE"}})
+	c := rootConn(t, addr, db, "")
+	ctx := context.Background()
+	if _, err := c.ExecContext(ctx, "SET sql_mode='ORACLE'"); err != nil {
+		t.Fatal(err)
+	}
+	var one int
+	err := c.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) || me.Number != 1235 || !strings.Contains(me.Message, "ORACLE") {
+		t.Fatalf("SELECT 1 in ORACLE mode: %v, want 1235 naming ORACLE", err)
 	}
 }

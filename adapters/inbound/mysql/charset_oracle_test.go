@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/hoophq/sidecar/adapters/inbound/mysql/analyzer"
 )
 
 // localMariaDB returns a connection pool to the MariaDB this machine runs
@@ -171,5 +173,22 @@ func TestCharsetTablesMatchTheServer(t *testing.T) {
 	}
 	if !slices.Equal(have, src) {
 		t.Fatalf("%s differs from what this server says; rerun with HOOP_UPDATE_CHARSETS=1 and review the diff", path)
+	}
+}
+
+// Every sql_mode name the server accepts is sorted by the analyzer as
+// followed, harmless or unmodelled (analyzer.ReadingModes): a name it does
+// not list would be read as unmodelled, refusing every text.
+func TestSQLModesAllSorted(t *testing.T) {
+	db := localMariaDB(t, nil)
+	var list string
+	if err := db.QueryRow("SELECT ENUM_VALUE_LIST FROM information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME = 'SQL_MODE'").Scan(&list); err != nil {
+		t.Fatal(err)
+	}
+	sorted := analyzer.ReadingModes()
+	for _, name := range strings.Split(list, ",") {
+		if _, ok := sorted[name]; !ok {
+			t.Errorf("sql_mode %s is not sorted by the analyzer (analyzer/reading.go)", name)
+		}
 	}
 }
