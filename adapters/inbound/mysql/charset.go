@@ -27,9 +27,8 @@ import (
 //     resets the warnings and ROW_COUNT() the client could read next);
 //   - NO_BACKSLASH_ESCAPES comes from the status flags of every answer.
 //
-// A binary-protocol PREPARE naming them makes the character set unknown
-// until the next ask: every byte 0x7F–0xFF outside a literal is then
-// uncheckable.
+// A COM_STMT_EXECUTE of a statement prepared from a text naming them is
+// followed by an ask too.
 
 // readingQuery asks the upstream for what decides how it reads a text.
 const readingQuery = "SELECT @@character_set_client, @@sql_mode"
@@ -82,6 +81,21 @@ func (s *session) followReading(sql string, res analyzer.Result, ran bool) error
 		return s.refreshReading()
 	}
 	return nil
+}
+
+// executeAndFollow runs a COM_STMT_EXECUTE (prepared.go) and then, when
+// the statement was prepared from a text that may change the reading
+// (mayChangeCharset: SET NAMES, CALL, …), asks the upstream again.
+func (s *session) executeAndFollow(p []byte, seq byte) error {
+	change := false
+	if len(p) >= 10 { // shorter: execute refuses it as malformed
+		_, st := s.stmtID(p)
+		change = st != nil && mayChangeCharset(st.text)
+	}
+	if err := s.execute(p, seq); err != nil || !change {
+		return err
+	}
+	return s.refreshReading()
 }
 
 // analysisMode is the mode a text is read in now: the session's reading

@@ -208,3 +208,29 @@ func TestUnmodelledSQLModeFailsClosed(t *testing.T) {
 		t.Fatalf("SELECT 1 in ORACLE mode: %v, want 1235 naming ORACLE", err)
 	}
 }
+
+// A statement prepared with the binary protocol (go-sql-driver's
+// placeholders) that changes the character set is followed too: after
+// executing a prepared SET character_set_client = latin1, "--" then 0xA0 is a comment, and
+// the DELETE after it is held.
+func TestPreparedSetNamesIsFollowed(t *testing.T) {
+	addr, _, db := realListener(t, domain.Match{Actions: []string{"DELETE"}})
+	admin := localMariaDB(t, func(c *mysql.Config) { c.DBName, c.MultiStatements = db, true })
+	if _, err := admin.Exec("CREATE TABLE t (id int); INSERT INTO t VALUES (1), (2)"); err != nil {
+		t.Fatal(err)
+	}
+	c := rootConn(t, addr, db, "")
+	ctx := context.Background()
+	if _, err := c.ExecContext(ctx, "SET character_set_client = ?", "latin1"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.ExecContext(ctx, "SELECT 1 --\xa0 /*\n; DELETE FROM t; SELECT 2 --\xa0 */")
+	var n int
+	if err := admin.QueryRow("SELECT count(*) FROM t").Scan(&n); err != nil || n != 2 {
+		t.Fatalf("the DELETE ran after a prepared SET character_set_client: %d rows (%v); the client saw %v", n, err, err)
+	}
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) || (me.Number != 1227 && me.Number != 1235) {
+		t.Fatalf("%v, want held (1227) or refused (1235)", err)
+	}
+}

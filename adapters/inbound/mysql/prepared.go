@@ -34,9 +34,6 @@ func (st *prepared) clearLong() {
 // upstream prepared. Preparing runs nothing, so it is not decided; each
 // COM_STMT_EXECUTE is.
 func (s *session) prepare(p []byte, seq byte) error {
-	if mayChangeCharset(string(p[1:])) { // its COM_STMT_EXECUTE may change the reading (charset.go)
-		s.readingUnsure()
-	}
 	if err := s.forward(p, seq); err != nil {
 		return err
 	}

@@ -156,7 +156,7 @@ func (s *session) command(p []byte, seq byte) error {
 	case gm.COM_STMT_PREPARE:
 		return s.prepare(p, seq)
 	case gm.COM_STMT_EXECUTE:
-		return s.execute(p, seq)
+		return s.executeAndFollow(p, seq)
 	case gm.COM_STMT_SEND_LONG_DATA:
 		return s.longData(p)
 	case gm.COM_STMT_CLOSE:
