@@ -23,7 +23,6 @@ func (s *session) changeUser(p []byte, seq byte) error {
 	if err != nil {
 		return err
 	}
-	s.multiByte = true // its character set field may name any (charset.go)
 	if _, err := writePacket(s.uw, seq, p); err != nil {
 		return err
 	}
@@ -43,7 +42,7 @@ func (s *session) changeUser(p []byte, seq byte) error {
 		st.clearLong()
 	}
 	s.stmts, s.sqlPrepared, s.txFailed = map[uint32]*prepared{}, map[string]domain.Analysis{}, false
-	return nil
+	return s.refreshReading() // its character set field may name any (charset.go)
 }
 
 // parseChangeUser decodes a COM_CHANGE_USER payload after its command byte

@@ -1,36 +1,119 @@
 package mysql
 
-// The analyzer reads a text as the server does only while the client
-// character set keeps every ASCII byte a character. In big5, cp932, gbk,
-// gb18030 and sjis a character may end in a backslash or backtick byte
-// (analyzer.Mode.MultiByte), so a session that may be in one of those is
-// analysed strictly: texts with a byte 0x81–0xFE before a backslash or a
-// backtick are unreadable (held by a rule naming UNKNOWN, else refused).
+import (
+	"fmt"
+	"strings"
 
-// asciiSafeCollation reports whether the handshake's collation id names a
-// character set whose multi-byte characters never hold an ASCII byte:
-// latin1, ascii, binary, utf8mb3, utf8mb4 (MySQL and MariaDB share these
-// ids). Any other id, or one this list lacks, counts as multi-byte.
-func asciiSafeCollation(id byte) bool {
-	switch {
-	case id == 5, id == 8, id == 15, id == 31, id == 47, id == 48, id == 49, id == 94, // latin1
-		id == 11, id == 65, // ascii
-		id == 63,                                              // binary
-		id == 33, id == 83, id >= 192 && id <= 215, id == 223, // utf8mb3
-		id == 45, id == 46, id >= 224 && id <= 247, id == 255: // utf8mb4
-		return true
+	gm "github.com/go-mysql-org/go-mysql/mysql"
+
+	"github.com/hoophq/sidecar/adapters/inbound/mysql/analyzer"
+)
+
+// The analyzer reads a text as the server does only in the session's
+// client character set and sql_mode (analyzer.Mode): which bytes are
+// whitespace outside a literal (latin1 0xA0), whether a character may end
+// in a backslash (gbk), whether "…" is a string (ANSI_QUOTES). The session
+// follows them from what the server says:
+//   - at login it asks SELECT @@character_set_client, @@sql_mode (the
+//     handshake's collation only when that fails: the server may ignore
+//     it);
+//   - after a text that sets them with constants (SET NAMES latin1,
+//     SET sql_mode='ANSI_QUOTES') and ran whole, it takes the analyzer's
+//     reading of the text's end (analyzer.Result.Leaves);
+//   - after a text that may change them in a way only the server knows
+//     (CALL, EXECUTE, SET from an expression, a text that failed part-way,
+//     a text the parser refused that names them), after COM_CHANGE_USER and
+//     COM_RESET_CONNECTION, it asks again (which, like any statement,
+//     resets the warnings and ROW_COUNT() the client could read next);
+//   - NO_BACKSLASH_ESCAPES comes from the status flags of every answer.
+//
+// A COM_STMT_EXECUTE of a statement prepared from a text naming them is
+// followed by an ask too.
+
+// readingQuery asks the upstream for what decides how it reads a text.
+const readingQuery = "SELECT @@character_set_client, @@sql_mode"
+
+// handshakeReading is the reading a handshake's collation id names, for a
+// session whose server could not be asked.
+func handshakeReading(id byte) analyzer.Mode {
+	cs := analyzer.CollationCharset(id)
+	if cs == "" {
+		cs = fmt.Sprintf("collation %d", id)
 	}
-	return false
+	return analyzer.Mode{Charset: cs}
 }
 
-// mayChangeCharset reports whether a text the upstream is about to run may
-// change the client character set: it names NAMES, CHARSET or CHARACTER
-// (SET NAMES, SET CHARACTER SET, character_set_client) anywhere, even in a
-// string (a PREPARE text), or calls a procedure. The check is by words, not
-// by the analysis: a session stays strict once it may be multi-byte.
+// refreshReading asks the upstream for its client character set and
+// sql_mode (answered to the listener only) and reads later texts in them.
+// An ERR answer leaves the reading strict: an unknown character set, every
+// sql_mode reading tried (analyzer.Mode.Exact false).
+func (s *session) refreshReading() error {
+	row, err := s.askRow(readingQuery, 2)
+	if err != nil {
+		return err
+	}
+	if row == nil || row[0] == nil || row[1] == nil {
+		s.readingUnsure()
+		return nil
+	}
+	m := analyzer.Mode{Charset: strings.ToLower(string(row[0])), Exact: true}
+	s.reading = m.WithSQLMode(string(row[1]))
+	return nil
+}
+
+// readingUnsure makes the session read strictly until the server is asked
+// again: a character set the analyzer does not know, sql_mode not exact.
+func (s *session) readingUnsure() {
+	s.reading = analyzer.Mode{Charset: "unknown (not asked of the server)", MultiByte: true}
+}
+
+// followReading records how the upstream reads texts after it ran sql
+// (analysed as res); ran: the whole text ran without an ERR.
+func (s *session) followReading(sql string, res analyzer.Result, ran bool) error {
+	switch {
+	case res.Changes && ran && res.LeavesKnown:
+		m := res.Leaves
+		m.MultiByte = s.reading.MultiByte
+		m.Exact = s.reading.Exact
+		s.reading = m
+		return nil
+	case res.Changes, res.Err != nil && mayChangeCharset(sql):
+		return s.refreshReading()
+	}
+	return nil
+}
+
+// executeAndFollow runs a COM_STMT_EXECUTE (prepared.go) and then, when
+// the statement was prepared from a text that may change the reading
+// (mayChangeCharset: SET NAMES, CALL, …), asks the upstream again.
+func (s *session) executeAndFollow(p []byte, seq byte) error {
+	change := false
+	if len(p) >= 10 { // shorter: execute refuses it as malformed
+		_, st := s.stmtID(p)
+		change = st != nil && mayChangeCharset(st.text)
+	}
+	if err := s.execute(p, seq); err != nil || !change {
+		return err
+	}
+	return s.refreshReading()
+}
+
+// analysisMode is the mode a text is read in now: the session's reading
+// with NO_BACKSLASH_ESCAPES from the last answer's status flags.
+func (s *session) analysisMode() analyzer.Mode {
+	m := s.reading
+	m.NoBackslashEscapes = s.status&gm.SERVER_STATUS_NO_BACKSLASH_ESCAPED != 0
+	return m
+}
+
+// mayChangeCharset reports whether a text may change how the upstream
+// reads later texts: it names NAMES, CHARSET, CHARACTER (SET NAMES, SET
+// CHARACTER SET, character_set_client) or sql_mode anywhere, even in a
+// string (a PREPARE text), or calls a procedure. The check is by words,
+// not by the analysis.
 func mayChangeCharset(sql string) bool {
 	return containsWord(sql, "names") || containsWord(sql, "charset") ||
-		containsWord(sql, "character") || containsWord(sql, "call")
+		containsWord(sql, "character") || containsWord(sql, "call") || containsWord(sql, "sql_mode")
 }
 
 // containsWord reports whether sql holds word (lower-case ASCII) in any mix

@@ -7,34 +7,71 @@ import gm "github.com/go-mysql-org/go-mysql/mysql"
 // after a text that failed part-way, only the upstream knows whether its
 // USE ran. A NULL answer is no current database.
 func (s *session) refreshDatabase() error {
-	if err := s.forward(append([]byte{gm.COM_QUERY}, "SELECT DATABASE()"...), 0); err != nil {
+	row, err := s.askRow("SELECT DATABASE()", 1)
+	if err != nil {
 		return err
 	}
+	if row == nil {
+		return protoErr("upstream refused SELECT DATABASE()")
+	}
+	s.database = string(row[0]) // NULL: none
+	return nil
+}
+
+// askRow sends q, a SELECT of cols values, to the upstream as the
+// listener's own COM_QUERY (the client sees nothing of it) and returns its
+// one row's values (nil for NULL), or a nil row when the upstream answered
+// ERR or with another number of columns or rows. The status flags of its
+// terminator become the session's.
+func (s *session) askRow(q string, cols int) ([][]byte, error) {
+	if err := s.forward(append([]byte{gm.COM_QUERY}, q...), 0); err != nil {
+		return nil, err
+	}
 	var row []byte
+	got, rows := 0, 0
 	for n := 0; ; n++ {
 		p, _, err := readPacket(s.ur, maxCommand)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if len(p) == 0 {
-			return protoErr("upstream sent an empty packet")
+			return nil, protoErr("upstream sent an empty packet")
 		}
 		switch {
 		case p[0] == 0xff:
-			return protoErr("upstream refused SELECT DATABASE()")
-		case n > 1 && s.terminator(p) && (row != nil || !s.deprecateEOF() && n == 2):
-			if row == nil { // the EOF after the column definition
-				continue
+			return nil, nil
+		case n == 0 && p[0] == 0x00: // an OK: no result set
+			s.status = okStatus(p)
+			return nil, nil
+		case n == 0:
+			c, _, ok := lenencInt(p)
+			if !ok || c > 1<<16 {
+				return nil, protoErr("upstream answered %s with a bad column count", q)
 			}
+			got = int(c)
+		case n <= got: // the column definitions
+		case n == got+1 && !s.deprecateEOF(): // the EOF after them
+		case s.terminator(p):
 			s.status = okOrEOFStatus(p, s.deprecateEOF())
-			if row[0] == 0xfb {
-				s.database = ""
-			} else if v, _, ok := lenencString(row); ok {
-				s.database = string(v)
+			if got != cols || rows != 1 {
+				return nil, nil
 			}
-			return nil
-		case n >= 2:
-			row = p
+			out := make([][]byte, 0, cols)
+			for range cols {
+				if len(row) > 0 && row[0] == 0xfb {
+					out, row = append(out, nil), row[1:]
+					continue
+				}
+				v, rest, ok := lenencString(row)
+				if !ok {
+					return nil, protoErr("upstream sent a bad row for %s", q)
+				}
+				out, row = append(out, v), rest
+			}
+			return out, nil
+		default:
+			rows++
+			row = append([]byte(nil), p...)
 		}
 	}
 }

@@ -11,6 +11,11 @@
 //     caching_sha2_password conversion.
 //   - drain.go: a stopped listener's sessions: closed once idle, or at the
 //     drain deadline, with ERR 1053 ER_SERVER_SHUTDOWN.
+//   - charset.go: the session's client character set and sql_mode, asked
+//     of the upstream at login and after texts that change them, which
+//     the analyzer reads every text in.
+//   - curdb.go: the listener's own one-row questions to the upstream
+//     (SELECT DATABASE(), the reading above).
 //   - startup.go, handshake.go, tls.go: the login: the upstream's
 //     HandshakeV10 passed to the client with its nonce and thread id, the
 //     client's SSLRequest and HandshakeResponse41, TLS on either side.

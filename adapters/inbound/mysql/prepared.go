@@ -35,7 +35,6 @@ func (st *prepared) clearLong() {
 // upstream prepared. Preparing runs nothing, so it is not decided; each
 // COM_STMT_EXECUTE is.
 func (s *session) prepare(p []byte, seq byte) error {
-	s.multiByte = s.multiByte || mayChangeCharset(string(p[1:]))
 	if err := s.forward(p, seq); err != nil {
 		return err
 	}

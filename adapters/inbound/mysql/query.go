@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	gm "github.com/go-mysql-org/go-mysql/mysql"
-
 	"github.com/hoophq/sidecar/adapters/inbound/mysql/analyzer"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
@@ -36,7 +34,6 @@ func (s *session) query(p []byte, seq byte) error {
 	// Every way out spends the approval but the two proofs that nothing ran
 	// (domain.NothingRan): a later settle is a no-op.
 	defer out.Ticket.Spend()
-	s.multiByte = s.multiByte || mayChangeCharset(sql)
 	if err := s.forward(p, seq); err != nil {
 		out.Ticket.GiveBack(domain.NotSent(err.Error()))
 		return err
@@ -48,6 +45,7 @@ func (s *session) query(p []byte, seq byte) error {
 	switch {
 	case err == nil && !a.failed:
 		s.follow(res)
+		err = s.followReading(sql, res, true)
 		for _, x := range res.Statements {
 			// A held statement has nothing running upstream: end its wait
 			// here, once the upstream accepted the KILL (it refuses a user
@@ -57,17 +55,17 @@ func (s *session) query(p []byte, seq byte) error {
 			}
 		}
 	case err == nil:
-		err = s.followFailed(res)
+		if err = s.followFailed(res); err == nil {
+			err = s.followReading(sql, res, false)
+		}
 	}
 	return err
 }
 
-// analyze reads sql as the upstream will: with the session's
-// NO_BACKSLASH_ESCAPES (from the server status flags) and its current
-// database.
+// analyze reads sql as the upstream will: in the session's character set
+// and sql_mode (charset.go) and its current database.
 func (s *session) analyze(sql, db string) analyzer.Result {
-	m := analyzer.Mode{NoBackslashEscapes: s.status&gm.SERVER_STATUS_NO_BACKSLASH_ESCAPED != 0, MultiByte: s.multiByte}
-	return s.p.cache.AnalyzeMode(sql, db, m)
+	return s.p.cache.AnalyzeMode(sql, db, s.analysisMode())
 }
 
 // follow records what a text the upstream ran changed in the session:

@@ -11,6 +11,7 @@ import (
 
 	gm "github.com/go-mysql-org/go-mysql/mysql"
 
+	"github.com/hoophq/sidecar/adapters/inbound/mysql/analyzer"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
 )
@@ -43,9 +44,9 @@ type session struct {
 	database   string // the current database: handshake, COM_INIT_DB, USE
 	returnMode bool
 	status     uint16 // the server status flags of the upstream's last OK/EOF
-	// multiByte: the client character set may be multi-byte with ASCII
-	// trail bytes (charset.go); sticky once set.
-	multiByte bool
+	// reading: the client character set and sql_mode the upstream reads
+	// texts in (charset.go).
+	reading analyzer.Mode
 	// txFailed: a statement was denied inside a transaction; the upstream's
 	// transaction was rolled back and statements are refused until ROLLBACK
 	// or COMMIT (query.go).
@@ -148,7 +149,10 @@ func (s *session) command(p []byte, seq byte) error {
 		return s.passOne(p, seq, respOne)
 	case gm.COM_RESET_CONNECTION:
 		s.stmts, s.sqlPrepared, s.txFailed = map[uint32]*prepared{}, map[string]domain.Analysis{}, false
-		return s.passOne(p, seq, respOne)
+		if err := s.passOne(p, seq, respOne); err != nil {
+			return err
+		}
+		return s.refreshReading() // the session's character set and sql_mode are reset
 	case gm.COM_FIELD_LIST:
 		return s.passOne(p, seq, respFields)
 	case gm.COM_STMT_FETCH:
@@ -156,7 +160,7 @@ func (s *session) command(p []byte, seq byte) error {
 	case gm.COM_STMT_PREPARE:
 		return s.prepare(p, seq)
 	case gm.COM_STMT_EXECUTE:
-		return s.execute(p, seq)
+		return s.executeAndFollow(p, seq)
 	case gm.COM_STMT_SEND_LONG_DATA:
 		return s.longData(p)
 	case gm.COM_STMT_CLOSE:

@@ -114,7 +114,7 @@ func (p *Protocol) startup(conn net.Conn, l *app.Listener, certs *tlsconf.CertLo
 	}
 	s.caps = ch.caps & offer &^ gm.CLIENT_SSL
 	s.user, s.database = ch.user, ch.database
-	s.multiByte = !asciiSafeCollation(ch.charset)
+	s.reading = handshakeReading(ch.charset)
 	s.returnMode = domain.WantsReturnMode(ch.attributes["program_name"])
 	s.threadID, s.nonce = hello.threadID, hello.nonce
 	upSeq := byte(1)
@@ -155,6 +155,9 @@ func (p *Protocol) startup(conn net.Conn, l *app.Listener, certs *tlsconf.CertLo
 		return nil, err
 	}
 	s.status = status
+	if err := s.refreshReading(); err != nil {
+		return nil, err
+	}
 	conn.SetDeadline(time.Time{})
 	s.client.SetDeadline(time.Time{})
 	s.up.SetDeadline(time.Time{})

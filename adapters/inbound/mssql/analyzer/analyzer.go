@@ -95,6 +95,9 @@ func analyze(text, db string, nest int) Result {
 		return unknown(text, err)
 	}
 	l := lex(text)
+	if unicodeSpace(text, l.toks) {
+		return unknown(text, errUnicodeSpace)
+	}
 	if err := checkDepth(l.toks, text); err != nil {
 		return unknown(text, err)
 	}

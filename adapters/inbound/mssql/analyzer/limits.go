@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/sync/semaphore"
 )
@@ -143,6 +145,30 @@ func isNestingWord(w string) bool {
 	for _, k := range [...]string{"NOT", "CASE", "IF", "ELSE", "WHILE", "BEGIN", "SELECT", "EXISTS"} {
 		if eqFold(w, k) {
 			return true
+		}
+	}
+	return false
+}
+
+var errUnicodeSpace = errors.New("a character outside a string that Unicode calls a space (U+00A0, U+1680, U+2000-U+200A, U+3000, …) or an invisible separator (U+180E, U+200B, U+FEFF): the parser reads some of them as letters of a name, and SQL Server may read them as a space")
+
+// unicodeSpace reports whether a token of text other than a string or a
+// quoted name holds a non-ASCII space or invisible separator. The T-SQL
+// grammar reads U+1680 and U+180E as letters, so SELECT 1 AS a<U+1680>DELETE
+// FROM t would be one SELECT to it; were SQL Server to take the character
+// for a space, it would run a DELETE. No SQL Server here says which, so
+// such a text is Unknown (fail closed); comments are left to oddLineEnd.
+func unicodeSpace(text string, toks []token) bool {
+	for _, t := range toks {
+		if t.kind == tokString || t.kind == tokQuoted || isASCII(text[t.start:t.end]) {
+			continue
+		}
+		for s := text[t.start:t.end]; s != ""; {
+			r, n := utf8.DecodeRuneInString(s)
+			if r > 0x7f && (unicode.IsSpace(r) || unicode.Is(unicode.Zs, r) || r == 0x180e || r == 0x200b || r == 0xfeff) {
+				return true
+			}
+			s = s[n:]
 		}
 	}
 	return false

@@ -45,6 +45,8 @@ type Statement struct {
 	Execute string
 	// Deallocate is the name in DEALLOCATE / DROP PREPARE name.
 	Deallocate string
+	// change: what the statement does to how later text reads (reading.go).
+	change readingChange
 }
 
 // Kill is a KILL statement's thread id and kind.
@@ -71,6 +73,13 @@ type Result struct {
 	// or deep to analyse, or reads as different statements under another
 	// sql_mode (see Mode): the caller must refuse such a text.
 	Err error
+	// Changes: a statement of the text sets the client character set or
+	// the sql_mode (SET NAMES, SET CHARACTER SET, character_set_client,
+	// sql_mode), or may (CALL, EXECUTE). Leaves is then the mode the whole
+	// text leaves the session in when every statement runs, if LeavesKnown;
+	// without LeavesKnown only the server can tell (the caller asks it).
+	Changes, LeavesKnown bool
+	Leaves               Mode
 }
 
 // Mode is the part of the session's sql_mode that changes how a text splits
@@ -85,8 +94,27 @@ type Mode struct {
 	// MultiByte: the client character set may be one whose characters can
 	// end in a backslash or backtick byte (big5, cp932, gbk, gb18030, sjis).
 	// A text with a byte 0x81–0xFE before a backslash or backtick is then
-	// unreadable (Err set, action UNKNOWN): see errMultiByte.
+	// unreadable (Err set, action UNKNOWN): see errMultiByte. A Charset with
+	// such characters, or one the analyzer does not know, implies it.
 	MultiByte bool
+	// Charset is the client character set (@@character_set_client, e.g.
+	// latin1, cp1250, gbk); "" is utf8mb4. It decides which bytes outside a
+	// literal are whitespace (charset.go); an unknown name makes every byte
+	// 0x7F–0xFF outside a literal uncheckable.
+	Charset string
+	// PipesAsConcat, IgnoreSpace, HighNotPrecedence are the sql_mode flags
+	// of those names: they change how the parser reads an expression, and
+	// are passed to it.
+	PipesAsConcat, IgnoreSpace, HighNotPrecedence bool
+	// Unmodelled names a sql_mode that changes the grammar in a way the
+	// analyzer does not follow (MariaDB's ORACLE, MSSQL, DB2, POSTGRESQL,
+	// MAXDB, or a name it does not know): every text is uncheckable.
+	Unmodelled string
+	// Exact: the listener read the session's sql_mode from the server, so
+	// only this mode's reading counts; without it a text holding a
+	// backslash in a quoted token is also read under the other
+	// NO_BACKSLASH_ESCAPES and ANSI_QUOTES settings (modes.go).
+	Exact bool
 }
 
 // Analyze parses sql as MySQL and MariaDB read it by default and classifies
@@ -157,6 +185,15 @@ func parseText(code string, m Mode) (out []parsed, err error) {
 	if m.ANSIQuotes {
 		mode |= mysql.ModeANSIQuotes
 	}
+	if m.PipesAsConcat {
+		mode |= mysql.ModePipesAsConcat
+	}
+	if m.IgnoreSpace {
+		mode |= mysql.ModeIgnoreSpace
+	}
+	if m.HighNotPrecedence {
+		mode |= mysql.ModeHighNotPrecedence
+	}
 	p.SetSQLMode(mode)
 	p.SetMariaDB(true)
 	stmts, _, err := p.ParseSQL(code)
@@ -204,10 +241,21 @@ func analyze(sql, db string, m Mode, nest int) Result {
 	if err := checkLimits(sql); err != nil {
 		return unknown(sql, err)
 	}
-	if m.MultiByte && multiByteAmbiguous(sql) {
+	if m.Unmodelled != "" {
+		return unknown(sql, fmt.Errorf("%w: the session's sql_mode has %s, which changes how the server reads SQL in a way the Sidecar does not follow", ErrUncheckable, m.Unmodelled))
+	}
+	if m.multiByte() && multiByteAmbiguous(sql) {
 		return unknown(sql, errMultiByte)
 	}
 	l := lex(sql, m)
+	if cut := splitReading(sql, l); cut >= 0 {
+		// The server reads each statement in the state the ones before it
+		// leave: read the rest again after the change.
+		if !m.Exact && l.backslashInQuote {
+			return unknown(sql, fmt.Errorf("%w: a statement changes the character set or sql_mode, and the text may split elsewhere under another sql_mode", ErrUncheckable))
+		}
+		return analyzeSplit(sql, db, m, nest, cut)
+	}
 	if l.err != nil {
 		return unknown(sql, l.err)
 	}
@@ -233,12 +281,20 @@ func analyze(sql, db string, m Mode, nest int) Result {
 		}
 		out.Statements = append(out.Statements, st)
 	}
-	if l.backslashInQuote {
+	if l.backslashInQuote && !m.Exact {
 		if err := otherModes(sql, db, m, nest, stmts, out.Statements); err != nil {
 			return unknown(sql, err)
 		}
 	}
+	out.leaves(m)
 	return out
+}
+
+// multiByte reports whether texts must be read as in a character set whose
+// characters may end in an ASCII byte (errMultiByte).
+func (m Mode) multiByte() bool {
+	cs := charsetOf(m.Charset)
+	return m.MultiByte || cs.asciiTrail || !cs.known
 }
 
 // maxNesting bounds how deep PREPARE … FROM '…' texts are analysed inside

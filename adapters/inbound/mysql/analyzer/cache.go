@@ -50,7 +50,7 @@ func (c *Cache) AnalyzeMode(sql, currentDB string, m Mode) Result {
 	if len(sql) > MaxText {
 		return AnalyzeMode(sql, currentDB, m)
 	}
-	if m.MultiByte && multiByteAmbiguous(sql) { // before the shape, which hides literals
+	if m.multiByte() && multiByteAmbiguous(sql) { // before the shape, which hides literals
 		return AnalyzeMode(sql, currentDB, m)
 	}
 	key := cacheKey{sql, currentDB, m}

@@ -167,6 +167,7 @@ func (w *walker) classify(n ast.Node) bool {
 		}
 	case *ast.CallStmt:
 		w.act("CALL")
+		w.st.change.unknown = true // a procedure may SET NAMES
 	case *ast.TruncateTableStmt:
 		w.act("TRUNCATE")
 	case *ast.DoStmt:
@@ -276,6 +277,7 @@ func (w *walker) classify(n ast.Node) bool {
 		w.act("RELEASE")
 	case *ast.SetStmt:
 		w.act("SET")
+		w.setChange(v)
 		for _, a := range v.Variables {
 			if a != nil && a.IsSystem && (a.IsGlobal || a.IsInstance) {
 				w.act("SET_GLOBAL")
@@ -303,6 +305,7 @@ func (w *walker) classify(n ast.Node) bool {
 	case *ast.ExecuteStmt:
 		w.act("EXECUTE")
 		w.st.Execute = v.Name
+		w.st.change.unknown = true // the prepared text may be a SET
 	case *ast.DeallocateStmt:
 		w.act("DEALLOCATE")
 		w.st.Deallocate = v.Name

@@ -11,7 +11,14 @@
 //   - analyzer.go: Analyze, Result, Statement; parsing and statement texts.
 //   - lexical.go: a MySQL tokenizer (strings, quoted identifiers, comments,
 //     executable comments) that expands /*! … */ and /*M! … */ into the SQL
-//     the server runs, and tells whether sql_mode could split a text differently.
+//     the server runs, reads bytes outside literals in the client character
+//     set, and tells whether sql_mode could split a text differently.
+//   - charset.go, charsets_table.go: what each client character set reads
+//     as whitespace or control outside a literal (the table is measured
+//     against MariaDB by a test in the mysql package), collation ids.
+//   - reading.go: the sql_mode names and how each is treated, what a SET
+//     does to how later statements read, and reading a multi-statement
+//     text statement by statement across such a change.
 //   - modes.go: the other sql_mode readings of a text with a backslash in a
 //     string (NO_BACKSLASH_ESCAPES, ANSI_QUOTES).
 //   - classify.go: what each parse-tree node adds to a statement's analysis.

@@ -57,11 +57,18 @@ var errUnterminated = errors.New("unterminated")
 //     version, and the analyzer always reads it (the stricter choice).
 //     Comments inside are comments; a second /*! inside is an error.
 //
-// The client character set is taken to keep every ASCII byte a character
-// (utf8mb4, latin1…): in GBK, SJIS or BIG5 a backslash may be the second
-// byte of a character, which this lexer does not know.
+// Outside literals it reads each byte as the client character set m.Charset
+// does (charset.go, measured against the server): whitespace such as latin1
+// 0xA0 is a space, also after "--"; a control character such as cp1250
+// 0x81 ends "--" as a comment start; a byte the set reads in a way this
+// lexer does not model stops the text (uncheckable). Inside literals the
+// set is taken to keep every ASCII byte a character: in GBK, SJIS or BIG5 a
+// backslash may be the second byte of a character, which this lexer does
+// not know (Mode.MultiByte, errMultiByte).
 func lex(sql string, m Mode) lexed {
 	l := lexed{errAt: -1, toks: make([]token, 0, min(len(sql)/4+4, 4096))}
+	cs := charsetOf(m.Charset)
+	identByte := func(c byte) bool { return identByte(c) && cs.class[c] == clsAsIs }
 	n := len(sql)
 	var code []byte // copy-on-write of sql, made on the first blanking
 	blank := func(from, to int) {
@@ -82,10 +89,23 @@ func lex(sql string, m Mode) lexed {
 scan:
 	for i < n {
 		c := sql[i]
+		switch cs.class[c] {
+		case clsSpace:
+			blank(i, i+1)
+			i++
+			continue
+		case clsUnmodelled:
+			fail(i, errCharsetByte(cs, i, c))
+			break scan
+		}
+		if c == '-' && i+2 < n && sql[i+1] == '-' && cs.class[sql[i+2]] == clsUnmodelled {
+			fail(i+2, errCharsetByte(cs, i+2, sql[i+2])) // whether "--" starts a comment
+			break scan
+		}
 		switch {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
 			i++
-		case c == '#' || (c == '-' && i+1 < n && sql[i+1] == '-' && (i+2 == n || sql[i+2] <= ' ' || sql[i+2] == 0x7f)):
+		case c == '#' || (c == '-' && i+1 < n && sql[i+1] == '-' && (i+2 == n || sql[i+2] <= ' ' || sql[i+2] == 0x7f || cs.class[sql[i+2]] == clsSpace || cs.class[sql[i+2]] == clsDashEnd)):
 			j := i
 			for j < n && sql[j] != '\n' {
 				j++
@@ -177,7 +197,7 @@ scan:
 			l.toks = append(l.toks, token{tokSemicolon, i, i + 1})
 			i++
 		case identByte(c):
-			j, kind := word(sql, i)
+			j, kind := word(sql, i, identByte)
 			l.toks = append(l.toks, token{kind, i, j})
 			i = j
 		default:
@@ -221,7 +241,7 @@ func quoted(sql string, i int, q byte, backslashEscapes bool) (end int, backslas
 // Only a plain decimal number (digits, an optional fraction and exponent)
 // not run together with identifier bytes is a tokNumber: in MySQL 1e5x or
 // 2abc are identifiers.
-func word(sql string, i int) (int, tokKind) {
+func word(sql string, i int, identByte func(byte) bool) (int, tokKind) {
 	n := len(sql)
 	j := i
 	for j < n && isDigit(sql[j]) {

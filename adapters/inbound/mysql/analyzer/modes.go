@@ -26,11 +26,10 @@ func otherModes(sql, db string, m Mode, nest int, stmts []parsed, out []Statemen
 	for i, p := range stmts {
 		at[p.start] = i
 	}
-	for _, alt := range []Mode{
-		{NoBackslashEscapes: !m.NoBackslashEscapes, ANSIQuotes: m.ANSIQuotes},
-		{NoBackslashEscapes: m.NoBackslashEscapes, ANSIQuotes: !m.ANSIQuotes},
-		{NoBackslashEscapes: !m.NoBackslashEscapes, ANSIQuotes: !m.ANSIQuotes},
-	} {
+	for _, flip := range [][2]bool{{true, false}, {false, true}, {true, true}} {
+		alt := m
+		alt.NoBackslashEscapes = m.NoBackslashEscapes != flip[0]
+		alt.ANSIQuotes = m.ANSIQuotes != flip[1]
 		other, err := reading(sql, db, alt, nest)
 		if err != nil {
 			return err
