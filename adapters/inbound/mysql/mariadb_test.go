@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -80,4 +81,40 @@ func TestLongDataNearMaxAllowedPacket(t *testing.T) {
 	if err := openMySQL(t, up, db).QueryRowContext(ctx, "SELECT LENGTH(v) FROM peers_long").Scan(&n); err != nil || n != len(v) {
 		t.Fatalf("the server stored %d bytes (%v), want %d", n, err, len(v))
 	}
+}
+
+// When the server ends an idle connection (wait_timeout), the listener
+// closes the client's too, so go-sql-driver's connection check sees it and
+// database/sql moves to a new connection, as directly: Begin after 3.5 s
+// idle with wait_timeout 2 works (issue 31 point 4: the client's socket
+// stayed open and Begin failed with "invalid connection").
+func TestIdleConnectionTheServerClosedIsClosedForTheClient(t *testing.T) {
+	up, db := localMariaDB(t)
+	addr, _, _ := serveListener(t, up, 0)
+	pool := openMySQL(t, addr, db)
+	pool.SetMaxOpenConns(1)
+	ctx := context.Background()
+	var id int64
+	if err := pool.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.ExecContext(ctx, "SET @@SESSION.wait_timeout = 2"); err != nil {
+		t.Fatal(err)
+	}
+	// The idle time is the scenario (wait_timeout + 1.5 s), not a wait for
+	// an event; the server's own record shows that it closed the connection.
+	time.Sleep(3500 * time.Millisecond)
+	var left int
+	if err := openMySQL(t, up, "").QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ?", id).Scan(&left); err != nil || left != 0 {
+		t.Fatalf("the server kept connection %d after wait_timeout (%d, %v)", id, left, err)
+	}
+	tx, err := pool.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatalf("Begin after the server closed the idle connection: %v", err)
+	}
+	var one int
+	if err := tx.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil || one != 1 {
+		t.Fatalf("SELECT 1 in the new transaction: %v", err)
+	}
+	tx.Rollback()
 }
