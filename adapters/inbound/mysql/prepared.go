@@ -19,8 +19,16 @@ type prepared struct {
 	params int
 	types  []byte         // the parameter types last bound (2 bytes each)
 	long   map[int][]byte // COM_STMT_SEND_LONG_DATA values held until the next COM_STMT_EXECUTE
-	held   []*app.Reservation
+	// cuts: the held COM_STMT_SEND_LONG_DATA packets in the order the client
+	// sent them (parameter, bytes of its value): the upstream receives them
+	// as the client cut them, each within the client's max_allowed_packet.
+	cuts []longCut
+	held []*app.Reservation
 }
+
+// longCut is one COM_STMT_SEND_LONG_DATA packet: n bytes of parameter
+// param's value, after the ones sent before it.
+type longCut struct{ param, n int }
 
 // clearLong drops the long data held for the next execution (MySQL clears
 // it after every COM_STMT_EXECUTE and on COM_STMT_RESET).
@@ -28,7 +36,7 @@ func (st *prepared) clearLong() {
 	for _, r := range st.held {
 		r.Release()
 	}
-	st.long, st.held = nil, nil
+	st.long, st.cuts, st.held = nil, nil, nil
 }
 
 // prepare forwards a COM_STMT_PREPARE and records the statement the
@@ -88,13 +96,9 @@ func (s *session) execute(p []byte, seq byte) error {
 	}
 	defer out.Ticket.Spend() // unless a proof gives it back first (query.go)
 	st.types = types         // the server keeps the types of the executes it received
-	for i, v := range st.long {
-		pkt := binary.LittleEndian.AppendUint32([]byte{gm.COM_STMT_SEND_LONG_DATA}, id)
-		pkt = binary.LittleEndian.AppendUint16(pkt, uint16(i))
-		if _, err := writePacket(s.uw, 0, append(pkt, v...)); err != nil {
-			out.Ticket.GiveBack(domain.NotSent(err.Error()))
-			return err
-		}
+	if err := s.forwardLong(id, st); err != nil {
+		out.Ticket.GiveBack(domain.NotSent(err.Error()))
+		return err
 	}
 	if err := s.forward(p, seq); err != nil {
 		out.Ticket.GiveBack(domain.NotSent(err.Error()))
@@ -105,6 +109,26 @@ func (s *session) execute(p []byte, seq byte) error {
 		out.Ticket.GiveBack(proof(a, res))
 	}
 	return err
+}
+
+// forwardLong sends statement id's held long data to the upstream, packet
+// by packet as the client cut it (COM_STMT_SEND_LONG_DATA has no answer):
+// joined into one packet, a value within 7 bytes of max_allowed_packet
+// that the server takes from the client would exceed it (ERR 1153 and a
+// lost connection; issue 31 point 3).
+func (s *session) forwardLong(id uint32, st *prepared) error {
+	off := map[int]int{}
+	for _, c := range st.cuts {
+		v := st.long[c.param][off[c.param]:][:c.n]
+		off[c.param] += c.n
+		pkt := append(make([]byte, 0, 7+len(v)), gm.COM_STMT_SEND_LONG_DATA)
+		pkt = binary.LittleEndian.AppendUint32(pkt, id)
+		pkt = binary.LittleEndian.AppendUint16(pkt, uint16(c.param))
+		if _, err := writePacket(s.uw, 0, append(pkt, v...)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // decideOn runs decide with db as the database of the fingerprint (a
@@ -136,6 +160,7 @@ func (s *session) longData(p []byte) error {
 		st.long = map[int][]byte{}
 	}
 	st.long[param] = append(st.long[param], p[7:]...)
+	st.cuts = append(st.cuts, longCut{param, len(p) - 7})
 	st.held = append(st.held, r)
 	return nil
 }

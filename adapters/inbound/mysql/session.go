@@ -14,6 +14,7 @@ import (
 	"github.com/hoophq/sidecar/adapters/inbound/mysql/analyzer"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/internal/hangup"
 )
 
 // session is one client connection and its upstream connection, after
@@ -106,7 +107,9 @@ func (s *session) serve() error {
 		if !s.idle() {
 			return nil
 		}
+		stopWatch := s.watchUpstream()
 		p, seq, held, err := s.readCommand()
+		stopWatch()
 		var refused errRefusedAnswered
 		if errors.As(err, &refused) {
 			if refused.err != nil {
@@ -126,6 +129,32 @@ func (s *session) serve() error {
 			return err
 		}
 	}
+}
+
+// watchUpstream watches the upstream connection while the session waits
+// for the client's next command (internal/hangup's watch, on the
+// upstream): when the server ends an idle connection (wait_timeout, KILL,
+// a restart) the client connection is closed too, after any bytes the
+// server sent first (MySQL 8's ERR 4031), so the client's driver sees the
+// close before its next command as it would directly (go-sql-driver's
+// connection check then takes a new connection; issue 31 point 4). stop
+// returns once the upstream reader is the session's again.
+func (s *session) watchUpstream() (stop func()) {
+	return hangup.Watch(s.ur, s.up.SetReadDeadline, func(err error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.closed || s.busy {
+			return // closed by the drain, or a command came: the session sees the close itself
+		}
+		s.closed = true
+		if n := s.ur.Buffered(); n > 0 {
+			b, _ := s.ur.Peek(n)
+			s.client.Write(b)
+		}
+		s.client.Close()
+		s.up.Close()
+		s.log.Info("mysql upstream closed an idle connection; client connection closed", "error", err)
+	})
 }
 
 // command decides and runs one command packet p (sequence id seq).

@@ -100,7 +100,7 @@ type claimed struct {
 }
 
 // gateExecutions asks the gate about a unit's Executes, with one settings
-// snapshot for the whole unit. The ones a rule covers are asked about
+// snapshot for the whole Sync batch (batchRules). The ones a rule covers are asked about
 // first, as one statement when there are several (one approval for the
 // unit, whose canonical bytes are theirs in order); the others one by one.
 // It returns the approvals claimed in accepted mode, or the outcome that
@@ -109,7 +109,7 @@ func (s *session) gateExecutions(execs []*pendingMsg) ([]*claimed, *app.Outcome)
 	if len(execs) == 0 {
 		return nil, nil
 	}
-	set := s.rules()
+	set := s.batchRules()
 	parts := make([]domain.Analysis, len(execs))
 	for i, m := range execs {
 		m.exec.st.Analysis = app.Deciding(set, m.exec.parts)

@@ -57,6 +57,19 @@ type execution struct {
 // in parts at Flush.
 type batch struct {
 	unit *unit
+	// set is the listener's settings the batch read first (batchRules):
+	// every decision up to its Sync uses them, including the parts
+	// forwarded early (forwardsEarly) or at a Flush.
+	set *app.ListenerSettings
+}
+
+// batchRules returns the settings of the current batch, read once for it.
+func (s *session) batchRules() *app.ListenerSettings {
+	b := s.currentBatch()
+	if b.set == nil {
+		b.set = s.rules()
+	}
+	return b.set
 }
 
 func (s *session) currentBatch() *batch {
@@ -72,6 +85,7 @@ func (s *session) currentBatch() *batch {
 func (s *session) extended(typ byte, frame []byte) error {
 	s.currentBatch()
 	m := pendingMsg{frame: frame, exp: &expect{}}
+	early := false
 	switch typ {
 	case 'P':
 		var msg pgproto3.Parse
@@ -83,6 +97,7 @@ func (s *session) extended(typ byte, frame []byte) error {
 		if m.refuse = s.refusal(msg.Query, s.pendingExecute()); m.refuse == nil {
 			m.refuse = s.uncheckable(res)
 		}
+		early = s.forwardsEarly(res, m.refuse)
 		s.change(&effect{name: msg.Name, exp: m.exp, need: 1,
 			stmt: &prepared{query: msg.Query, oids: msg.ParameterOIDs, res: res}})
 	case 'B':
@@ -122,10 +137,43 @@ func (s *session) extended(typ byte, frame []byte) error {
 	if m.exec != nil {
 		s.pendingExecs++
 	}
-	if s.pendingSize > maxPending {
+	if s.pendingSize > maxPending || early {
 		return s.endUnit(false, nil)
 	}
 	return nil
+}
+
+// forwardsEarly reports whether the messages held back, ending with a Parse
+// (its text's analysis res, its refusal refuse), can go to the upstream now
+// instead of at the unit's Sync or Flush: none of them is an Execute (a
+// Parse, Bind, Describe or Close runs nothing) or is refused, and no
+// approval or policy rule of the listener covers any statement of the
+// Parse's text, which is plain (no PREPARE, EXECUTE or DEALLOCATE, whose
+// meaning depends on the session's names). Then PostgreSQL sees each
+// message when the client sends it, as directly: its statement_timeout
+// covers a client's stall after Parse (issue 31 point 1; pgx issue #2640).
+// The Executes are still decided at the Sync or Flush, with the rules of
+// that moment; a unit held then is answered as after a Flush.
+func (s *session) forwardsEarly(res analyzer.Result, refuse *pgproto3.ErrorResponse) bool {
+	if refuse != nil || s.pendingExecs > 0 {
+		return false
+	}
+	for _, m := range s.pending {
+		if m.refuse != nil {
+			return false
+		}
+	}
+	if res.Err != nil || len(res.Statements) == 0 {
+		return false
+	}
+	parts := make([]domain.Analysis, len(res.Statements))
+	for i, x := range res.Statements {
+		if x.Prepare != nil || x.Execute != "" || x.Deallocate != "" || x.DeallocateAll {
+			return false
+		}
+		parts[i] = x.Analysis
+	}
+	return len(app.Covered(s.batchRules(), parts)) == 0
 }
 
 // pendingExecute reports whether the messages held back hold an Execute.
