@@ -54,6 +54,11 @@ type session struct {
 	owed        bool          // a forwarded request's reply has not begun
 	draining    bool
 	terminated  bool
+
+	// The wait of a held command, ended by a hang-up or the end of the
+	// connection (wait.go); holdSpec is the reader's.
+	wait     app.WaitHandle
+	holdSpec *app.Hold
 }
 
 // pending is what the relay does with the reply to one forwarded request.

@@ -37,9 +37,7 @@ func (s *session) terminateLocked() {
 		return
 	}
 	s.closed = true
-	if s.waitCancel != nil {
-		s.waitCancel(nil)
-	}
+	s.wait.Close()
 	s.cond.Broadcast()
 	s.client.SetWriteDeadline(time.Now().Add(2 * time.Second))
 	go func() {

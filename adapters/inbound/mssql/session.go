@@ -2,7 +2,6 @@ package mssql
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -90,10 +89,13 @@ type session struct {
 	discard     bool           // the forwarded request is the listener's own: its answer is not relayed
 	wantHandle  bool           // the forwarded request returns a prepared handle (RETURNVALUE)
 	onEnd       func(response) // called by the relay before the answer's last packet reaches the client
-	waitCancel  context.CancelCauseFunc
 	draining    bool
 	closed      bool
 	closeOnce   sync.Once
+	// wait ends a held statement's wait from the reader (an Attention, a
+	// hang-up) or the drain; holdSpec is made once by holdFor.
+	wait     app.WaitHandle
+	holdSpec *app.Hold
 }
 
 // request is one client message for the decider.
@@ -177,9 +179,7 @@ func (s *session) close() {
 	s.closeOnce.Do(func() {
 		s.mu.Lock()
 		s.closed = true
-		if s.waitCancel != nil {
-			s.waitCancel(app.ErrClientGone)
-		}
+		s.wait.Close()
 		s.cond.Broadcast()
 		s.mu.Unlock()
 		close(s.stop)

@@ -1,7 +1,6 @@
 package mssql
 
 import (
-	"context"
 	"errors"
 	"slices"
 
@@ -66,36 +65,42 @@ func (s *session) decide(set *app.ListenerSettings, u *unit) (app.Outcome, *sqlE
 	return s.check(set, st), nil
 }
 
-// check asks the gate about st with set. The LOGIN7 user is the identity
-// and the current database is part of the fingerprint: an approval is for
-// one database. While the gate holds the statement (wait mode) the reader
-// goes on reading the client: a hang-up ends the wait (Outcome.ClientGone),
-// and so does an Attention (Outcome.Canceled; attention.go).
+// check asks the gate about st with set, through app.Listener.Decide with
+// the session's Hold (holdFor). The LOGIN7 user is the identity and the
+// current database is part of the fingerprint: an approval is for one
+// database.
 func (s *session) check(set *app.ListenerSettings, st app.Statement) app.Outcome {
 	st.Identity, st.Client, st.ReturnMode = s.user, s.clientAddr, s.returnMode
 	st.IdentityValues = map[string][]string{"database": {s.currentDB()}}
-	ctx, cancel := context.WithCancelCause(context.Background())
-	defer cancel(nil)
-	s.mu.Lock()
-	switch {
-	case s.closed:
-		cancel(app.ErrClientGone)
-	case s.attnCancel:
-		cancel(app.ErrStatementCanceled)
+	return s.l.Decide(set, st, s.holdFor())
+}
+
+// holdFor is what the session tells app.Listener.Decide, made once. The
+// reader goes on reading the client while a statement waits (attention.go),
+// so no watch is needed: a hang-up ends the wait through s.wait
+// (Outcome.ClientGone), and so does an Attention (Outcome.Canceled), also
+// one that came while the request was still being read (Pending). A wait
+// ended by shutdown leaves the session draining, so it ends after its
+// answer.
+func (s *session) holdFor() *app.Hold {
+	if s.holdSpec == nil {
+		s.holdSpec = &app.Hold{Handle: &s.wait,
+			OnWait: func(id, _ string) { s.log.Info("mssql statement waits for approval", "approval_id", id) },
+			Pending: func() error {
+				s.mu.Lock()
+				defer s.mu.Unlock()
+				if s.attnCancel {
+					return app.ErrStatementCanceled
+				}
+				return nil
+			},
+			OnShutdown: func(*domain.Denial) {
+				s.mu.Lock()
+				s.draining = true // the session ends after this answer
+				s.mu.Unlock()
+			}}
 	}
-	s.waitCancel = cancel
-	s.mu.Unlock()
-	st.OnWait = func(id string) {
-		s.log.Info("mssql statement waits for approval", "approval_id", id)
-	}
-	out := s.l.CheckWith(ctx, set, st)
-	s.mu.Lock()
-	s.waitCancel = nil
-	if out.Denial != nil && out.Denial.Kind == domain.DeniedShutdown {
-		s.draining = true // the session ends after this answer
-	}
-	s.mu.Unlock()
-	return out
+	return s.holdSpec
 }
 
 // decideAndRun decides u and, when the gate lets it through, forwards m and relays

@@ -2,7 +2,6 @@ package mysql
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -56,12 +55,19 @@ type session struct {
 	sqlPrepared map[string]domain.Analysis
 
 	// Shared with the drain (internal/drain) and other sessions' KILL QUERY, under mu.
-	mu         sync.Mutex
-	busy       bool
-	idleInTx   bool // a transaction was open when the session last went idle
-	draining   bool
-	closed     bool
-	waitCancel context.CancelCauseFunc
+	mu       sync.Mutex
+	busy     bool
+	idleInTx bool // a transaction was open when the session last went idle
+	draining bool
+	closed   bool
+
+	// The wait of a held statement, ended by a KILL QUERY (threads.go) or
+	// the end of the connection (wait.go); holdSpec and the identity values
+	// are the reader's.
+	wait       app.WaitHandle
+	holdSpec   *app.Hold
+	idValues   map[string][]string
+	idValuesDB string
 }
 
 func newSession(p *Protocol, l *app.Listener, log *slog.Logger, client, up net.Conn) *session {

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -66,9 +65,10 @@ type session struct {
 	midUnit              bool // the last client message began or continued an extended-protocol unit
 
 	// The wait of a held statement (wait mode), ended by a CancelRequest
-	// or by the end of the connection (wait.go).
-	cancelMu   sync.Mutex
-	waitCancel context.CancelCauseFunc
+	// or by the end of the connection (wait.go); holdSpec is made once by
+	// holdFor, on the reader.
+	wait     app.WaitHandle
+	holdSpec *app.Hold
 
 	// Reader-only state: prepared statements and portals by name (names.go),
 	// the extended-protocol messages not yet forwarded, and the current Sync
