@@ -88,7 +88,7 @@ func (s *session) max() int {
 }
 
 // run serves the connection until the client or the upstream ends it.
-func (s *session) run() {
+func (s *session) Run() {
 	relayDone := make(chan struct{})
 	go func() {
 		defer close(relayDone)

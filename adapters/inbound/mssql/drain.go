@@ -3,6 +3,7 @@ package mssql
 import (
 	"time"
 
+	"github.com/hoophq/sidecar/internal/drain"
 	"github.com/hoophq/sidecar/internal/tds"
 )
 
@@ -39,7 +40,7 @@ func (s *session) terminateLocked() {
 	s.closed = true
 	s.wait.Close()
 	s.cond.Broadcast()
-	s.client.SetWriteDeadline(time.Now().Add(2 * time.Second))
+	s.client.SetWriteDeadline(time.Now().Add(drain.ShutdownWrite))
 	go func() {
 		// Outside mu: the relay may hold the client writer while it waits
 		// for mu; the deadline above ends any write in progress.

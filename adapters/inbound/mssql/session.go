@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -133,17 +134,17 @@ func newSession(p *Protocol, l *app.Listener, log *slog.Logger, client net.Conn,
 }
 
 // run serves the session until either side ends it.
-func (s *session) run() {
+func (s *session) Run() {
 	var wg sync.WaitGroup
 	wg.Add(2)
 	// A panic in the reader or the relay (a goroutine of their own, which
-	// handle's recover does not cover) would end the whole process: it
+	// drain.Serve's recover does not cover) would end the whole process: it
 	// ends this session only.
 	guard := func(name string, f func()) {
 		defer wg.Done()
 		defer func() {
 			if r := recover(); r != nil {
-				s.log.Error("mssql "+name+" failed; connection closed", "panic", r)
+				s.log.Error("mssql "+name+" failed; connection closed", "panic", r, "stack", string(debug.Stack()))
 				s.close()
 			}
 		}()

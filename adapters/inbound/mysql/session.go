@@ -83,6 +83,17 @@ func (s *session) deprecateEOF() bool { return s.caps&gm.CLIENT_DEPRECATE_EOF !=
 // inTransaction reports whether the upstream said a transaction is open.
 func (s *session) inTransaction() bool { return s.status&gm.SERVER_STATUS_IN_TRANS != 0 }
 
+// Run serves the session as one of the listener's threads (KILL QUERY finds
+// it, threads.go) until either side ends it, then closes both connections
+// (drain.Conn).
+func (s *session) Run() {
+	defer s.up.Close()
+	defer s.client.Close()
+	s.p.threads.add(s)
+	defer s.p.threads.remove(s)
+	s.run()
+}
+
 // run serves commands until either side ends the session. A command that
 // breaks the protocol ends it with an ERR (ER_MALFORMED_PACKET) and a log
 // line.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -92,14 +93,14 @@ func newSession(p *Protocol, l *app.Listener, log *slog.Logger, client net.Conn,
 	return s
 }
 
-// run relays the session until either side ends it.
-func (s *session) run() {
+// Run relays the session until either side ends it.
+func (s *session) Run() {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		defer func() {
 			if r := recover(); r != nil {
-				s.log.Error("postgres relay failed; connection closed", "panic", r)
+				s.log.Error("postgres relay failed; connection closed", "panic", r, "stack", string(debug.Stack()))
 				s.client.Close()
 			}
 		}()
