@@ -42,27 +42,22 @@ func (u *unit) gated() bool { return len(u.parts) > 0 }
 
 // decide asks the gate about u, with set, the settings read once for the
 // request. A part the analyzer could not read (UNKNOWN: a parse error, a
-// text the listener cannot see) that no rule covers is refused unchecked:
-// fail closed (docs/mssql-listener.md, "Fail closed").
-func (s *session) decide(set *app.ListenerSettings, u *unit) (app.Outcome, *sqlError) {
+// text the listener cannot see) is Unread: the gate refuses it unchecked
+// when no rule covers it (domain.FailsClosed, docs/mssql-listener.md,
+// "Fail closed").
+func (s *session) decide(set *app.ListenerSettings, u *unit) app.Outcome {
 	unknown := false
 	for _, p := range u.parts {
 		unknown = unknown || slices.Contains(p.Actions, analyzer.Unknown)
 	}
-	if u.uncheckable || unknown && len(app.Covered(set, u.parts)) == 0 {
-		why := u.why
-		if why == "" {
-			why = "the T-SQL analyzer could not read it"
-		}
-		s.log.Warn("mssql statement refused: it cannot be checked", "reason", why)
-		e := errUncheckable.with("hoop sidecar: this statement cannot be checked, so nothing was run: " + why)
-		if !u.uncheckable {
-			e.Msg += "; add UNKNOWN to an approval rule's actions to have such statements held for a person"
-		}
-		return app.Outcome{}, &e
-	}
 	st := app.Statement{Canonical: u.canonical, Render: u.render, Analysis: app.Deciding(set, u.parts)}
-	return s.check(set, st), nil
+	if u.uncheckable || unknown {
+		st.Unread = domain.Unread{Why: u.why, TooLarge: u.uncheckable}
+		if st.Unread.Why == "" {
+			st.Unread.Why = "the T-SQL analyzer could not read it"
+		}
+	}
+	return s.check(set, st)
 }
 
 // check asks the gate about st with set, through app.Listener.Decide with
@@ -109,11 +104,7 @@ func (s *session) holdFor() *app.Hold {
 func (s *session) decideAndRun(set *app.ListenerSettings, u *unit, m tds.Message, doneTok byte, o exchangeOpts, after func(response)) error {
 	var out app.Outcome
 	if u.gated() {
-		var refused *sqlError
-		out, refused = s.decide(set, u)
-		if refused != nil {
-			return s.refuse(*refused, doneTok)
-		}
+		out = s.decide(set, u)
 		if !out.Forward {
 			return s.deny(out, doneTok)
 		}
