@@ -47,6 +47,11 @@ type Statement struct {
 	// the adapter can tell a person at the client why it hangs (PostgreSQL:
 	// a NoticeResponse). It runs on the caller's goroutine and must not block.
 	OnWait func(approvalID string)
+	// Unread says what of the statement the listener could not read (a text
+	// its parser refused, an EXECUTE of a statement it never saw, a text too
+	// large to analyse); the zero value when it read it whole. The gate
+	// refuses such a statement unchecked when domain.FailsClosed says so.
+	Unread domain.Unread
 	// Evaluation, when set, is the verdict Evaluate already gave for
 	// Analysis with the same settings passed to Check (an adapter that
 	// evaluated first to decide whether to read the payload); the gate uses
@@ -114,6 +119,9 @@ func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Out
 	}
 	audit := ports.AuditEvent{Time: g.Clock.Now().UTC(), Listener: s.Name, Protocol: s.Protocol, Client: st.Client,
 		Identity: st.Identity}
+	if st.Unread.Why != "" && domain.FailsClosed(st.Unread, ev, s.hasRules()) {
+		return g.uncheckable(audit, st)
+	}
 	if ev.Verdict == domain.VerdictAllow {
 		audit.Decision = "allow"
 		if g.recordsAllows() {
@@ -259,6 +267,22 @@ func (g *Gate) deny(audit ports.AuditEvent, rule string, a domain.Approval, retu
 	g.record(audit)
 	return Outcome{Denial: d}
 }
+
+// uncheckable refuses a statement the listener could not read whole
+// (domain.FailsClosed): nothing is filed or run; the audit trail and the
+// metrics record "deny_uncheckable", with the statement and what could not
+// be read.
+func (g *Gate) uncheckable(audit ports.AuditEvent, st Statement) Outcome {
+	audit.Decision, audit.Error = "deny_uncheckable", st.Unread.Why
+	audit.Statement = truncate(st.text(), 2048)
+	g.record(audit)
+	g.Log.Warn("statement refused: it cannot be checked", "listener", audit.Listener, "client", audit.Client, "reason", st.Unread.Why)
+	return Outcome{Denial: &domain.Denial{Kind: domain.DeniedUncheckable,
+		Message: domain.UncheckableMessage(st.Unread.Why, st.Unread.TooLarge)}}
+}
+
+// hasRules reports whether the listener has any policy or approval rule.
+func (s *ListenerSettings) hasRules() bool { return len(s.Policies)+len(s.Approvals) > 0 }
 
 // unavailable denies a statement that needs approval when the Control Plane
 // call failed (fail closed). A refused Sidecar token is said as such, to the

@@ -221,7 +221,7 @@ func (l *Listener) CheckWith(ctx context.Context, s *ListenerSettings, st Statem
 // no context is needed.
 func (l *Listener) CheckAllowed(s *ListenerSettings, st *Statement) bool {
 	ev := Evaluate(s, st.Analysis)
-	if ev.Verdict == domain.VerdictAllow {
+	if ev.Verdict == domain.VerdictAllow && st.Unread.Why == "" {
 		allow := *st
 		allow.Evaluation = &allowed
 		return l.gate.Check(context.Background(), s, allow).Forward

@@ -25,7 +25,17 @@ const (
 	// the request as too large (HTTP 413); nothing was filed or run, and the
 	// identical resend is refused the same way. X-Hoop-Denied: policy.
 	DeniedTooLarge
+	// DeniedUncheckable: the listener could not read all of what the
+	// statement runs (FailsClosed), so nothing was run; no approval is
+	// filed. X-Hoop-Denied: policy.
+	DeniedUncheckable
 )
+
+// DenialKinds lists every DenialKind, for the tests that check each
+// protocol maps every kind to its own error.
+func DenialKinds() []DenialKind {
+	return []DenialKind{DeniedForApproval, DeniedByPolicy, DeniedUnavailable, DeniedShutdown, DeniedTooLarge, DeniedUncheckable}
+}
 
 // Denial is what a listener tells the client instead of running a statement.
 // Protocol adapters render it natively (ErrorResponse, 403, PERMISSION_DENIED…).
@@ -140,6 +150,47 @@ func TooLargeMessage(rule string) string {
 func TokenRefusedMessage(rule string) string {
 	return fmt.Sprintf("statement needs human approval (rule %s) but the Control Plane refused the Sidecar token; nothing was run; "+
 		"resending helps only after the Sidecar's operator fixes its token", rule)
+}
+
+// UncheckableMessage is the text when a statement is refused because the
+// listener could not read all of what it runs (FailsClosed): why says what
+// could not be read. Unless the text was too large or deep to read at all
+// (tooLarge), it says how to have such statements held for a person instead.
+func UncheckableMessage(why string, tooLarge bool) string {
+	msg := "hoop sidecar: this statement cannot be checked, so nothing was run: " + why
+	if !tooLarge {
+		msg += "; add UNKNOWN to an approval rule's actions to have such statements held for a person"
+	}
+	return msg
+}
+
+// Hint is what a database listener that has a hint field (PostgreSQL's
+// ErrorResponse H) says to do next after d: for an approval, to ask the
+// approver or call the MCP tool approval_wait (withMCP), then resend the
+// identical statement, or not to resend once only a person can ask again.
+func Hint(d Denial, withMCP bool) string {
+	switch d.Kind {
+	case DeniedForApproval:
+		if d.Status != "" && NextFor(d.Status) == NextStop {
+			return "Do not resend: only a person can ask again."
+		}
+		if withMCP {
+			return fmt.Sprintf("Call the MCP tool %s with id %s; once it is approved, resend the identical statement (same text and parameters) on any connection. It runs once.",
+				FamilyApproval.Tool(ToolWait), d.ApprovalID)
+		}
+		return fmt.Sprintf("Ask the person who approves to check approval %s in the Control Plane; once it is approved, resend the identical statement (same text and parameters) on any connection. It runs once.", d.ApprovalID)
+	case DeniedByPolicy:
+		return "This statement is not allowed through this listener; do not resend it."
+	case DeniedUnavailable:
+		return "Nothing was filed or run. Statements that need no approval keep working; resend this one once the Control Plane answers this Sidecar again."
+	case DeniedShutdown:
+		return d.Message
+	case DeniedTooLarge:
+		return "Nothing was filed or run. The Control Plane takes no approval request this large; do not resend the identical statement, send a smaller one."
+	case DeniedUncheckable:
+		return "Nothing was run or filed. Send it in a form the listener can read, or ask the listener's operator to hold such statements for a person."
+	}
+	return ""
 }
 
 // Field is one structured field of a denial: its name as an http header

@@ -17,6 +17,7 @@ type AuditEvent struct {
 	Statement   string `json:"statement,omitempty"`
 	Fingerprint string `json:"fingerprint,omitempty"`
 	// Decision is one of allow, deny_policy, deny_approval, deny_unavailable, deny_too_large,
+	// deny_uncheckable, deny_shutdown, client_gone, wait_canceled,
 	// forward_approved, settle_accepted, settle_refused.
 	Decision   string `json:"decision"`
 	Rule       string `json:"rule,omitempty"`

@@ -5,8 +5,8 @@ package ports
 // adapters/outbound/metrics exports them to Prometheus.
 type Metrics interface {
 	// Statement counts one decision on a listener: allow, deny_policy,
-	// deny_approval, deny_unavailable, deny_too_large, forward_approved, settle_accepted or
-	// settle_refused (the audit event's Decision).
+	// deny_approval, deny_unavailable, deny_too_large, deny_uncheckable, forward_approved,
+	// settle_accepted, settle_refused… (the audit event's Decision).
 	Statement(listener, decision string)
 	// ApprovalFiled counts a new approval request on a listener; a reused
 	// one is not counted.

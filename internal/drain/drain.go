@@ -1,9 +1,11 @@
-// Package drain is what the database listeners (postgres, mysql, mongodb)
-// share to stop under app.Protocol's drain contract: the accept loop of
-// Serve, and the set of a Serve call's sessions, which close once idle after
-// the listener stops and all at once at the drain deadline
-// (app.Listener.DrainDeadline). What "idle" means and what a client is told
-// when its session closes is each protocol's own (its drain.go).
+// Package drain is the connection skeleton the database listeners
+// (postgres, mysql, mssql, mongodb) share, and how they stop under
+// app.Protocol's drain contract: the accept loop of Serve, one connection's
+// life (login, run, a panic logged with its stack), and the set of a Serve
+// call's sessions, which close once idle after the listener stops and all
+// at once, in parallel, at the drain deadline (app.Listener.DrainDeadline).
+// What "idle" means and what a client is told when its session closes is
+// each protocol's own (its drain.go), written within ShutdownWrite.
 package drain
 
 import (
@@ -11,11 +13,17 @@ import (
 	"errors"
 	"log/slog"
 	"net"
+	"runtime/debug"
 	"sync"
 	"time"
 
 	"github.com/hoophq/sidecar/app"
 )
+
+// ShutdownWrite bounds the write of a shutdown message to one client (ERR
+// 1053, FATAL 57P01, ERROR 6005): a client that stopped reading cannot hold
+// its session, or the drain, longer than that.
+const ShutdownWrite = 2 * time.Second
 
 // Session is one client connection as the drain sees it.
 type Session interface {
@@ -23,9 +31,23 @@ type Session interface {
 	// now if it is.
 	StartDrain()
 	// Expire closes the session now (the drain deadline), telling the client
-	// in its protocol's words.
+	// in its protocol's words, with a write deadline of ShutdownWrite at
+	// most. Set.Expire calls it on every session at once.
 	Expire()
 }
+
+// Conn is a logged-in client connection: a Session that Serve runs.
+type Conn interface {
+	Session
+	// Run relays the session until either side ends it.
+	Run()
+}
+
+// Login logs in the client on conn, with log (which names the listener and
+// the client). It returns the session to run, or nil when the connection
+// ended or was answered during login (Login logs and answers why itself, in
+// its protocol's words).
+type Login func(conn net.Conn, log *slog.Logger) Conn
 
 // Set holds the sessions of one Serve call.
 type Set struct {
@@ -64,7 +86,9 @@ func (d *Set) Start() {
 	}
 }
 
-// Expire closes every session left. It returns once each has been told.
+// Expire closes every session left, each in a goroutine of its own, so one
+// client that stopped reading delays no other's shutdown message. It
+// returns once each has been told.
 func (d *Set) Expire() {
 	d.mu.Lock()
 	list := make([]Session, 0, len(d.sessions))
@@ -72,19 +96,23 @@ func (d *Set) Expire() {
 		list = append(list, s)
 	}
 	d.mu.Unlock()
+	var wg sync.WaitGroup
 	for _, s := range list {
-		s.Expire()
+		wg.Go(s.Expire)
 	}
+	wg.Wait()
 }
 
-// Serve accepts clients on ln and runs handle in a goroutine for each,
-// until ctx is cancelled or ln is closed; it returns nil then. Its sessions
-// (those handle adds to the Set) start draining when Serve returns and are
-// expired when l.DrainDeadline is closed. A failed Accept is logged as
-// "<protocol> listener: accept failed" and retried after 5 ms, doubling up
-// to 1 s.
-func Serve(ctx context.Context, ln net.Listener, l *app.Listener, log *slog.Logger, protocol string,
-	handle func(conn net.Conn, d *Set)) error {
+// Serve accepts clients on ln until ctx is cancelled or ln is closed; it
+// returns nil then. Each connection runs in a goroutine of its own: login
+// logs it in, and the session it returns runs (Conn.Run) as a member of the
+// Serve call's Set. Those sessions start draining when Serve returns and
+// are expired when l.DrainDeadline is closed. A panic while serving a
+// connection closes that connection only, logged as "<protocol> connection
+// failed; closed" with the panic and its stack. A failed Accept is logged
+// as "<protocol> listener: accept failed" and retried after 5 ms, doubling
+// up to 1 s.
+func Serve(ctx context.Context, ln net.Listener, l *app.Listener, log *slog.Logger, protocol string, login Login) error {
 	d := NewSet()
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
@@ -107,6 +135,24 @@ func Serve(ctx context.Context, ln net.Listener, l *app.Listener, log *slog.Logg
 			continue
 		}
 		delay = 5 * time.Millisecond
-		go handle(conn, d)
+		go serveConn(conn, l, d, log, protocol, login)
 	}
+}
+
+// serveConn runs one client connection to its end.
+func serveConn(conn net.Conn, l *app.Listener, d *Set, log *slog.Logger, protocol string, login Login) {
+	defer conn.Close()
+	log = log.With("listener", l.Settings().Name, "client", conn.RemoteAddr().String())
+	defer func() {
+		if r := recover(); r != nil {
+			log.Error(protocol+" connection failed; closed", "panic", r, "stack", string(debug.Stack()))
+		}
+	}()
+	s := login(conn, log)
+	if s == nil {
+		return
+	}
+	d.Add(s)
+	defer d.Remove(s)
+	s.Run()
 }

@@ -51,3 +51,10 @@ func Watch(r *bufio.Reader, setDeadline func(time.Time) error, gone func(err err
 		setDeadline(time.Time{})
 	}
 }
+
+// Watcher is Watch bound to one session's reader and connection, in the
+// form app.Hold.Watch takes: each call starts a watch that calls gone on a
+// hang-up and returns its stop.
+func Watcher(r *bufio.Reader, setDeadline func(time.Time) error) func(gone func(err error)) (stop func()) {
+	return func(gone func(error)) func() { return Watch(r, setDeadline, gone) }
+}

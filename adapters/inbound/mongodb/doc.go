@@ -7,7 +7,7 @@
 //
 // What lives here, one job per file:
 //
-//   - protocol.go: New, Name, Serve (the accept loop), CheckUpstream.
+//   - protocol.go: New, Name, Serve (internal/drain.Serve: the accept loop and the connection skeleton), login, CheckUpstream.
 //   - drain.go: a stopped listener's sessions: closed once idle, or at the
 //     drain deadline.
 //   - startup.go, tls.go: TLS from the first byte towards clients (tls:,

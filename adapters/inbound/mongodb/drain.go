@@ -37,6 +37,7 @@ func (s *session) terminateLocked() {
 		return
 	}
 	s.terminated = true
+	s.wait.Close()
 	s.client.Close()
 	s.up.Close()
 	s.log.Info("mongodb connection closed: the listener stopped")

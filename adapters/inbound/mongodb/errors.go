@@ -58,15 +58,18 @@ func errorDoc(code int32, msg string) bsoncore.Document {
 // denialDoc renders a gate denial: errmsg is the denial's text exactly (the
 // spec's database text naming the approval id, the MCP variant when the
 // Sidecar has an mcp block); code 13 Unauthorized for a held or
-// policy-denied command (or one too large to file), 96 OperationFailed when the Control Plane could
+// policy-denied command (and one refused unchecked or too large to file), 96 OperationFailed when the Control Plane could
 // not be asked, 11600 when the listener stops during a wait.
-func denialDoc(d *domain.Denial) bsoncore.Document {
-	switch d.Kind {
-	case domain.DeniedForApproval, domain.DeniedByPolicy, domain.DeniedTooLarge:
-		return errorDoc(CodeHeld, d.Message)
-	case domain.DeniedShutdown:
-		return errorDoc(CodeInterrupted, d.Message)
-	default:
-		return errorDoc(CodeUnavailable, d.Message)
-	}
+func denialDoc(d *domain.Denial) bsoncore.Document { return errorDoc(denialCodes[d.Kind], d.Message) }
+
+// denialCodes is the error code of each domain.DenialKind (denial_test.go
+// checks that every kind has one). A command refused unchecked is
+// Unauthorized, as a policy denial.
+var denialCodes = map[domain.DenialKind]int32{
+	domain.DeniedForApproval: CodeHeld,
+	domain.DeniedByPolicy:    CodeHeld,
+	domain.DeniedUnavailable: CodeUnavailable,
+	domain.DeniedShutdown:    CodeInterrupted,
+	domain.DeniedUncheckable: CodeHeld,
+	domain.DeniedTooLarge:    CodeHeld,
 }

@@ -41,25 +41,18 @@ func (p *Protocol) CheckUpstream(upstream string) error {
 // then.
 func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) error {
 	certs := tlsconf.NewCertLoader(l)
-	return drain.Serve(ctx, ln, l, p.log, "mongodb", func(conn net.Conn, d *drain.Set) { p.handle(conn, l, certs, d) })
+	return drain.Serve(ctx, ln, l, p.log, "mongodb", func(conn net.Conn, log *slog.Logger) drain.Conn {
+		return login(conn, l, certs, log)
+	})
 }
 
-// handle runs one client connection to its end.
-func (p *Protocol) handle(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, d *drain.Set) {
-	defer conn.Close()
-	set := l.Settings()
-	log := p.log.With("listener", set.Name, "client", conn.RemoteAddr().String())
-	defer func() {
-		if r := recover(); r != nil {
-			log.Error("mongodb connection failed; closed", "panic", r)
-		}
-	}()
+// login logs one client in (drain.Login): nil when the connection ended
+// before its first command.
+func login(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, log *slog.Logger) drain.Conn {
 	s, err := startup(conn, l, certs, log)
 	if err != nil {
 		log.Info("mongodb connection ended before its first command", "error", err)
-		return
+		return nil
 	}
-	d.Add(s)
-	defer d.Remove(s)
-	s.run()
+	return s
 }

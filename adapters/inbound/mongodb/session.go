@@ -55,6 +55,11 @@ type session struct {
 	owed        bool          // a forwarded request's reply has not begun
 	draining    bool
 	terminated  bool
+
+	// The wait of a held command, ended by a hang-up or the end of the
+	// connection (wait.go); holdSpec is the reader's.
+	wait     app.WaitHandle
+	holdSpec *app.Hold
 }
 
 // pending is what the relay does with the reply to one forwarded request.
@@ -83,8 +88,8 @@ func (s *session) max() int {
 	return wire.DefaultMaxMessageSize
 }
 
-// run serves the connection until the client or the upstream ends it.
-func (s *session) run() {
+// Run serves the connection until the client or the upstream ends it.
+func (s *session) Run() {
 	relayDone := make(chan struct{})
 	go func() {
 		defer close(relayDone)

@@ -172,7 +172,7 @@ func TestUpstreamLostBeforeTheAnswerSpends(t *testing.T) {
 	}
 	s := testSession(l, opMsg(2, 0, deleteAll()), &out, &fwd)
 	s.up = fuzzConn{r: bytes.NewReader([]byte{1, 2, 3}), w: &fwd} // half a header, then EOF
-	s.run()
+	s.Run()
 	if fwd.Len() == 0 {
 		t.Fatal("the approved delete was not forwarded")
 	}

@@ -28,12 +28,7 @@ func (s *session) readLoop() {
 				s.protocolFailure(err)
 				return
 			}
-			s.mu.Lock()
-			waiting := s.waitCancel != nil
-			if waiting {
-				s.waitCancel(app.ErrClientGone)
-			}
-			s.mu.Unlock()
+			waiting := s.wait.Interrupt(app.ErrClientGone)
 			if !waiting && !isClosed(err) {
 				s.log.Info("mssql client connection ended", "error", err)
 			}
@@ -90,9 +85,7 @@ func (s *session) attention() {
 		s.writeClient(attnReply())
 	case stBusy:
 		s.attnCancel = true
-		if s.waitCancel != nil {
-			s.waitCancel(app.ErrStatementCanceled)
-		}
+		s.wait.Interrupt(app.ErrStatementCanceled)
 		s.mu.Unlock()
 	case stForwarded:
 		s.attnPending++

@@ -8,7 +8,7 @@
 //
 // What lives here, one job per file:
 //
-//   - protocol.go: New, Name, Serve (the accept loop; warms the T-SQL
+//   - protocol.go: New, Name, Serve (internal/drain.Serve; login; warms the T-SQL
 //     parser in the background).
 //   - drain.go: a stopped listener's sessions: closed once idle, or at the
 //     drain deadline, with ERROR 6005.
@@ -32,7 +32,9 @@
 //     and their text), sp_prepare/sp_unprepare, cursors, named procedures.
 //   - transaction.go: a denial inside a transaction dooms it (3930 until
 //     ROLLBACK; COMMIT rolls back), transaction manager requests.
-//   - wait.go: a unit's decision (fail closed on UNKNOWN), asking the gate,
+//   - wait.go: a unit's decision (UNKNOWN is Unread: the gate fails it
+//     closed), asking the gate (app.Listener.Decide; an Attention ends a
+//     wait through the session's app.WaitHandle),
 //     denials.
 //   - relay.go: the upstream's answers back to the client packet by packet,
 //     ENVCHANGE (database, transaction, packet size), ERROR/DONE for

@@ -3,6 +3,7 @@ package mssql
 import (
 	"time"
 
+	"github.com/hoophq/sidecar/internal/drain"
 	"github.com/hoophq/sidecar/internal/tds"
 )
 
@@ -37,11 +38,9 @@ func (s *session) terminateLocked() {
 		return
 	}
 	s.closed = true
-	if s.waitCancel != nil {
-		s.waitCancel(nil)
-	}
+	s.wait.Close()
 	s.cond.Broadcast()
-	s.client.SetWriteDeadline(time.Now().Add(2 * time.Second))
+	s.client.SetWriteDeadline(time.Now().Add(drain.ShutdownWrite))
 	go func() {
 		// Outside mu: the relay may hold the client writer while it waits
 		// for mu; the deadline above ends any write in progress.

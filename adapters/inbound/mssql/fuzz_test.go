@@ -75,7 +75,7 @@ func FuzzSession(f *testing.F) {
 		s := newSession(p, l, p.log, client, bufio.NewReader(client), upA, bufio.NewReader(upA))
 		s.user, s.database = "fuzz", "master"
 		done := make(chan struct{})
-		go func() { defer close(done); s.run() }()
+		go func() { defer close(done); s.Run() }()
 		select {
 		case <-done:
 		case <-time.After(10 * time.Second):

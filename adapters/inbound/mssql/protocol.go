@@ -55,18 +55,14 @@ func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) 
 		}()
 	})
 	certs := tlsconf.NewCertLoader(l)
-	return drain.Serve(ctx, ln, l, p.log, "mssql", func(conn net.Conn, d *drain.Set) { p.handle(conn, l, certs, d) })
+	return drain.Serve(ctx, ln, l, p.log, "mssql", func(conn net.Conn, log *slog.Logger) drain.Conn {
+		return p.login(conn, l, certs, log)
+	})
 }
 
-// handle runs one client connection to its end.
-func (p *Protocol) handle(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, d *drain.Set) {
-	defer conn.Close()
-	log := p.log.With("listener", l.Settings().Name, "client", conn.RemoteAddr().String())
-	defer func() {
-		if r := recover(); r != nil {
-			log.Error("mssql connection failed; closed", "panic", r)
-		}
-	}()
+// login logs one client in (drain.Login): nil when the connection ended
+// during login or was refused (the client got its ERROR).
+func (p *Protocol) login(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, log *slog.Logger) drain.Conn {
 	s, err := p.startup(conn, l, certs, log)
 	if err != nil {
 		var pe *protocolError
@@ -76,12 +72,10 @@ func (p *Protocol) handle(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoa
 		} else if !isClosed(err) {
 			log.Info("mssql connection ended during login", "error", err)
 		}
-		return
+		return nil
 	}
 	if s == nil {
-		return // refused during login; the client got its ERROR
+		return nil // refused during login; the client got its ERROR
 	}
-	d.Add(s)
-	defer d.Remove(s)
-	s.run()
+	return s
 }

@@ -2,11 +2,11 @@ package mssql
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -91,10 +91,13 @@ type session struct {
 	discard     bool           // the forwarded request is the listener's own: its answer is not relayed
 	wantHandle  bool           // the forwarded request returns a prepared handle (RETURNVALUE)
 	onEnd       func(response) // called by the relay before the answer's last packet reaches the client
-	waitCancel  context.CancelCauseFunc
 	draining    bool
 	closed      bool
 	closeOnce   sync.Once
+	// wait ends a held statement's wait from the reader (an Attention, a
+	// hang-up) or the drain; holdSpec is made once by holdFor.
+	wait     app.WaitHandle
+	holdSpec *app.Hold
 }
 
 // request is one client message for the decider.
@@ -133,17 +136,17 @@ func newSession(p *Protocol, l *app.Listener, log *slog.Logger, client net.Conn,
 }
 
 // run serves the session until either side ends it.
-func (s *session) run() {
+func (s *session) Run() {
 	var wg sync.WaitGroup
 	wg.Add(2)
 	// A panic in the reader or the relay (a goroutine of their own, which
-	// handle's recover does not cover) would end the whole process: it
+	// drain.Serve's recover does not cover) would end the whole process: it
 	// ends this session only.
 	guard := func(name string, f func()) {
 		defer wg.Done()
 		defer func() {
 			if r := recover(); r != nil {
-				s.log.Error("mssql "+name+" failed; connection closed", "panic", r)
+				s.log.Error("mssql "+name+" failed; connection closed", "panic", r, "stack", string(debug.Stack()))
 				s.close()
 			}
 		}()
@@ -179,9 +182,7 @@ func (s *session) close() {
 	s.closeOnce.Do(func() {
 		s.mu.Lock()
 		s.closed = true
-		if s.waitCancel != nil {
-			s.waitCancel(app.ErrClientGone)
-		}
+		s.wait.Close()
 		s.cond.Broadcast()
 		s.mu.Unlock()
 		close(s.stop)

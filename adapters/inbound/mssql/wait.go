@@ -1,7 +1,6 @@
 package mssql
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -44,59 +43,60 @@ func (u *unit) gated() bool { return len(u.parts) > 0 }
 
 // decide asks the gate about u, with set, the settings read once for the
 // request. A part the analyzer could not read (UNKNOWN: a parse error, a
-// text the listener cannot see) that no rule covers is refused unchecked:
-// fail closed (docs/mssql-listener.md, "Fail closed").
-func (s *session) decide(set *app.ListenerSettings, u *unit) (app.Outcome, *sqlError) {
+// text the listener cannot see) is Unread: the gate refuses it unchecked
+// when no rule covers it (domain.FailsClosed, docs/mssql-listener.md,
+// "Fail closed").
+func (s *session) decide(set *app.ListenerSettings, u *unit) app.Outcome {
 	unknown := false
 	for _, p := range u.parts {
 		unknown = unknown || slices.Contains(p.Actions, analyzer.Unknown)
 	}
-	if u.uncheckable || unknown && len(app.Covered(set, u.parts)) == 0 {
-		why := u.why
-		if why == "" {
-			why = "the T-SQL analyzer could not read it"
-		}
-		s.log.Warn("mssql statement refused: it cannot be checked", "reason", why)
-		e := errUncheckable.with("hoop sidecar: this statement cannot be checked, so nothing was run: " + why)
-		if !u.uncheckable {
-			e.Msg += "; add UNKNOWN to an approval rule's actions to have such statements held for a person"
-		}
-		return app.Outcome{}, &e
-	}
 	st := app.Statement{Canonical: u.canonical, Render: u.render, Analysis: app.Deciding(set, u.parts)}
-	return s.check(set, st), nil
+	if u.uncheckable || unknown {
+		st.Unread = domain.Unread{Why: u.why, TooLarge: u.uncheckable}
+		if st.Unread.Why == "" {
+			st.Unread.Why = "the T-SQL analyzer could not read it"
+		}
+	}
+	return s.check(set, st)
 }
 
-// check asks the gate about st with set. The LOGIN7 user is the identity
-// and the current database is part of the fingerprint: an approval is for
-// one database. While the gate holds the statement (wait mode) the reader
-// goes on reading the client: a hang-up ends the wait (Outcome.ClientGone),
-// and so does an Attention (Outcome.Canceled; attention.go).
+// check asks the gate about st with set, through app.Listener.Decide with
+// the session's Hold (holdFor). The LOGIN7 user is the identity and the
+// current database is part of the fingerprint: an approval is for one
+// database.
 func (s *session) check(set *app.ListenerSettings, st app.Statement) app.Outcome {
 	st.Identity, st.Client, st.ReturnMode = s.user, s.clientAddr, s.returnMode
 	st.IdentityValues = map[string][]string{"database": {s.currentDB()}}
-	ctx, cancel := context.WithCancelCause(context.Background())
-	defer cancel(nil)
-	s.mu.Lock()
-	switch {
-	case s.closed:
-		cancel(app.ErrClientGone)
-	case s.attnCancel:
-		cancel(app.ErrStatementCanceled)
+	return s.l.Decide(set, st, s.holdFor())
+}
+
+// holdFor is what the session tells app.Listener.Decide, made once. The
+// reader goes on reading the client while a statement waits (attention.go),
+// so no watch is needed: a hang-up ends the wait through s.wait
+// (Outcome.ClientGone), and so does an Attention (Outcome.Canceled), also
+// one that came while the request was still being read (Pending). A wait
+// ended by shutdown leaves the session draining, so it ends after its
+// answer.
+func (s *session) holdFor() *app.Hold {
+	if s.holdSpec == nil {
+		s.holdSpec = &app.Hold{Handle: &s.wait,
+			OnWait: func(id, _ string) { s.log.Info("mssql statement waits for approval", "approval_id", id) },
+			Pending: func() error {
+				s.mu.Lock()
+				defer s.mu.Unlock()
+				if s.attnCancel {
+					return app.ErrStatementCanceled
+				}
+				return nil
+			},
+			OnShutdown: func(*domain.Denial) {
+				s.mu.Lock()
+				s.draining = true // the session ends after this answer
+				s.mu.Unlock()
+			}}
 	}
-	s.waitCancel = cancel
-	s.mu.Unlock()
-	st.OnWait = func(id string) {
-		s.log.Info("mssql statement waits for approval", "approval_id", id)
-	}
-	out := s.l.CheckWith(ctx, set, st)
-	s.mu.Lock()
-	s.waitCancel = nil
-	if out.Denial != nil && out.Denial.Kind == domain.DeniedShutdown {
-		s.draining = true // the session ends after this answer
-	}
-	s.mu.Unlock()
-	return out
+	return s.holdSpec
 }
 
 // decideAndRun decides u and, when the gate lets it through, forwards m and relays
@@ -105,11 +105,7 @@ func (s *session) check(set *app.ListenerSettings, st app.Statement) app.Outcome
 func (s *session) decideAndRun(set *app.ListenerSettings, u *unit, m tds.Message, doneTok byte, o exchangeOpts, after func(response)) error {
 	var out app.Outcome
 	if u.gated() {
-		var refused *sqlError
-		out, refused = s.decide(set, u)
-		if refused != nil {
-			return s.refuse(*refused, doneTok)
-		}
+		out = s.decide(set, u)
 		if !out.Forward {
 			return s.deny(out, doneTok)
 		}

@@ -7,7 +7,7 @@
 //
 // What lives here, one job per file:
 //
-//   - protocol.go: New, Name, Serve (the accept loop), the RSA key of the
+//   - protocol.go: New, Name, Serve (internal/drain.Serve: the accept loop and the connection skeleton), login, the RSA key of the
 //     caching_sha2_password conversion.
 //   - drain.go: a stopped listener's sessions: closed once idle, or at the
 //     drain deadline, with ERR 1053 ER_SERVER_SHUTDOWN.
@@ -34,7 +34,9 @@
 //   - changeuser.go: COM_CHANGE_USER (re-identifies), COM_PROCESS_KILL.
 //   - threads.go: client-visible connection ids (the upstream's own) and
 //     KILL QUERY ending a wait for approval.
-//   - wait.go: asking the gate; the hang-up watch while a statement waits.
+//   - wait.go: asking the gate (app.Listener.Decide) with the hang-up
+//     watch while a statement waits; KILL QUERY ends a wait through the
+//     session's app.WaitHandle.
 //   - relay.go: the upstream's answers back to the client, packet by packet,
 //     the server status flags, LOAD DATA LOCAL INFILE transfers.
 //   - statement.go: the canonical bytes and the approver's rendering of a

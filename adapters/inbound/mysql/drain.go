@@ -1,5 +1,11 @@
 package mysql
 
+import (
+	"time"
+
+	"github.com/hoophq/sidecar/internal/drain"
+)
+
 // A stopped listener drains its sessions (internal/drain, app.Protocol):
 // each is closed as soon as it is idle (no command in flight, no transaction
 // open), and the ones left at the drain deadline are closed at once. Either
@@ -44,12 +50,15 @@ func (s *session) idle() bool {
 
 // terminateLocked ends the session with ER_SERVER_SHUTDOWN (under mu). It
 // writes to the connection itself, not the session's buffered writer,
-// which the reader owns.
+// which the reader owns, within drain.ShutdownWrite: a client that stopped
+// reading holds mu (and its session) no longer than that.
 func (s *session) terminateLocked() {
 	if s.closed {
 		return
 	}
 	s.closed = true
+	s.wait.Close()
+	s.client.SetWriteDeadline(time.Now().Add(drain.ShutdownWrite))
 	writePacket(s.client, 0, errShutdown.with("hoop sidecar: the listener is shutting down").encode())
 	s.client.Close()
 	s.up.Close()

@@ -59,16 +59,17 @@ func (e sqlError) encode() []byte {
 	return append(b, e.Msg...)
 }
 
+// denialErrors is the error of each domain.DenialKind (denial_test.go
+// checks that every kind has one).
+var denialErrors = map[domain.DenialKind]sqlError{
+	domain.DeniedForApproval: errHeld,
+	domain.DeniedByPolicy:    errPolicy,
+	domain.DeniedUnavailable: errUnavailable,
+	domain.DeniedShutdown:    errShutdown,
+	domain.DeniedUncheckable: errUncheckable,
+	domain.DeniedTooLarge:    errPolicy,
+}
+
 // denialError renders the gate's denial as an ERR: the message is the
 // denial's text exactly (the spec's database text, or its MCP variant).
-func denialError(d *domain.Denial) sqlError {
-	switch d.Kind {
-	case domain.DeniedByPolicy, domain.DeniedTooLarge:
-		return errPolicy.with(d.Message)
-	case domain.DeniedUnavailable:
-		return errUnavailable.with(d.Message)
-	case domain.DeniedShutdown:
-		return errShutdown.with(d.Message)
-	}
-	return errHeld.with(d.Message)
-}
+func denialError(d *domain.Denial) sqlError { return denialErrors[d.Kind].with(d.Message) }

@@ -87,10 +87,7 @@ func (s *session) execute(p []byte, seq byte) error {
 	set := s.rules()
 	res := s.analyze(st.text, st.db)
 	stmt := app.Statement{Canonical: canonicalExecute(st.text, params), Render: func() string { return displayExecute(st.text, params, st.db) }}
-	out, refused := s.decideOn(st.db, func() (app.Outcome, *sqlError) { return s.decide(set, res, stmt) })
-	if refused != nil {
-		return s.reply(seq, *refused)
-	}
+	out := s.decideOn(st.db, func() app.Outcome { return s.decide(set, res, stmt) })
 	if !out.Forward {
 		return s.deny(out, seq)
 	}
@@ -133,7 +130,7 @@ func (s *session) forwardLong(id uint32, st *prepared) error {
 
 // decideOn runs decide with db as the database of the fingerprint (a
 // prepared statement's names resolve where it was prepared).
-func (s *session) decideOn(db string, decide func() (app.Outcome, *sqlError)) (app.Outcome, *sqlError) {
+func (s *session) decideOn(db string, decide func() app.Outcome) app.Outcome {
 	cur := s.database
 	s.database = db
 	defer func() { s.database = cur }()

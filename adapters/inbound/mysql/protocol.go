@@ -47,18 +47,14 @@ func (p *Protocol) Name() string { return "mysql" }
 // 1053 ER_SERVER_SHUTDOWN.
 func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) error {
 	certs := tlsconf.NewCertLoader(l)
-	return drain.Serve(ctx, ln, l, p.log, "mysql", func(conn net.Conn, d *drain.Set) { p.handle(conn, l, certs, d) })
+	return drain.Serve(ctx, ln, l, p.log, "mysql", func(conn net.Conn, log *slog.Logger) drain.Conn {
+		return p.login(conn, l, certs, log)
+	})
 }
 
-// handle runs one client connection to its end.
-func (p *Protocol) handle(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, d *drain.Set) {
-	defer conn.Close()
-	log := p.log.With("listener", l.Settings().Name, "client", conn.RemoteAddr().String())
-	defer func() {
-		if r := recover(); r != nil {
-			log.Error("mysql connection failed; closed", "panic", r)
-		}
-	}()
+// login logs one client in (drain.Login): nil when the connection ended
+// during login or the upstream refused it (its ERR reached the client).
+func (p *Protocol) login(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, log *slog.Logger) drain.Conn {
 	s, err := p.startup(conn, l, certs, log)
 	if err != nil {
 		var pe *protocolError
@@ -71,18 +67,12 @@ func (p *Protocol) handle(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoa
 		} else if !isClosed(err) {
 			log.Info("mysql connection ended during login", "error", err)
 		}
-		return
+		return nil
 	}
 	if s == nil {
-		return // the upstream refused the login; its ERR reached the client
+		return nil // the upstream refused the login; its ERR reached the client
 	}
-	defer s.up.Close()
-	defer s.client.Close()
-	d.Add(s)
-	defer d.Remove(s)
-	p.threads.add(s)
-	defer p.threads.remove(s)
-	s.run()
+	return s
 }
 
 // rsaKey returns the listener's RSA key for caching_sha2_password's full

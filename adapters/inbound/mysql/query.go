@@ -24,10 +24,7 @@ func (s *session) query(p []byte, seq byte) error {
 	res := s.analyze(sql, s.database)
 	db := s.database
 	st := app.Statement{Canonical: canonicalQuery(sql), Render: func() string { return displayQuery(sql, db) }}
-	out, refused := s.decide(set, res, st)
-	if refused != nil {
-		return s.reply(seq, *refused)
-	}
+	out := s.decide(set, res, st)
 	if !out.Forward {
 		return s.deny(out, seq)
 	}
@@ -113,10 +110,11 @@ func (s *session) followFailed(res analyzer.Result) error {
 // COM_STMT_EXECUTE) whose statements res holds. A text the parser refused
 // (res.Err), or a statement whose SQL the listener cannot see (EXECUTE of a
 // PREPARE … FROM @var, or of a name it never saw prepared: UNKNOWN), that
-// no rule covers is refused unchecked: fail closed (docs/mysql-listener.md).
+// no rule covers is refused unchecked by the gate: fail closed
+// (domain.FailsClosed, docs/mysql-listener.md).
 // An EXECUTE runs what the PREPARE before it in the same text made, else
 // what the session's last PREPARE of that name made.
-func (s *session) decide(set *app.ListenerSettings, res analyzer.Result, st app.Statement) (app.Outcome, *sqlError) {
+func (s *session) decide(set *app.ListenerSettings, res analyzer.Result, st app.Statement) app.Outcome {
 	parts := make([]domain.Analysis, len(res.Statements))
 	var inText map[string]domain.Analysis // made at the first PREPARE of the text
 	unknown := false
@@ -141,20 +139,14 @@ func (s *session) decide(set *app.ListenerSettings, res analyzer.Result, st app.
 		}
 		unknown = unknown || slices.Contains(parts[i].Actions, analyzer.Unknown)
 	}
-	if (res.Err != nil || unknown) && (errors.Is(res.Err, analyzer.ErrUncheckable) || len(app.Covered(set, parts)) == 0) {
-		why := "it runs SQL the listener cannot see (EXECUTE of a PREPARE … FROM a variable, or of a name it never saw prepared)"
-		if res.Err != nil {
-			why = res.Err.Error()
-		}
-		s.log.Warn("mysql statement refused: it cannot be checked", "error", why)
-		e := errUncheckable.with("hoop sidecar: this statement cannot be checked, so nothing was run: " + why)
-		if !errors.Is(res.Err, analyzer.ErrUncheckable) {
-			e.Msg += "; add UNKNOWN to an approval rule's actions to have such texts held for a person"
-		}
-		return app.Outcome{}, &e
+	switch {
+	case res.Err != nil:
+		st.Unread = domain.Unread{Why: res.Err.Error(), TooLarge: errors.Is(res.Err, analyzer.ErrUncheckable)}
+	case unknown:
+		st.Unread.Why = "it runs SQL the listener cannot see (EXECUTE of a PREPARE … FROM a variable, or of a name it never saw prepared)"
 	}
 	st.Analysis = app.Deciding(set, parts)
-	return s.check(set, st), nil
+	return s.check(set, st)
 }
 
 // deny answers a command the gate did not forward with its ERR. Inside a

@@ -2,7 +2,6 @@ package mysql
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -62,12 +61,19 @@ type session struct {
 	sqlPrepared map[string]domain.Analysis
 
 	// Shared with the drain (internal/drain) and other sessions' KILL QUERY, under mu.
-	mu         sync.Mutex
-	busy       bool
-	idleInTx   bool // a transaction was open when the session last went idle
-	draining   bool
-	closed     bool
-	waitCancel context.CancelCauseFunc
+	mu       sync.Mutex
+	busy     bool
+	idleInTx bool // a transaction was open when the session last went idle
+	draining bool
+	closed   bool
+
+	// The wait of a held statement, ended by a KILL QUERY (threads.go) or
+	// the end of the connection (wait.go); holdSpec and the identity values
+	// are the reader's.
+	wait       app.WaitHandle
+	holdSpec   *app.Hold
+	idValues   map[string][]string
+	idValuesDB string
 }
 
 func newSession(p *Protocol, l *app.Listener, log *slog.Logger, client, up net.Conn) *session {
@@ -82,6 +88,17 @@ func (s *session) deprecateEOF() bool { return s.caps&gm.CLIENT_DEPRECATE_EOF !=
 
 // inTransaction reports whether the upstream said a transaction is open.
 func (s *session) inTransaction() bool { return s.status&gm.SERVER_STATUS_IN_TRANS != 0 }
+
+// Run serves the session as one of the listener's threads (KILL QUERY finds
+// it, threads.go) until either side ends it, then closes both connections
+// (drain.Conn).
+func (s *session) Run() {
+	defer s.up.Close()
+	defer s.client.Close()
+	s.p.threads.add(s)
+	defer s.p.threads.remove(s)
+	s.run()
+}
 
 // run serves commands until either side ends the session. A command that
 // breaks the protocol ends it with an ERR (ER_MALFORMED_PACKET) and a log

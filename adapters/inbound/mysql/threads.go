@@ -45,6 +45,6 @@ func (t *threads) interrupt(upstream string, id uint64) {
 	s := t.m[threadKey(upstream, id)]
 	t.mu.Unlock()
 	if s != nil {
-		s.interrupt(app.ErrStatementCanceled)
+		s.wait.Interrupt(app.ErrStatementCanceled)
 	}
 }

@@ -1,7 +1,6 @@
 package mysql
 
 import (
-	"context"
 	"errors"
 
 	"github.com/hoophq/sidecar/app"
@@ -14,60 +13,33 @@ import (
 var errClientGone = errors.New("the client hung up while its statement waited for approval")
 
 // check asks the gate about st with set, the settings read once for the
-// command. The login user is the identity and the current database is part
-// of the fingerprint: an approval is for one database. While the gate holds
-// the statement (wait mode) the client connection is watched: a hang-up
-// ends the wait (Outcome.ClientGone), and so does a KILL QUERY of this
-// connection sent through the listener (Outcome.Canceled, threads.go).
-//
-// A statement the rules allow outright takes the gate's fast path
-// (app.Listener.CheckAllowed): it cannot wait, so none of that is set up.
+// command, through app.Listener.Decide with the session's Hold (holdFor).
+// The login user is the identity and the current database is part of the
+// fingerprint: an approval is for one database.
 func (s *session) check(set *app.ListenerSettings, st app.Statement) app.Outcome {
 	st.Identity, st.Client, st.ReturnMode = s.user, s.clientAddr, s.returnMode
-	if s.l.CheckAllowed(set, &st) {
-		return app.Outcome{Forward: true}
+	if s.idValuesDB != s.database || s.idValues == nil { // made again only when USE changed it
+		s.idValues, s.idValuesDB = map[string][]string{"database": {s.database}}, s.database
 	}
-	st.IdentityValues = map[string][]string{"database": {s.database}}
-	ctx, cancel := context.WithCancelCause(context.Background())
-	defer cancel(nil)
-	s.mu.Lock()
-	s.waitCancel = cancel
-	s.mu.Unlock()
-	var stopWatch func()
-	st.OnWait = func(id string) {
-		s.log.Info("mysql statement waits for approval", "approval_id", id)
-		stopWatch = s.watchHangup(cancel)
-	}
-	out := s.l.CheckWith(ctx, set, st)
-	if stopWatch != nil {
-		stopWatch()
-	}
-	s.mu.Lock()
-	s.waitCancel = nil
-	s.mu.Unlock()
-	if out.Denial != nil && out.Denial.Kind == domain.DeniedShutdown {
-		s.mu.Lock()
-		s.draining = true // the session ends after this answer
-		s.mu.Unlock()
-	}
-	return out
+	st.IdentityValues = s.idValues
+	return s.l.Decide(set, st, s.holdFor())
 }
 
-// interrupt ends the wait of a held statement, if any, with cause.
-func (s *session) interrupt(cause error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.waitCancel != nil {
-		s.waitCancel(cause)
+// holdFor is what the session tells app.Listener.Decide, made once after
+// login: while a statement waits the client connection is watched, so a
+// hang-up ends the wait (Outcome.ClientGone); a KILL QUERY of this
+// connection sent through the listener ends it through s.wait
+// (Outcome.Canceled, threads.go); a wait ended by shutdown leaves the
+// session draining, so it ends after its answer.
+func (s *session) holdFor() *app.Hold {
+	if s.holdSpec == nil {
+		s.holdSpec = &app.Hold{Handle: &s.wait, Watch: hangup.Watcher(s.cr, s.client.SetReadDeadline),
+			OnWait: func(id, _ string) { s.log.Info("mysql statement waits for approval", "approval_id", id) },
+			OnShutdown: func(*domain.Denial) {
+				s.mu.Lock()
+				s.draining = true // the session ends after this answer
+				s.mu.Unlock()
+			}}
 	}
-}
-
-// watchHangup runs internal/hangup's watch on the client connection while
-// the gate holds a statement: a hang-up cancels the wait with
-// app.ErrClientGone.
-func (s *session) watchHangup(cancel context.CancelCauseFunc) (stop func()) {
-	return hangup.Watch(s.cr, s.client.SetReadDeadline, func(err error) {
-		s.log.Info("mysql client hung up while its statement waited for approval", "error", err)
-		cancel(app.ErrClientGone)
-	})
+	return s.holdSpec
 }

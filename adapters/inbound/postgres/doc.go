@@ -5,7 +5,7 @@
 //
 // What lives here, one job per file:
 //
-//   - protocol.go: New, Name, Serve (the accept loop).
+//   - protocol.go: New, Name, Serve (internal/drain.Serve: the accept loop and the connection skeleton), login.
 //   - drain.go: a stopped listener's sessions: closed once idle, or at the
 //     drain deadline, with FATAL 57P01 admin_shutdown.
 //   - startup.go, tls.go: SSLRequest / GSSENCRequest / CancelRequest /
@@ -20,9 +20,11 @@
 //     extended.go and batch.go: Parse/Bind/Describe/Execute/Close up to
 //     Sync or Flush, denials, which fail the upstream's transaction as an
 //     error does). Each unit reads the listener's settings once.
-//   - wait.go: asking the gate about a unit; while it waits (wait mode) the
-//     NoticeResponse that says why, the hang-up watch on the client
-//     connection, and the CancelRequest that ends the wait.
+//   - wait.go: asking the gate about a unit (app.Listener.Decide) with
+//     what only PostgreSQL knows: the NoticeResponse that says why it
+//     waits, the hang-up watch on the client connection, FATAL 57P01 after
+//     a wait ended by shutdown; a CancelRequest ends a wait through the
+//     session's app.WaitHandle.
 //   - relay.go: the upstream's answers back to the client, in order, with
 //     denials placed where the upstream's error would be, the transaction
 //     status, SCRAM -PLUS stripping, and settling approvals claimed with

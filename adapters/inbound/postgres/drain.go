@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/internal/drain"
 )
 
 // A stopped listener drains its sessions (internal/drain, app.Protocol):
@@ -49,7 +50,7 @@ func (s *session) terminateLocked(e *pgproto3.ErrorResponse) {
 		return
 	}
 	s.terminated = true
-	s.client.SetWriteDeadline(time.Now().Add(time.Second))
+	s.client.SetWriteDeadline(time.Now().Add(drain.ShutdownWrite))
 	s.cw.Write(encode(e))
 	s.cw.Flush()
 	s.client.Close()

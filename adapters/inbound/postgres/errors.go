@@ -35,45 +35,39 @@ const (
 	CodeConfigFile = "F0000"
 )
 
+// denialCodes is the SQLSTATE of each domain.DenialKind (denial_test.go
+// checks that every kind has one).
+var denialCodes = map[domain.DenialKind]string{
+	domain.DeniedForApproval: CodeHeld,
+	domain.DeniedByPolicy:    CodeHeld,
+	domain.DeniedUnavailable: CodeUnavailable,
+	domain.DeniedShutdown:    CodeAdminShutdown,
+	domain.DeniedUncheckable: CodeUnanalysable,
+	domain.DeniedTooLarge:    CodeHeld,
+}
+
 // denialError renders a gate denial as an ErrorResponse (severity ERROR).
 // The message is the denial's text exactly; the detail carries the approval
-// id, status and rule; the hint says what to do next.
+// id, status and rule (the policy rule, or the approval rule the Control
+// Plane could not be asked for); the hint says what to do next
+// (domain.Hint). A wait ended by shutdown ends the session instead
+// (shutdownError, FATAL).
 func denialError(d *domain.Denial, withMCP bool) *pgproto3.ErrorResponse {
-	e := &pgproto3.ErrorResponse{Severity: "ERROR", SeverityUnlocalized: "ERROR", Message: d.Message}
+	e := &pgproto3.ErrorResponse{Severity: "ERROR", SeverityUnlocalized: "ERROR", Code: denialCodes[d.Kind], Message: d.Message,
+		Hint: domain.Hint(*d, withMCP)}
 	switch d.Kind {
-	case domain.DeniedForApproval:
-		e.Code = CodeHeld
+	case domain.DeniedForApproval, domain.DeniedShutdown:
 		status := string(d.Status)
 		if status == "" {
 			status = "unknown"
 		}
 		e.Detail = fmt.Sprintf("approval id: %s; approval status: %s; approval rule: %s", d.ApprovalID, status, d.Rule)
-		e.Hint = approvalHint(d, withMCP)
 	case domain.DeniedByPolicy:
-		e.Code = CodeHeld
 		e.Detail = "policy rule: " + d.Rule
-		e.Hint = "This statement is not allowed through this listener; do not resend it."
-	case domain.DeniedTooLarge:
-		e.Code = CodeHeld
+	case domain.DeniedUnavailable, domain.DeniedTooLarge:
 		e.Detail = "approval rule: " + d.Rule
-		e.Hint = "Nothing was filed or run. The Control Plane takes no approval request this large; do not resend the identical statement, send a smaller one."
-	default:
-		e.Code = CodeUnavailable
-		e.Detail = "approval rule: " + d.Rule
-		e.Hint = "Nothing was filed or run. Statements that need no approval keep working; resend this one once the Control Plane answers this Sidecar again."
 	}
 	return e
-}
-
-func approvalHint(d *domain.Denial, withMCP bool) string {
-	if d.Status != "" && domain.NextFor(d.Status) == domain.NextStop {
-		return "Do not resend: only a person can ask again."
-	}
-	if withMCP {
-		return fmt.Sprintf("Call the MCP tool %s with id %s; once it is approved, resend the identical statement (same text and parameters) on any connection. It runs once.",
-			domain.FamilyApproval.Tool(domain.ToolWait), d.ApprovalID)
-	}
-	return fmt.Sprintf("Ask the person who approves to check approval %s in the Control Plane; once it is approved, resend the identical statement (same text and parameters) on any connection. It runs once.", d.ApprovalID)
 }
 
 // canceledError is a held statement the client cancelled.

@@ -211,12 +211,14 @@ func (s *session) execution(name string, exp *expect) *execution {
 	p := s.portalNamed(name)
 	if p == nil {
 		return &execution{st: app.Statement{Canonical: []byte("\x00hoop-portal-v1\x00" + name),
-			Display: "-- execute of portal " + quote(name) + " unknown to the Sidecar"}, parts: unknown}
+			Display: "-- execute of portal " + quote(name) + " unknown to the Sidecar",
+			Unread:  domain.Unread{Why: "an Execute of portal " + quote(name) + ", which the listener never saw bound"}}, parts: unknown}
 	}
 	e := &execution{st: app.Statement{Canonical: p.canonical, Display: p.display}}
 	switch {
 	case p.stmt == nil:
 		e.parts = unknown
+		e.st.Unread.Why = "a Bind of a prepared statement the listener never saw parsed"
 	case p.stmt.prepare != nil:
 		e.parts = []domain.Analysis{p.stmt.prepare.Analysis}
 	default:
@@ -226,6 +228,7 @@ func (s *session) execution(name string, exp *expect) *execution {
 			e.st.Canonical = append(append([]byte(nil), p.canonical...), extra...)
 		}
 		e.st.Display += r.display()
+		e.st.Unread.Why = r.unread
 		e.refuse = r.refuse
 	}
 	return e

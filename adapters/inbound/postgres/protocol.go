@@ -40,30 +40,23 @@ func (p *Protocol) Name() string { return "postgres" }
 // FATAL 57P01 admin_shutdown.
 func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) error {
 	certs := tlsconf.NewCertLoader(l)
-	return drain.Serve(ctx, ln, l, p.log, "postgres", func(conn net.Conn, d *drain.Set) { p.handle(conn, l, certs, d) })
+	return drain.Serve(ctx, ln, l, p.log, "postgres", func(conn net.Conn, log *slog.Logger) drain.Conn {
+		return p.login(conn, l, certs, log)
+	})
 }
 
-// handle runs one client connection to its end.
-func (p *Protocol) handle(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, d *drain.Set) {
-	defer conn.Close()
-	set := l.Settings()
-	log := p.log.With("listener", set.Name, "client", conn.RemoteAddr().String())
-	defer func() {
-		if r := recover(); r != nil {
-			log.Error("postgres connection failed; closed", "panic", r)
-		}
-	}()
+// login logs one client in (drain.Login): nil when the connection ended
+// during startup or was a CancelRequest.
+func (p *Protocol) login(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, log *slog.Logger) drain.Conn {
 	s, err := p.startup(conn, l, certs, log)
 	if err != nil {
 		if !isClosed(err) {
 			log.Info("postgres connection ended during startup", "error", err)
 		}
-		return
+		return nil
 	}
 	if s == nil {
-		return // a CancelRequest, handled
+		return nil // a CancelRequest, handled
 	}
-	d.Add(s)
-	defer d.Remove(s)
-	s.run()
+	return s
 }

@@ -46,7 +46,7 @@ func (s *session) query(frame []byte) error {
 	}
 	set := s.rules()
 	st := app.Statement{Canonical: append([]byte(q.String), r.canonical()...), Display: q.String + r.display(),
-		Analysis: app.Deciding(set, r.parts)}
+		Analysis: app.Deciding(set, r.parts), Unread: domain.Unread{Why: r.unread}}
 	out := s.check(set, st)
 	if !out.Forward {
 		s.dropUnsent()
@@ -100,6 +100,9 @@ type resolution struct {
 	parts  []domain.Analysis // one per statement
 	runs   []ran             // every EXECUTE met, depth first
 	refuse *pgproto3.ErrorResponse
+	// unread says what the text runs that the listener cannot see (an
+	// EXECUTE of a name it never saw prepared): app.Statement.Unread.
+	unread string
 }
 
 // ran is one EXECUTE: the name and the statement it runs (nil: unknown).
@@ -134,6 +137,9 @@ func (s *session) resolveOne(st analyzer.Statement, exp *expect, need, depth int
 		switch {
 		case p == nil:
 			a = merge(a, domain.Analysis{Actions: []string{analyzer.Unknown}})
+			if r.unread == "" {
+				r.unread = "EXECUTE " + quote(st.Execute) + " runs a prepared statement the listener never saw"
+			}
 		case p.prepare != nil:
 			a = merge(a, p.prepare.Analysis)
 		case depth >= maxNesting:

@@ -137,7 +137,7 @@ func (s *session) relay() {
 		s.mu.Unlock()
 		s.client.Close()
 		// The client connection is closed with the upstream: its wait ends.
-		s.cancelWait(app.ErrClientGone)
+		s.wait.Close()
 	}()
 	for {
 		if s.ur.Buffered() == 0 {

@@ -2,11 +2,11 @@ package postgres
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"io"
 	"log/slog"
 	"net"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -67,9 +67,10 @@ type session struct {
 	midUnit              bool // the last client message began or continued an extended-protocol unit
 
 	// The wait of a held statement (wait mode), ended by a CancelRequest
-	// or by the end of the connection (wait.go).
-	cancelMu   sync.Mutex
-	waitCancel context.CancelCauseFunc
+	// or by the end of the connection (wait.go); holdSpec is made once by
+	// holdFor, on the reader.
+	wait     app.WaitHandle
+	holdSpec *app.Hold
 
 	// Reader-only state: prepared statements and portals by name (names.go),
 	// the extended-protocol messages not yet forwarded, and the current Sync
@@ -93,14 +94,14 @@ func newSession(p *Protocol, l *app.Listener, log *slog.Logger, client net.Conn,
 	return s
 }
 
-// run relays the session until either side ends it.
-func (s *session) run() {
+// Run relays the session until either side ends it.
+func (s *session) Run() {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		defer func() {
 			if r := recover(); r != nil {
-				s.log.Error("postgres relay failed; connection closed", "panic", r)
+				s.log.Error("postgres relay failed; connection closed", "panic", r, "stack", string(debug.Stack()))
 				s.client.Close()
 			}
 		}()

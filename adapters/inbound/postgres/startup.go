@@ -190,7 +190,7 @@ func (p *Protocol) cancel(req *pgproto3.CancelRequest, log *slog.Logger) {
 		log.Debug("postgres CancelRequest for an unknown backend; ignored", "pid", req.ProcessID)
 		return
 	}
-	s.cancelWait(app.ErrStatementCanceled)
+	s.wait.Interrupt(app.ErrStatementCanceled)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	up, err := dialUpstream(ctx, s.upstreamAddr, s.upstreamTLS)

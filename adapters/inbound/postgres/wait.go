@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"context"
 	"errors"
 
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -17,11 +16,9 @@ var errClientGone = errors.New("the client hung up while its statement waited fo
 
 // check asks the gate about st with set, the settings read once for the
 // whole unit (a reload in between cannot pair one rule set's reading with
-// another's decision). Anything forwarded earlier is flushed first, since
-// the gate may hold st for a while (wait mode). While it waits, the client
-// is told why (a NoticeResponse) and its connection is watched: a hang-up
-// ends the wait (Outcome.ClientGone), so does a CancelRequest
-// (Outcome.Canceled).
+// another's decision), through app.Listener.Decide with the session's
+// Hold (holdFor). Anything forwarded earlier is flushed first, since the gate
+// may hold st for a while (wait mode).
 func (s *session) check(set *app.ListenerSettings, st app.Statement) app.Outcome {
 	if err := s.uw.Flush(); err != nil {
 		s.log.Debug("flush to upstream failed", "error", err)
@@ -33,41 +30,22 @@ func (s *session) check(set *app.ListenerSettings, st app.Statement) app.Outcome
 	}
 	st.Identity, st.Client, st.ReturnMode = s.user, s.clientAddr, s.returnMode.Load()
 	st.IdentityValues = s.identityValues
-	ctx, cancel := context.WithCancelCause(context.Background())
-	defer cancel(nil)
-	s.cancelMu.Lock()
-	s.waitCancel = cancel
-	s.cancelMu.Unlock()
-	var stopWatch func()
-	st.OnWait = func(id string) {
-		s.notifyWait(id, set.Name)
-		stopWatch = s.watchHangup(cancel)
-	}
-	out := s.l.CheckWith(ctx, set, st)
-	if stopWatch != nil {
-		stopWatch()
-	}
-	s.cancelMu.Lock()
-	s.waitCancel = nil
-	s.cancelMu.Unlock()
-	if out.Denial != nil && out.Denial.Kind == domain.DeniedShutdown {
-		// The wait ended because the Sidecar shuts down: end the session as
-		// PostgreSQL would (the caller's writes then fail on the closed
-		// connection).
-		s.terminate(shutdownError(out.Denial))
-	}
-	return out
+	return s.l.Decide(set, st, s.holdFor())
 }
 
-// cancelWait ends the wait of a held statement, if any, with cause
-// (app.ErrStatementCanceled for a CancelRequest, app.ErrClientGone when the
-// connection ended).
-func (s *session) cancelWait(cause error) {
-	s.cancelMu.Lock()
-	defer s.cancelMu.Unlock()
-	if s.waitCancel != nil {
-		s.waitCancel(cause)
+// holdFor is what the session tells app.Listener.Decide, made once: while a
+// statement waits the client is told why (a NoticeResponse) and its
+// connection is watched, so a hang-up ends the wait (Outcome.ClientGone);
+// a CancelRequest ends it through s.wait (Outcome.Canceled); a wait ended
+// by shutdown ends the session as PostgreSQL would (FATAL 57P01; the
+// caller's writes then fail on the closed connection).
+func (s *session) holdFor() *app.Hold {
+	if s.holdSpec == nil {
+		s.holdSpec = &app.Hold{Handle: &s.wait, OnWait: s.notifyWait,
+			Watch:      hangup.Watcher(s.cr, s.client.SetReadDeadline),
+			OnShutdown: func(d *domain.Denial) { s.terminate(shutdownError(d)) }}
 	}
+	return s.holdSpec
 }
 
 // notifyWait tells the client that its statement waits for a person: a
@@ -83,14 +61,4 @@ func (s *session) notifyWait(id, listener string) {
 	if _, err := s.cw.Write(encode(n)); err == nil {
 		s.cw.Flush()
 	}
-}
-
-// watchHangup runs internal/hangup's watch on the client connection while
-// the gate holds a statement: a hang-up cancels the wait with
-// app.ErrClientGone.
-func (s *session) watchHangup(cancel context.CancelCauseFunc) (stop func()) {
-	return hangup.Watch(s.cr, s.client.SetReadDeadline, func(err error) {
-		s.log.Info("postgres client hung up while its statement waited for approval", "error", err)
-		cancel(app.ErrClientGone)
-	})
 }

@@ -30,7 +30,7 @@ func New() *Prometheus {
 	m := &Prometheus{
 		registry: r,
 		statements: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hoop_sidecar_statements_total",
-			Help: "Statements decided, by listener and decision (allow, deny_policy, deny_approval, deny_unavailable, deny_too_large, forward_approved, settle_accepted, settle_refused, client_gone, wait_canceled, deny_shutdown)."},
+			Help: "Statements decided, by listener and decision (allow, deny_policy, deny_approval, deny_unavailable, deny_too_large, deny_uncheckable, forward_approved, settle_accepted, settle_refused, client_gone, wait_canceled, deny_shutdown)."},
 			[]string{"listener", "decision"}),
 		filed: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hoop_sidecar_approvals_filed_total",
 			Help: "New approval requests filed (reused ones are not counted), by listener."}, []string{"listener"}),
