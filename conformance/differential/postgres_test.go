@@ -253,5 +253,3 @@ func (tg *pgTarget) waitGone(t *testing.T, db string) {
 		time.Sleep(2 * time.Millisecond) // polling the server for an event: the bound above ends a hang
 	}
 }
-
-
