@@ -23,8 +23,8 @@ deps: ## install what the tests need (idempotent; Go proxy, Debian and npm only)
 test: deps ## vet and run every test (unit, race, conformance with real clients and servers)
 	./scripts/test.sh
 
-fuzz: ## run every go fuzz target, one at a time, FUZZTIME each (default 10m: make fuzz FUZZTIME=1h)
-	FUZZTIME=$(or $(FUZZTIME),10m) ./scripts/fuzz.sh
+fuzz: ## run every go fuzz target, one at a time, FUZZTIME each (default 10m: make fuzz FUZZTIME=1h), then the SQL differential tests for HOOP_DIFF_DURATION per server (default FUZZTIME)
+	FUZZTIME=$(or $(FUZZTIME),10m) HOOP_DIFF_DURATION=$(or $(HOOP_DIFF_DURATION),$(FUZZTIME),10m) FUZZ_DIFFERENTIAL=1 ./scripts/fuzz.sh
 
 clean: ## remove build output and the make-run state: the next make run starts from an empty Control Plane
 	rm -rf bin .run

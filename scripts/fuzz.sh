@@ -51,6 +51,23 @@ while read -r dir name; do
 	rm -f "$log"
 done <<<"$targets"
 
+# make fuzz (FUZZ_DIFFERENTIAL=1) also runs the SQL differential tests
+# (conformance/differential) for HOOP_DIFF_DURATION per server; make test
+# runs them for their default minute with the other conformance suites.
+if [ "${FUZZ_DIFFERENTIAL:-}" = 1 ]; then
+	export HOOP_DIFF_DURATION="${HOOP_DIFF_DURATION:-$FUZZTIME}"
+	echo "fuzz: the SQL differential tests, $HOOP_DIFF_DURATION per server (conformance/differential)"
+	log=$(mktemp)
+	rc=0
+	go test -count=1 -timeout 0 -v -run 'Differential$' ./conformance/differential/ >"$log" 2>&1 || rc=$?
+	grep -iE 'seed|texts run|bypass|over-refusal|known|^(--- |ok|FAIL|PASS)' "$log" || true
+	if [ "$rc" != 0 ]; then
+		failed=$((failed + 1))
+		echo "FAIL ./conformance/differential (full output: go test -v -run Differential ./conformance/differential/)"
+	fi
+	rm -f "$log"
+fi
+
 if [ "$failed" -gt 0 ]; then
 	echo "fuzz: $failed target(s) failed"
 	exit 1
