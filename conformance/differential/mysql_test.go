@@ -163,6 +163,11 @@ func (tg *mysqlTarget) reset(t *testing.T, w int) {
 	tg.base[w] = tg.state(t, w)
 }
 
+// listenerReadingQuery is what the mysql listener asks the server at login
+// and after a text that may change the session's character set or sql_mode
+// (charset.go of the listener, readingQuery).
+const listenerReadingQuery = "SELECT @@character_set_client, @@sql_mode"
+
 // listenerCodes are the errors the mysql listener answers with itself
 // (held 1227, policy 1142, uncheckable 1235, unavailable 1290, no memory
 // 1041; errors.go of the listener).
@@ -241,6 +246,9 @@ func (tg *mysqlTarget) send(t *testing.T, w int, addr string, c testCase) mysqlO
 		}
 		if !strings.HasPrefix(r.Kind, "statement/sql/") && !strings.HasPrefix(r.Kind, "statement/sp/") {
 			continue // the protocol's own commands (Quit, Prepare, Execute…)
+		}
+		if r.Text == listenerReadingQuery {
+			continue // the listener asking the session's reading, not the client's text
 		}
 		r.Held = mariadbHeld(r.Kind, r.Text)
 		o.Records = append(o.Records, r)
