@@ -313,3 +313,21 @@ func TestRowWalkerHoldsNothing(t *testing.T) {
 		t.Fatalf("walked %d of %d bytes, done %v, %v allocations", total, len(row), done, allocs)
 	}
 }
+
+// MS-TDS 4.12 (Bulk Load) shows a COLMETADATA (one BIT column "c1"), a
+// ROW and a DONE as bytes: the Scanner frames them as the spec lays them
+// out.
+func TestSpecExampleTokens(t *testing.T) {
+	spec := []byte{
+		0x81, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x32, 0x02, 0x63, 0x00, 0x31, 0x00,
+		0xD1, 0x00,
+		0xFD, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	}
+	got, toks, err := scanAll(spec)
+	if err != nil || !reflect.DeepEqual(got, []byte{TokenColMetadata, TokenRow, TokenDone}) || len(toks[1].Raw) != 2 {
+		t.Fatalf("tokens %x %v", got, err)
+	}
+	if n, err := RowLen(toks[1].Body, []Column{{Type: TypeInfo{Type: TypeBit}}}, false); err != nil || n != 1 {
+		t.Fatalf("RowLen %d %v", n, err)
+	}
+}
