@@ -248,7 +248,9 @@ func analyze(sql, db string, m Mode, nest int) Result {
 		return unknown(sql, errMultiByte)
 	}
 	l := lex(sql, m)
-	if cut := splitReading(sql, l); cut >= 0 {
+	// A cut at the end of the text would read the same text again (the head
+	// of an unreadable rest is the whole text): only a shorter head splits.
+	if cut := splitReading(sql, l); cut > 0 && cut < len(sql) {
 		// The server reads each statement in the state the ones before it
 		// leave: read the rest again after the change.
 		if !m.Exact && l.backslashInQuote {
