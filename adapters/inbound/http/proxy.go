@@ -119,6 +119,10 @@ func (h *handler) forward(w http.ResponseWriter, r *http.Request, s *app.Listene
 			if !sent.Load() {
 				ticket.GiveBack(domain.NotSent("no connection to the upstream: " + err.Error()))
 			}
+			// Sent and no answer: the outcome is unknown, so the approval is
+			// spent now, before the 502 reaches the client (not later, by the
+			// deferred Spend, after the client has read it).
+			ticket.Spend()
 			if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
 				return // the client left
 			}
