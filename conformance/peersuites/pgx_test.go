@@ -22,6 +22,14 @@ var pgxSuite = suite{
 		// No server: they frame 1 GiB messages in memory (35 s here).
 		"TestQueryBiggerThanMaxMessageBodyLen": "pgproto3 only, no server; 24 s of framing in memory",
 		"TestBindBiggerThanMaxMessageBodyLen":  "pgproto3 only, no server; 12 s of framing in memory",
+		// They Bind a statement after closing it and expect the server's
+		// 26000; the listener refuses a Bind of a name it does not hold as
+		// prepared with 0A000 instead (fail closed, issue 24 point 3:
+		// dynamic SQL in a function can PREPARE a name the listener never
+		// sees). Telling "closed, so the server refuses it" apart is open
+		// work for issue 31.
+		"TestConnDeallocate":                             "issue 31: a Bind of an unseen statement is refused (0A000), not the server's 26000",
+		"TestConnDeallocateSucceedsInAbortedTransaction": "issue 31: a Bind of an unseen statement is refused (0A000), not the server's 26000",
 	},
 	env: func(addr, db string) []string {
 		return []string{"PGX_TEST_DATABASE=" + pgURL(addr, db)}
