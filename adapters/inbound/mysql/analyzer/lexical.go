@@ -66,12 +66,28 @@ var errUnterminated = errors.New("unterminated")
 // backslash may be the second byte of a character, which this lexer does
 // not know (Mode.MultiByte, errMultiByte).
 func lex(sql string, m Mode) lexed {
-	l := lexed{errAt: -1, toks: make([]token, 0, min(len(sql)/4+4, 4096))}
+	return lexEach(sql, m, nil)
+}
+
+// lexEach is lex that hands each token to emit, in order, instead of
+// keeping them (the returned lexed has no toks), and leaves code unset:
+// for texts too large to keep a token slice of (bulk.go). A nil emit is
+// lex.
+func lexEach(sql string, m Mode, emit func(token)) lexed {
+	l := lexed{errAt: -1}
+	add := emit
+	if emit == nil {
+		l.toks = make([]token, 0, min(len(sql)/4+4, 4096))
+		add = func(t token) { l.toks = append(l.toks, t) }
+	}
 	cs := charsetOf(m.Charset)
 	identByte := func(c byte) bool { return identByte(c) && cs.class[c] == clsAsIs }
 	n := len(sql)
 	var code []byte // copy-on-write of sql, made on the first blanking
 	blank := func(from, to int) {
+		if emit != nil {
+			return // code is not kept
+		}
 		if code == nil {
 			code = []byte(sql)
 		}
@@ -162,7 +178,7 @@ scan:
 				fail(i, fmt.Errorf("%w string at byte %d", errUnterminated, i))
 				break scan
 			}
-			l.toks = append(l.toks, token{tokString, i, j})
+			add(token{tokString, i, j})
 			i = j
 		case c == '`' || c == '"':
 			j, bs, ok := quoted(sql, i, c, false)
@@ -171,7 +187,7 @@ scan:
 				fail(i, fmt.Errorf("%w quoted identifier at byte %d", errUnterminated, i))
 				break scan
 			}
-			l.toks = append(l.toks, token{tokQuoted, i, j})
+			add(token{tokQuoted, i, j})
 			i = j
 		case c == '@':
 			j := i + 1
@@ -191,17 +207,17 @@ scan:
 					j++
 				}
 			}
-			l.toks = append(l.toks, token{tokVar, i, j})
+			add(token{tokVar, i, j})
 			i = j
 		case c == ';':
-			l.toks = append(l.toks, token{tokSemicolon, i, i + 1})
+			add(token{tokSemicolon, i, i + 1})
 			i++
 		case identByte(c):
 			j, kind := word(sql, i, identByte)
-			l.toks = append(l.toks, token{kind, i, j})
+			add(token{kind, i, j})
 			i = j
 		default:
-			l.toks = append(l.toks, token{tokOp, i, i + 1})
+			add(token{tokOp, i, i + 1})
 			i++
 		}
 	}
