@@ -238,14 +238,14 @@ func isSpace(c byte) bool {
 }
 
 func analyze(sql, db string, m Mode, nest int) Result {
-	if err := checkLimits(sql); err != nil {
-		return unknown(sql, err)
-	}
 	if m.Unmodelled != "" {
 		return unknown(sql, fmt.Errorf("%w: the session's sql_mode has %s, which changes how the server reads SQL in a way the Sidecar does not follow", ErrUncheckable, m.Unmodelled))
 	}
 	if m.multiByte() && multiByteAmbiguous(sql) {
 		return unknown(sql, errMultiByte)
+	}
+	if len(sql) > MaxSize {
+		return analyzeLarge(sql, db, m) // bulk.go
 	}
 	l := lex(sql, m)
 	// A cut at the end of the text would read the same text again (the head

@@ -17,8 +17,9 @@ var ErrUncheckable = errors.New("too complex to check")
 
 // MaxSize is the longest text the analyzer parses, in bytes. Parsing costs
 // about 100 times the text in memory (a 5 MiB multi-row INSERT allocated
-// 560 MiB) and about 0.25 s of CPU per MiB. Larger texts are uncheckable; bulk loads belong in LOAD DATA
-// LOCAL, whose file is not parsed, or in smaller batches.
+// 560 MiB) and about 0.25 s of CPU per MiB. A larger text is not parsed:
+// it is read by the bulk reader (bulk.go) when it is nothing but
+// INSERT … VALUES statements of literals, and is uncheckable otherwise.
 const MaxSize = 8 << 20
 
 // MaxDepth bounds how deeply a text may nest, as depthBound counts it. The
@@ -39,14 +40,6 @@ func withBudget[T any](sql string, fn func() T) T {
 		defer budget.Release(n)
 	}
 	return fn()
-}
-
-// checkLimits refuses a text over MaxSize before it is read.
-func checkLimits(sql string) error {
-	if len(sql) > MaxSize {
-		return fmt.Errorf("%w: the text is %d bytes, over the %d the Sidecar analyses", ErrUncheckable, len(sql), MaxSize)
-	}
-	return nil
 }
 
 // checkDepth refuses a text nested deeper than MaxDepth.
