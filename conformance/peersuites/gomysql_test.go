@@ -21,7 +21,6 @@ var goMySQLSuite = suite{
 		"TestInterruptBySignal":  "issue 31 point 2, branch gatecall: CREATE PROCEDURE with SIGNAL refused as uncheckable",
 		"TestErrorInMultiResult": "issue 31 point 2, branch gatecall: CREATE PROCEDURE with SIGNAL refused as uncheckable",
 		"TestMultiResultSet":     "issue 31 point 2, branch gatecall: a procedure body (SELECT … INTO a local) refused as uncheckable",
-		"TestFailingCharset":     "issue 31 point 5, branch peers (not done): charset=none gets the Sidecar's 1235, not MariaDB's 1115",
 	},
 	env: func(addr, db string) []string {
 		return []string{"MYSQL_TEST_USER=" + myUser, "MYSQL_TEST_PASS=" + myPass, "MYSQL_TEST_PROT=tcp",

@@ -234,3 +234,48 @@ func TestPreparedSetNamesIsFollowed(t *testing.T) {
 		t.Fatalf("%v, want held (1227) or refused (1235)", err)
 	}
 }
+
+// A character set the server does not know gets the server's own error
+// through a listener that reads every text (issue 31 point 5): go-sql-driver
+// with charset=none sends SET NAMES none at login, and MariaDB's 1115
+// reaches the client as it does directly; a set the server knows but the
+// parser does not (SET NAMES koi8r) runs, and the session is read in it
+// afterwards (asked of the server), so a later DELETE is still held.
+func TestUnknownCharsetGetsTheServersError(t *testing.T) {
+	addr, cp, db := realListener(t, domain.Match{Actions: []string{"DELETE"}})
+	for _, target := range []string{"127.0.0.1:3306", addr} {
+		cfg, err := mysql.ParseDSN("root@tcp(" + target + ")/" + db + "?charset=none")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := mysql.NewConnector(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pool := sql.OpenDB(c)
+		err = pool.Ping()
+		pool.Close()
+		var me *mysql.MySQLError
+		if !errors.As(err, &me) || me.Number != 1115 {
+			t.Errorf("charset=none via %s: %v, want MariaDB's 1115 Unknown character set", target, err)
+		}
+	}
+	conn := rootConn(t, addr, db, "")
+	ctx := context.Background()
+	if _, err := conn.ExecContext(ctx, "CREATE TABLE t (a INT); INSERT INTO t VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(ctx, "SET NAMES koi8r"); err != nil {
+		t.Fatalf("SET NAMES koi8r (MariaDB knows it): %v", err)
+	}
+	if _, err := conn.ExecContext(ctx, "DELETE FROM t"); err == nil {
+		t.Fatal("DELETE after SET NAMES koi8r ran: want it held")
+	}
+	var n int
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM t").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("t has %d rows (%v), want 1: nothing deleted", n, err)
+	}
+	if recs := cp.Records(); len(recs) != 1 || !strings.HasPrefix(recs[0].Statement, "DELETE FROM t") {
+		t.Errorf("approval requests %+v, want one, for the DELETE", recs)
+	}
+}

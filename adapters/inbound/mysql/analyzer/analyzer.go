@@ -266,6 +266,9 @@ func analyze(sql, db string, m Mode, nest int) Result {
 	}
 	stmts, err := parseText(l.code, m)
 	if err != nil {
+		if r, ok := unknownNames(sql, l.toks); ok {
+			return r // reading.go: the server says whether it knows the set
+		}
 		return unknown(sql, err)
 	}
 	if err := sameSplit(l.toks, stmts); err != nil {

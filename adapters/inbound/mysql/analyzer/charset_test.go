@@ -84,3 +84,25 @@ func hasAction(r Result, a string) bool {
 	}
 	return false
 }
+
+// A SET NAMES of a set the parser does not know is SET with a change only
+// the server can tell (the server answers 1115 itself, or knows the set),
+// and it is never a way to hide a statement after it.
+func TestSetNamesOfAnUnknownSet(t *testing.T) {
+	m := Mode{Charset: "utf8mb4", Exact: true}
+	for _, q := range []string{"SET NAMES none", "set names 'none';", "SET CHARACTER SET `x`", "SET CHARSET foo", "SET NAMES none COLLATE bar"} {
+		r := AnalyzeMode(q, "db", m)
+		if r.Err != nil || hasAction(r, Unknown) || !hasAction(r, "SET") || !r.Changes || r.LeavesKnown {
+			t.Errorf("%q: %+v, want SET with a change only the server knows", q, r)
+		}
+	}
+	for _, q := range []string{"SET NAMES none; DELETE FROM t", "SET NAMES none, @a = (DELETE)", "SET NAMES none DELETE", "SET GLOBAL NAMES none"} {
+		r := AnalyzeMode(q, "db", m)
+		if r.Err == nil || !hasAction(r, Unknown) {
+			t.Errorf("%q: %+v, want UNKNOWN", q, r)
+		}
+	}
+	if r := AnalyzeMode("SET NAMES none; DELETE FROM t", "db", m); !errors.Is(r.Err, ErrUncheckable) {
+		t.Errorf("SET NAMES none then a DELETE: %v, want uncheckable", r.Err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hoophq/sidecar/domain"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 )
@@ -235,4 +236,50 @@ func (r *Result) leaves(m Mode) {
 			r.Leaves, r.LeavesKnown = st.change.after(r.Leaves)
 		}
 	}
+}
+
+// unknownNames reads a text the parser refused that is one
+// SET NAMES|CHARSET|CHARACTER SET name [COLLATE name] (names bare, quoted
+// or strings), at most followed by semicolons: the parser refuses a
+// character set or collation it does not know ("[parser:1115]Unknown
+// character set"), which the server may know or refuse with its own error
+// (1115, 1273). Nothing follows it, so nothing is read in the new set: the
+// result is SET, with a change only the server can tell (the listener asks
+// the server again afterwards). ok is false for any other text.
+func unknownNames(sql string, toks []token) (Result, bool) {
+	end := len(toks)
+	for end > 0 && toks[end-1].kind == tokSemicolon {
+		end--
+	}
+	ts := toks[:end]
+	word := func(k int, w string) bool {
+		return k < len(ts) && ts[k].kind == tokWord && eqFold(sql[ts[k].start:ts[k].end], w)
+	}
+	name := func(k int) bool {
+		return k < len(ts) && (ts[k].kind == tokWord || ts[k].kind == tokString || ts[k].kind == tokQuoted)
+	}
+	k := 1
+	switch {
+	case !word(0, "SET"):
+		return Result{}, false
+	case word(1, "NAMES"), word(1, "CHARSET"):
+		k = 2
+	case word(1, "CHARACTER") && word(2, "SET"):
+		k = 3
+	default:
+		return Result{}, false
+	}
+	if !name(k) {
+		return Result{}, false
+	}
+	k++
+	if word(k, "COLLATE") && name(k+1) {
+		k += 2
+	}
+	if k != len(ts) {
+		return Result{}, false
+	}
+	st := Statement{Text: sql[ts[0].start:ts[len(ts)-1].end], Analysis: domain.Analysis{Actions: []string{"SET"}}}
+	st.change.unknown = true
+	return Result{Statements: []Statement{st}, Changes: true}, true
 }
