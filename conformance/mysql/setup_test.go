@@ -56,6 +56,7 @@ type listenerOpts struct {
 	upstream string // default: the suite's upstream
 	mcp      string // an mcp block's listen address (none when empty)
 	cpURL    string // default: the env's Control Plane
+	actions  string // the rule's actions, a YAML flow list (default: [DROP, TRUNCATE, DELETE, LOAD_DATA, UNKNOWN])
 }
 
 // config is a Sidecar config with one mysql listener on listen.
@@ -72,6 +73,9 @@ func (e *env) config(listen string, o listenerOpts) string {
 	if o.cpURL == "" {
 		o.cpURL = e.cp.URL
 	}
+	if o.actions == "" {
+		o.actions = "[DROP, TRUNCATE, DELETE, LOAD_DATA, UNKNOWN]"
+	}
 	mcp := ""
 	if o.mcp != "" {
 		mcp = "mcp: {listen: " + o.mcp + "}\n"
@@ -82,7 +86,7 @@ log: {format: text, level: info}
 audit: {file: "-"}
 %sapproval_rules:
   - name: db-destructive
-    match: {actions: [DROP, TRUNCATE, DELETE, LOAD_DATA, UNKNOWN]}
+    match: {actions: %s}
 listeners:
   - name: my
     protocol: mysql
@@ -92,7 +96,7 @@ listeners:
     wait_timeout: 20s
     spend_approval_on: %s
     approval_rules: [db-destructive]
-%s`, o.cpURL, mcp, listen, o.upstream, o.mode, o.spend, o.tls)
+%s`, o.cpURL, mcp, o.actions, listen, o.upstream, o.mode, o.spend, o.tls)
 }
 
 // sidecar starts a Sidecar process with one mysql listener and returns the

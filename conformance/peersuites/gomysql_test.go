@@ -16,12 +16,7 @@ import (
 var goMySQLSuite = suite{
 	module: "github.com/go-sql-driver/mysql",
 	pkgs:   []string{"."},
-	skip: map[string]string{
-		// Known differences still open (issue 31).
-		"TestInterruptBySignal":  "issue 31 point 2, branch gatecall: CREATE PROCEDURE with SIGNAL refused as uncheckable",
-		"TestErrorInMultiResult": "issue 31 point 2, branch gatecall: CREATE PROCEDURE with SIGNAL refused as uncheckable",
-		"TestMultiResultSet":     "issue 31 point 2, branch gatecall: a procedure body (SELECT … INTO a local) refused as uncheckable",
-	},
+	skip:   map[string]string{}, // none left out: every test runs both ways
 	env: func(addr, db string) []string {
 		return []string{"MYSQL_TEST_USER=" + myUser, "MYSQL_TEST_PASS=" + myPass, "MYSQL_TEST_PROT=tcp",
 			"MYSQL_TEST_ADDR=" + addr, "MYSQL_TEST_DBNAME=" + db}

@@ -248,6 +248,9 @@ func analyze(sql, db string, m Mode, nest int) Result {
 		return analyzeLarge(sql, db, m) // bulk.go
 	}
 	l := lex(sql, m)
+	if r, ok := analyzeRoutine(sql, db, m, nest, l); ok {
+		return r // routine.go: a stored program is decided by its head
+	}
 	// A cut at the end of the text would read the same text again (the head
 	// of an unreadable rest is the whole text): only a shorter head splits.
 	if cut := splitReading(sql, l); cut > 0 && cut < len(sql) {

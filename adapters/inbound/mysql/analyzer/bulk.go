@@ -284,18 +284,28 @@ func (b *bulkReader) end(at int) {
 	b.state = bsStart
 }
 
-// identifier is a name token as the parser names it: a quoted name without
-// its quotes, a doubled quote inside as one.
+// identifier is a name token as the parser names it.
 func (b *bulkReader) identifier(t token) string {
-	s := b.text(t)
+	s, ok := identifier(b.sql, t)
+	if !ok {
+		b.notBulk(t)
+	}
+	return s
+}
+
+// identifier is the name token t as the parser names it: a quoted name
+// without its quotes, a doubled quote inside as one; false when it is not
+// valid UTF-8 (the parser names such a name its own way).
+func identifier(sql string, t token) (string, bool) {
+	s := sql[t.start:t.end]
 	if !utf8.ValidString(s) {
-		b.notBulk(t) // the parser names such a table its own way
+		return s, false
 	}
 	if t.kind != tokQuoted {
-		return s
+		return s, true
 	}
 	q := s[:1]
-	return strings.ReplaceAll(s[1:len(s)-1], q+q, q)
+	return strings.ReplaceAll(s[1:len(s)-1], q+q, q), true
 }
 
 // reservedAfterInsert: words that cannot be a table or column name here
