@@ -28,8 +28,10 @@
 //     budget (app.HeldBudget) and the ERR 1041 refusal.
 //   - session.go: one client connection: reads a command, decides it, relays
 //     its answer; the command table.
-//   - query.go: COM_QUERY (multi-statement texts are one unit), denials and
-//     the failed-transaction state.
+//   - query.go: COM_QUERY (multi-statement texts are one unit) and its
+//     denials.
+//   - transaction.go: a denial inside a transaction fails it (rolled back
+//     upstream, 1213 until the client ends it).
 //   - prepared.go: COM_STMT_PREPARE/EXECUTE/SEND_LONG_DATA/CLOSE/RESET.
 //   - changeuser.go: COM_CHANGE_USER (re-identifies), COM_PROCESS_KILL.
 //   - threads.go: client-visible connection ids (the upstream's own) and

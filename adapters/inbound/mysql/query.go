@@ -149,11 +149,8 @@ func (s *session) decide(set *app.ListenerSettings, res analyzer.Result, st app.
 	return s.check(set, st)
 }
 
-// deny answers a command the gate did not forward with its ERR. Inside a
-// transaction the denial fails the transaction the way MySQL's own
-// ER_LOCK_DEADLOCK does: the upstream's transaction is rolled back, and
-// until the client ends it (ROLLBACK or COMMIT) every statement is refused
-// with 1213/40001, so a later COMMIT cannot apply part of what was sent.
+// deny answers a command the gate did not forward with its ERR; inside a
+// transaction it fails the transaction first (transaction.go).
 func (s *session) deny(out app.Outcome, seq byte) error {
 	if out.ClientGone {
 		return errClientGone
@@ -162,68 +159,10 @@ func (s *session) deny(out app.Outcome, seq byte) error {
 	if !out.Canceled {
 		e = denialError(out.Denial)
 	}
-	if s.inTransaction() {
-		if err := s.rollbackUpstream(); err != nil {
-			return err
-		}
-		s.txFailed = true
-	}
-	return s.reply(seq, e)
-}
-
-// rollbackUpstream rolls back the upstream's open transaction, answering
-// nothing to the client.
-func (s *session) rollbackUpstream() error {
-	if err := s.forward(append([]byte{3}, "ROLLBACK"...), 0); err != nil {
+	if err := s.failTransaction(); err != nil {
 		return err
 	}
-	_, err := s.relay(respResult, discard())
-	return err
-}
-
-// afterFailedTx answers a statement sent after a denial inside a
-// transaction: ROLLBACK ends the failed state and is then decided and
-// forwarded as usual (done false), COMMIT ends it with 1213 (nothing was
-// committed), anything else is refused with 1213.
-func (s *session) afterFailedTx(sql string, seq byte) (done bool, err error) {
-	word := strings.ToUpper(firstWord(sql))
-	switch word {
-	case "ROLLBACK":
-		s.txFailed = false
-		return false, nil
-	case "COMMIT":
-		s.txFailed = false
-		return true, s.reply(seq, errTxAborted.with("hoop sidecar: the transaction was rolled back when a statement in it was denied; nothing was committed. Resend the whole transaction"))
-	}
-	return true, s.reply(seq, errTxAborted.with("hoop sidecar: a statement of this transaction was denied, so the transaction was rolled back; send ROLLBACK, then resend the whole transaction"))
-}
-
-// firstWord returns the first word of sql after spaces, comments and
-// semicolons.
-func firstWord(sql string) string {
-	for {
-		sql = strings.TrimLeft(sql, " \t\r\n;")
-		switch {
-		case strings.HasPrefix(sql, "/*") && !strings.HasPrefix(sql, "/*!"):
-			i := strings.Index(sql, "*/")
-			if i < 0 {
-				return ""
-			}
-			sql = sql[i+2:]
-		case strings.HasPrefix(sql, "--"), strings.HasPrefix(sql, "#"):
-			i := strings.IndexByte(sql, '\n')
-			if i < 0 {
-				return ""
-			}
-			sql = sql[i+1:]
-		default:
-			end := strings.IndexFunc(sql, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '_') })
-			if end < 0 {
-				return sql
-			}
-			return sql[:end]
-		}
-	}
+	return s.reply(seq, e)
 }
 
 // mergeAnalysis returns a with b's actions, targets and functions added.

@@ -18,8 +18,9 @@
 //   - session.go: one client connection: reads its messages and decides
 //     them unit by unit (query.go: the simple protocol and FunctionCall;
 //     extended.go and batch.go: Parse/Bind/Describe/Execute/Close up to
-//     Sync or Flush, denials, which fail the upstream's transaction as an
-//     error does). Each unit reads the listener's settings once.
+//     Sync or Flush, and denials; transaction.go: a denial fails the
+//     upstream's transaction as an error does). Each unit reads the
+//     listener's settings once.
 //   - wait.go: asking the gate about a unit (app.Listener.Decide) with
 //     what only PostgreSQL knows: the NoticeResponse that says why it
 //     waits, the hang-up watch on the client connection, FATAL 57P01 after
