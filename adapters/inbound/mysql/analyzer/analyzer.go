@@ -269,7 +269,7 @@ func analyze(sql, db string, m Mode, nest int) Result {
 	}
 	stmts, err := parseText(l.code, m)
 	if err != nil {
-		if r, ok := unknownNames(sql, l.toks); ok {
+		if r, ok := unknownNames(sql, l.toks, m); ok {
 			return r // reading.go: the server says whether it knows the set
 		}
 		return unknown(sql, err)

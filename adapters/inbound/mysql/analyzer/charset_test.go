@@ -105,4 +105,15 @@ func TestSetNamesOfAnUnknownSet(t *testing.T) {
 	if r := AnalyzeMode("SET NAMES none; DELETE FROM t", "db", m); !errors.Is(r.Err, ErrUncheckable) {
 		t.Errorf("SET NAMES none then a DELETE: %v, want uncheckable", r.Err)
 	}
+	// A set the parser lacks but the analyzer's table has: the rest of the
+	// text is read in it.
+	for _, q := range []string{"SET NAMES big5 ;DELETE FROM t", "SET NAMES 'cp1250';\tDELETE FROM t"} {
+		r := AnalyzeMode(q, "db", m)
+		if r.Err != nil || len(r.Statements) != 2 || !hasAction(r, "DELETE") || !r.LeavesKnown {
+			t.Errorf("%q: %+v, want SET then DELETE, read", q, r)
+		}
+	}
+	if r := AnalyzeMode("SET NAMES cp1250", "db", m); !r.LeavesKnown || r.Leaves.Charset != "cp1250" {
+		t.Errorf("SET NAMES cp1250 leaves %+v", r)
+	}
 }

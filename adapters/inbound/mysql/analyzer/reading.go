@@ -243,10 +243,12 @@ func (r *Result) leaves(m Mode) {
 // or strings), at most followed by semicolons: the parser refuses a
 // character set or collation it does not know ("[parser:1115]Unknown
 // character set"), which the server may know or refuse with its own error
-// (1115, 1273). Nothing follows it, so nothing is read in the new set: the
-// result is SET, with a change only the server can tell (the listener asks
-// the server again afterwards). ok is false for any other text.
-func unknownNames(sql string, toks []token) (Result, bool) {
+// (1115, 1273). The result is SET: to a set the analyzer's table has
+// (KnownCharset: the parser knows fewer), the rest of a text is read in it;
+// to any other, the change is one only the server can tell (the listener
+// asks the server again afterwards, and a text going on after it is
+// uncheckable). ok is false for any other text. m is the mode it is read in.
+func unknownNames(sql string, toks []token, m Mode) (Result, bool) {
 	end := len(toks)
 	for end > 0 && toks[end-1].kind == tokSemicolon {
 		end--
@@ -272,6 +274,7 @@ func unknownNames(sql string, toks []token) (Result, bool) {
 	if !name(k) {
 		return Result{}, false
 	}
+	set := ts[k]
 	k++
 	if word(k, "COLLATE") && name(k+1) {
 		k += 2
@@ -280,6 +283,22 @@ func unknownNames(sql string, toks []token) (Result, bool) {
 		return Result{}, false
 	}
 	st := Statement{Text: sql[ts[0].start:ts[len(ts)-1].end], Analysis: domain.Analysis{Actions: []string{"SET"}}}
-	st.change.unknown = true
-	return Result{Statements: []Statement{st}, Changes: true}, true
+	if cs, ok := plainName(sql, set); ok && KnownCharset(cs) {
+		st.change.charset = &cs // a set the analyzer's table has (big5, cp1250, sjis, …)
+	} else {
+		st.change.unknown = true
+	}
+	r := Result{Statements: []Statement{st}}
+	r.leaves(m)
+	return r, true
+}
+
+// plainName is a name token's text without its quotes, false when it holds
+// a quote or a backslash (read as the server would only with more care).
+func plainName(sql string, t token) (string, bool) {
+	s := sql[t.start:t.end]
+	if t.kind != tokWord {
+		s = s[1 : len(s)-1]
+	}
+	return s, !strings.ContainsAny(s, "'\"\\`")
 }
