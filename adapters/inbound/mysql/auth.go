@@ -10,6 +10,8 @@ import (
 	"fmt"
 
 	gm "github.com/go-mysql-org/go-mysql/mysql"
+
+	"github.com/hoophq/sidecar/adapters/inbound/mysql/wire"
 )
 
 // authExchange relays the authentication packets between a client and its
@@ -45,25 +47,25 @@ func (a *authExchange) run() (uint16, error) {
 		return 0, err
 	}
 	for {
-		p, seq, err := readPacket(a.s.ur, maxLoginPacket)
+		p, seq, err := wire.Read(a.s.ur, maxLoginPacket)
 		if err != nil {
 			return 0, fmt.Errorf("upstream during login: %w", err)
 		}
 		a.useq = seq + 1
 		if len(p) == 0 {
-			return 0, protoErr("empty packet from the upstream during login")
+			return 0, wire.Errorf("empty packet from the upstream during login")
 		}
 		switch p[0] {
 		case 0x00:
 			if err := a.toClient(p); err != nil {
 				return 0, err
 			}
-			return okStatus(p), nil
+			return wire.OKStatus(p), nil
 		case 0xff:
 			a.toClient(p)
 			return 0, errLoginRefused
 		case 0xfe: // AuthSwitchRequest: plugin name, then its nonce
-			plugin, rest, _ := cstring(p[1:])
+			plugin, rest, _ := wire.CString(p[1:])
 			a.plugin, a.nonce = plugin, bytes.TrimRight(rest, "\x00")
 			if err := a.toClient(p); err != nil {
 				return 0, err
@@ -76,7 +78,7 @@ func (a *authExchange) run() (uint16, error) {
 				return 0, err
 			}
 		default:
-			return 0, protoErr("unexpected packet 0x%02x from the upstream during login", p[0])
+			return 0, wire.Errorf("unexpected packet 0x%02x from the upstream during login", p[0])
 		}
 	}
 }
@@ -111,7 +113,7 @@ func (a *authExchange) encryptForUpstream(password []byte) error {
 	if err := a.toUpstream([]byte{2}); err != nil {
 		return err
 	}
-	p, seq, err := readPacket(a.s.ur, maxLoginPacket)
+	p, seq, err := wire.Read(a.s.ur, maxLoginPacket)
 	if err != nil {
 		return err
 	}
@@ -121,11 +123,11 @@ func (a *authExchange) encryptForUpstream(password []byte) error {
 			a.toClient(p)
 			return errLoginRefused
 		}
-		return protoErr("upstream sent no public key")
+		return wire.Errorf("upstream sent no public key")
 	}
 	block, _ := pem.Decode(p[1:])
 	if block == nil {
-		return protoErr("upstream public key is not PEM")
+		return wire.Errorf("upstream public key is not PEM")
 	}
 	key, err := x509.ParsePKIXPublicKey(block.Bytes)
 	if err != nil {
@@ -133,7 +135,7 @@ func (a *authExchange) encryptForUpstream(password []byte) error {
 	}
 	pub, ok := key.(*rsa.PublicKey)
 	if !ok {
-		return protoErr("upstream public key is not RSA")
+		return wire.Errorf("upstream public key is not RSA")
 	}
 	enc, err := gm.EncryptPassword(string(password), a.nonce, pub)
 	if err != nil {
@@ -160,7 +162,7 @@ func (a *authExchange) decryptForUpstream() error {
 	}
 	plain, err := rsa.DecryptOAEP(sha1.New(), rand.Reader, key, enc, nil)
 	if err != nil {
-		return protoErr("the client's encrypted password cannot be decrypted")
+		return wire.Errorf("the client's encrypted password cannot be decrypted")
 	}
 	for i := range plain {
 		plain[i] ^= a.nonce[i%len(a.nonce)]
@@ -177,7 +179,7 @@ func (a *authExchange) clientToUpstream() error {
 }
 
 func (a *authExchange) fromClient() ([]byte, error) {
-	p, seq, err := readPacket(a.s.cr, maxLoginPacket)
+	p, seq, err := wire.Read(a.s.cr, maxLoginPacket)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +188,7 @@ func (a *authExchange) fromClient() ([]byte, error) {
 }
 
 func (a *authExchange) toClient(p []byte) error {
-	seq, err := writePacket(a.s.cw, a.cseq, p)
+	seq, err := wire.Write(a.s.cw, a.cseq, p)
 	a.cseq = seq
 	if err != nil {
 		return err
@@ -195,7 +197,7 @@ func (a *authExchange) toClient(p []byte) error {
 }
 
 func (a *authExchange) toUpstream(p []byte) error {
-	seq, err := writePacket(a.s.uw, a.useq, p)
+	seq, err := wire.Write(a.s.uw, a.useq, p)
 	a.useq = seq
 	if err != nil {
 		return err

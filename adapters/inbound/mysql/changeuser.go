@@ -7,6 +7,7 @@ import (
 
 	gm "github.com/go-mysql-org/go-mysql/mysql"
 
+	"github.com/hoophq/sidecar/adapters/inbound/mysql/wire"
 	"github.com/hoophq/sidecar/domain"
 )
 
@@ -23,21 +24,21 @@ func (s *session) changeUser(p []byte, seq byte) error {
 	if err != nil {
 		return err
 	}
-	if _, err := writePacket(s.uw, seq, p); err != nil {
+	if _, err := wire.Write(s.uw, seq, p); err != nil {
 		return err
 	}
-	a := &authExchange{s: s, cseq: seq + 1, useq: seq + 1, nonce: s.nonce, plugin: cu.plugin}
+	a := &authExchange{s: s, cseq: seq + 1, useq: seq + 1, nonce: s.nonce, plugin: cu.Plugin}
 	status, err := a.run()
 	if errors.Is(err, errLoginRefused) {
-		s.log.Info("mysql COM_CHANGE_USER refused by the upstream", "user", cu.user)
+		s.log.Info("mysql COM_CHANGE_USER refused by the upstream", "user", cu.User)
 		return errQuit
 	}
 	if err != nil {
 		return err
 	}
-	s.log.Info("mysql session changed user", "from", s.user, "to", cu.user)
-	s.user, s.database, s.status = cu.user, cu.database, status
-	s.returnMode = domain.WantsReturnMode(cu.attributes["program_name"])
+	s.log.Info("mysql session changed user", "from", s.user, "to", cu.User)
+	s.user, s.database, s.status = cu.User, cu.Database, status
+	s.returnMode = domain.WantsReturnMode(cu.Attributes["program_name"])
 	for _, st := range s.stmts {
 		st.clearLong()
 	}
@@ -47,31 +48,31 @@ func (s *session) changeUser(p []byte, seq byte) error {
 
 // parseChangeUser decodes a COM_CHANGE_USER payload after its command byte
 // (MySQL Client/Server Protocol, "COM_CHANGE_USER").
-func parseChangeUser(p []byte, caps uint32) (*clientHello, error) {
-	h := &clientHello{}
-	user, p, _ := cstring(p)
-	h.user = user
+func parseChangeUser(p []byte, caps uint32) (*wire.HandshakeResponse41, error) {
+	h := &wire.HandshakeResponse41{}
+	user, p, _ := wire.CString(p)
+	h.User = user
 	if len(p) < 1 || len(p)-1 < int(p[0]) {
-		return nil, protoErr("COM_CHANGE_USER: bad auth response length")
+		return nil, wire.Errorf("COM_CHANGE_USER: bad auth response length")
 	}
-	h.authResp, p = p[1:1+int(p[0])], p[1+int(p[0]):]
-	h.database, p, _ = cstring(p)
+	h.AuthResponse, p = p[1:1+int(p[0])], p[1+int(p[0]):]
+	h.Database, p, _ = wire.CString(p)
 	if len(p) >= 2 {
 		p = p[2:] // character set
 	}
 	if caps&gm.CLIENT_PLUGIN_AUTH != 0 && len(p) > 0 {
-		h.plugin, p, _ = cstring(p)
+		h.Plugin, p, _ = wire.CString(p)
 	}
 	if caps&gm.CLIENT_CONNECT_ATTRS != 0 && len(p) > 0 {
-		v, _, ok := lenencString(p)
+		v, _, ok := wire.LenencString(p)
 		if !ok {
-			return nil, protoErr("COM_CHANGE_USER: bad attributes length")
+			return nil, wire.Errorf("COM_CHANGE_USER: bad attributes length")
 		}
-		attrs, err := parseAttributes(v)
+		attrs, err := wire.ParseAttributes(v)
 		if err != nil {
 			return nil, err
 		}
-		h.attributes = attrs
+		h.Attributes = attrs
 	}
 	return h, nil
 }
@@ -80,7 +81,7 @@ func parseChangeUser(p []byte, caps uint32) (*clientHello, error) {
 // means, KILL CONNECTION <id>, sent as a COM_QUERY.
 func (s *session) processKill(p []byte, seq byte) error {
 	if len(p) < 5 {
-		return protoErr("COM_PROCESS_KILL of %d bytes", len(p))
+		return wire.Errorf("COM_PROCESS_KILL of %d bytes", len(p))
 	}
 	id := binary.LittleEndian.Uint32(p[1:])
 	return s.query(fmt.Appendf([]byte{gm.COM_QUERY}, "KILL CONNECTION %d", id), seq)

@@ -1,5 +1,7 @@
 package mysql
 
+import "github.com/hoophq/sidecar/adapters/inbound/mysql/wire"
+
 import gm "github.com/go-mysql-org/go-mysql/mysql"
 
 // refreshDatabase asks the upstream for its current database (SELECT
@@ -12,7 +14,7 @@ func (s *session) refreshDatabase() error {
 		return err
 	}
 	if row == nil {
-		return protoErr("upstream refused SELECT DATABASE()")
+		return wire.Errorf("upstream refused SELECT DATABASE()")
 	}
 	s.database = string(row[0]) // NULL: none
 	return nil
@@ -30,29 +32,29 @@ func (s *session) askRow(q string, cols int) ([][]byte, error) {
 	var row []byte
 	got, rows := 0, 0
 	for n := 0; ; n++ {
-		p, _, err := readPacket(s.ur, maxCommand)
+		p, _, err := wire.Read(s.ur, maxCommand)
 		if err != nil {
 			return nil, err
 		}
 		if len(p) == 0 {
-			return nil, protoErr("upstream sent an empty packet")
+			return nil, wire.Errorf("upstream sent an empty packet")
 		}
 		switch {
 		case p[0] == 0xff:
 			return nil, nil
 		case n == 0 && p[0] == 0x00: // an OK: no result set
-			s.status = okStatus(p)
+			s.status = wire.OKStatus(p)
 			return nil, nil
 		case n == 0:
-			c, _, ok := lenencInt(p)
+			c, _, ok := wire.LenencInt(p)
 			if !ok || c > 1<<16 {
-				return nil, protoErr("upstream answered %s with a bad column count", q)
+				return nil, wire.Errorf("upstream answered %s with a bad column count", q)
 			}
 			got = int(c)
 		case n <= got: // the column definitions
 		case n == got+1 && !s.deprecateEOF(): // the EOF after them
 		case s.terminator(p):
-			s.status = okOrEOFStatus(p, s.deprecateEOF())
+			s.status = wire.OKOrEOFStatus(p, s.deprecateEOF())
 			if got != cols || rows != 1 {
 				return nil, nil
 			}
@@ -62,9 +64,9 @@ func (s *session) askRow(q string, cols int) ([][]byte, error) {
 					out, row = append(out, nil), row[1:]
 					continue
 				}
-				v, rest, ok := lenencString(row)
+				v, rest, ok := wire.LenencString(row)
 				if !ok {
-					return nil, protoErr("upstream sent a bad row for %s", q)
+					return nil, wire.Errorf("upstream sent a bad row for %s", q)
 				}
 				out, row = append(out, v), rest
 			}

@@ -22,8 +22,8 @@
 //   - auth.go: the auth exchange relayed between client and upstream
 //     (mysql_native_password, caching_sha2_password incl. full auth over TLS
 //     or RSA); the Sidecar holds no database password.
-//   - frame.go, lenenc.go: reading and writing packets, length-encoded
-//     values.
+//   - wire/: the packets themselves (framing, length-encoded values, the
+//     handshake messages, OK status flags, ERR), with a fuzz target.
 //   - held.go: what a client command may cost in memory: the held-payload
 //     budget (app.HeldBudget) and the ERR 1041 refusal.
 //   - session.go: one client connection: reads a command, decides it, relays
@@ -45,7 +45,7 @@
 //     COM_QUERY and of a COM_STMT_EXECUTE (text plus bound values).
 //   - spend.go: what proves that nothing of a forwarded command ran
 //     (spend_approval_on: accepted; the rule is domain.NothingRan).
-//   - errors.go: ERR packets, their numbers and SQLSTATEs.
+//   - errors.go: the ERR numbers and SQLSTATEs the listener answers with.
 //   - actions.go: the actions rules can name (the analyzer's vocabulary),
 //     checked by `sidecar validate` (app.ActionChecker).
 //

@@ -3,6 +3,7 @@ package mysql
 import (
 	"time"
 
+	"github.com/hoophq/sidecar/adapters/inbound/mysql/wire"
 	"github.com/hoophq/sidecar/internal/drain"
 )
 
@@ -59,7 +60,7 @@ func (s *session) terminateLocked() {
 	s.closed = true
 	s.wait.Close()
 	s.client.SetWriteDeadline(time.Now().Add(drain.ShutdownWrite))
-	writePacket(s.client, 0, errShutdown.with("hoop sidecar: the listener is shutting down").encode())
+	wire.Write(s.client, 0, errShutdown.With("hoop sidecar: the listener is shutting down").Encode())
 	s.client.Close()
 	s.up.Close()
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 
+	"github.com/hoophq/sidecar/adapters/inbound/mysql/wire"
 	"github.com/hoophq/sidecar/app"
 )
 
@@ -24,10 +25,10 @@ const maxCommand = 1 << 30
 // file contents never come through here: they stream (relay.go).
 func (s *session) readCommand() (p []byte, seq byte, held app.Reservations, err error) {
 	for first := true; ; first = false {
-		n, sq, err := header(s.cr)
+		n, sq, err := wire.Header(s.cr)
 		if err != nil {
 			if !first {
-				err = unexpectedEOF(err)
+				err = wire.UnexpectedEOF(err)
 			}
 			held.Release()
 			return nil, 0, nil, err
@@ -36,12 +37,12 @@ func (s *session) readCommand() (p []byte, seq byte, held app.Reservations, err 
 			s.setBusy()
 			seq, s.contd = sq, 0
 			if n == 0 {
-				return nil, 0, nil, protoErr("empty command packet")
+				return nil, 0, nil, wire.Errorf("empty command packet")
 			}
 		}
 		if len(p)+n > maxCommand {
 			held.Release()
-			return nil, 0, nil, protoErr("command longer than %d bytes", maxCommand)
+			return nil, 0, nil, wire.Errorf("command longer than %d bytes", maxCommand)
 		}
 		if n > smallPacket || len(p) > 0 {
 			r, err := s.l.Held().Reserve(context.Background(), int64(n))
@@ -55,9 +56,9 @@ func (s *session) readCommand() (p []byte, seq byte, held app.Reservations, err 
 		p = append(p, make([]byte, n)...)
 		if _, err := io.ReadFull(s.cr, p[start:]); err != nil {
 			held.Release()
-			return nil, 0, nil, unexpectedEOF(err)
+			return nil, 0, nil, wire.UnexpectedEOF(err)
 		}
-		if n < maxPayload {
+		if n < wire.MaxPayload {
 			return p, seq, held, nil
 		}
 		s.contd++
@@ -73,19 +74,19 @@ func (s *session) refuseUnread(n int, seq byte, err error) error {
 	}
 	for {
 		if _, err := io.CopyN(io.Discard, s.cr, int64(n)); err != nil {
-			return unexpectedEOF(err)
+			return wire.UnexpectedEOF(err)
 		}
-		if n < maxPayload {
+		if n < wire.MaxPayload {
 			break
 		}
 		s.contd++
 		var err error
-		if n, _, err = header(s.cr); err != nil {
-			return unexpectedEOF(err)
+		if n, _, err = wire.Header(s.cr); err != nil {
+			return wire.UnexpectedEOF(err)
 		}
 	}
 	s.log.Warn("mysql command refused: the held-payload budget is full", "budget", be.Size)
-	return errRefusedAnswered{s.reply(seq, errNoMemory.with("hoop sidecar: "+be.Error()+"; nothing was run"))}
+	return errRefusedAnswered{s.reply(seq, errNoMemory.With("hoop sidecar: "+be.Error()+"; nothing was run"))}
 }
 
 // errRefusedAnswered is a refused command already answered: the session

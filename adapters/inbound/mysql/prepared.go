@@ -7,6 +7,7 @@ import (
 
 	gm "github.com/go-mysql-org/go-mysql/mysql"
 
+	"github.com/hoophq/sidecar/adapters/inbound/mysql/wire"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
 )
@@ -69,7 +70,7 @@ func (s *session) stmtID(p []byte) (uint32, *prepared) {
 // the held long data goes first, then the command.
 func (s *session) execute(p []byte, seq byte) error {
 	if len(p) < 10 {
-		return protoErr("COM_STMT_EXECUTE of %d bytes", len(p))
+		return wire.Errorf("COM_STMT_EXECUTE of %d bytes", len(p))
 	}
 	id, st := s.stmtID(p)
 	if st == nil { // the upstream answers with its own ERR (unknown statement handler)
@@ -121,7 +122,7 @@ func (s *session) forwardLong(id uint32, st *prepared) error {
 		pkt := append(make([]byte, 0, 7+len(v)), gm.COM_STMT_SEND_LONG_DATA)
 		pkt = binary.LittleEndian.AppendUint32(pkt, id)
 		pkt = binary.LittleEndian.AppendUint16(pkt, uint16(c.param))
-		if _, err := writePacket(s.uw, 0, append(pkt, v...)); err != nil {
+		if _, err := wire.Write(s.uw, 0, append(pkt, v...)); err != nil {
 			return err
 		}
 	}
@@ -142,7 +143,7 @@ func (s *session) decideOn(db string, decide func() app.Outcome) app.Outcome {
 // bytes count against the held-payload budget.
 func (s *session) longData(p []byte) error {
 	if len(p) < 7 {
-		return protoErr("COM_STMT_SEND_LONG_DATA of %d bytes", len(p))
+		return wire.Errorf("COM_STMT_SEND_LONG_DATA of %d bytes", len(p))
 	}
 	_, st := s.stmtID(p)
 	param := int(binary.LittleEndian.Uint16(p[5:]))
@@ -165,7 +166,7 @@ func (s *session) longData(p []byte) error {
 // closeStmt forwards a COM_STMT_CLOSE (no answer) and forgets the statement.
 func (s *session) closeStmt(p []byte, seq byte) error {
 	if len(p) < 5 {
-		return protoErr("COM_STMT_CLOSE of %d bytes", len(p))
+		return wire.Errorf("COM_STMT_CLOSE of %d bytes", len(p))
 	}
 	id, st := s.stmtID(p)
 	if st != nil {
@@ -178,7 +179,7 @@ func (s *session) closeStmt(p []byte, seq byte) error {
 // resetStmt drops the held long data and forwards a COM_STMT_RESET.
 func (s *session) resetStmt(p []byte, seq byte) error {
 	if len(p) < 5 {
-		return protoErr("COM_STMT_RESET of %d bytes", len(p))
+		return wire.Errorf("COM_STMT_RESET of %d bytes", len(p))
 	}
 	if _, st := s.stmtID(p); st != nil {
 		st.clearLong()

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/hoophq/sidecar/adapters/inbound/mysql/analyzer"
+	"github.com/hoophq/sidecar/adapters/inbound/mysql/wire"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/internal/drain"
 	"github.com/hoophq/sidecar/internal/tlsconf"
@@ -57,14 +58,14 @@ func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) 
 func (p *Protocol) login(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, log *slog.Logger) drain.Conn {
 	s, err := p.startup(conn, l, certs, log)
 	if err != nil {
-		var pe *protocolError
+		var pe *wire.Error
 		var done answered
 		if errors.As(err, &pe) {
 			log.Warn("mysql client broke the protocol during login; connection closed", "error", err)
 			if !errors.As(err, &done) {
-				writePacket(conn, 0, errMalformed.with("hoop sidecar: "+pe.msg).encode())
+				wire.Write(conn, 0, errMalformed.With("hoop sidecar: "+pe.Msg).Encode())
 			}
-		} else if !isClosed(err) {
+		} else if !wire.IsClosed(err) {
 			log.Info("mysql connection ended during login", "error", err)
 		}
 		return nil

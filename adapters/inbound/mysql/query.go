@@ -155,7 +155,7 @@ func (s *session) deny(out app.Outcome, seq byte) error {
 	if out.ClientGone {
 		return errClientGone
 	}
-	e := errInterrupted.with("Query execution was interrupted (hoop sidecar: the wait for approval was ended by KILL QUERY; the approval request stays)")
+	e := errInterrupted.With("Query execution was interrupted (hoop sidecar: the wait for approval was ended by KILL QUERY; the approval request stays)")
 	if !out.Canceled {
 		e = denialError(out.Denial)
 	}

@@ -6,6 +6,8 @@ import (
 	"io"
 
 	gm "github.com/go-mysql-org/go-mysql/mysql"
+
+	"github.com/hoophq/sidecar/adapters/inbound/mysql/wire"
 )
 
 // respKind is the shape of the upstream's answer to one command (MySQL
@@ -65,7 +67,7 @@ func (s *session) relay(k respKind, dst *bufio.Writer) (answer, error) {
 			return a, dst.Flush()
 		case k == respOne:
 			if head[0] == 0x00 || (head[0] == 0xfe && len(head) < 9) {
-				s.status = okOrEOFStatus(head, s.deprecateEOF() && head[0] == 0xfe)
+				s.status = wire.OKOrEOFStatus(head, s.deprecateEOF() && head[0] == 0xfe)
 			}
 			return a, dst.Flush()
 		case k == respPrepare:
@@ -76,7 +78,7 @@ func (s *session) relay(k respKind, dst *bufio.Writer) (answer, error) {
 				return a, err
 			}
 		case head[0] == 0x00:
-			s.status = okOrEOFStatus(head, false)
+			s.status = wire.OKOrEOFStatus(head, false)
 		case head[0] == 0xfb:
 			if err := s.localInfile(dst); err != nil {
 				return a, err
@@ -107,9 +109,9 @@ func (s *session) relay(k respKind, dst *bufio.Writer) (answer, error) {
 // column definitions, the EOF after them (without CLIENT_DEPRECATE_EOF),
 // rows and the terminator. It reports whether more results follow.
 func (s *session) relayResultSet(head []byte, dst *bufio.Writer) (bool, error) {
-	cols, _, ok := lenencInt(head)
+	cols, _, ok := wire.LenencInt(head)
 	if !ok || cols > 1<<16 {
-		return false, protoErr("upstream sent a bad column count")
+		return false, wire.Errorf("upstream sent a bad column count")
 	}
 	for range cols {
 		if _, err := s.copyLogical(dst); err != nil {
@@ -124,7 +126,7 @@ func (s *session) relayResultSet(head []byte, dst *bufio.Writer) (bool, error) {
 		if h[0] == 0xff {
 			return false, nil
 		}
-		s.status = okOrEOFStatus(h, false)
+		s.status = wire.OKOrEOFStatus(h, false)
 		if s.status&gm.SERVER_STATUS_CURSOR_EXISTS != 0 { // COM_STMT_EXECUTE with a cursor: rows come with COM_STMT_FETCH
 			return false, nil
 		}
@@ -145,7 +147,7 @@ func (s *session) relayRows(head []byte, dst *bufio.Writer, rows bool) (bool, er
 			return false, nil
 		}
 		if s.terminator(head) {
-			s.status = okOrEOFStatus(head, s.deprecateEOF())
+			s.status = wire.OKOrEOFStatus(head, s.deprecateEOF())
 			return s.status&gm.SERVER_MORE_RESULTS_EXISTS != 0 && rows, nil
 		}
 		var err error
@@ -172,7 +174,7 @@ func (s *session) terminator(head []byte) bool {
 // first packet head.
 func (s *session) relayPrepare(head []byte, a *answer, dst *bufio.Writer) error {
 	if head[0] != 0x00 || len(head) < 12 {
-		return protoErr("upstream sent a bad COM_STMT_PREPARE answer")
+		return wire.Errorf("upstream sent a bad COM_STMT_PREPARE answer")
 	}
 	a.stmtID = binary.LittleEndian.Uint32(head[1:])
 	cols := int(binary.LittleEndian.Uint16(head[5:]))
@@ -201,15 +203,15 @@ func (s *session) localInfile(dst *bufio.Writer) error {
 		return err
 	}
 	for {
-		n, seq, err := header(s.cr)
+		n, seq, err := wire.Header(s.cr)
 		if err != nil {
 			return err
 		}
-		if err := writeHeader(s.uw, n, seq); err != nil {
+		if err := wire.WriteHeader(s.uw, n, seq); err != nil {
 			return err
 		}
 		if _, err := io.CopyN(s.uw, s.cr, int64(n)); err != nil {
-			return unexpectedEOF(err)
+			return wire.UnexpectedEOF(err)
 		}
 		if n == 0 {
 			return s.uw.Flush()
@@ -223,11 +225,11 @@ func (s *session) localInfile(dst *bufio.Writer) error {
 func (s *session) copyLogical(dst *bufio.Writer) ([]byte, error) {
 	var head []byte
 	for first := true; ; first = false {
-		n, seq, err := header(s.ur)
+		n, seq, err := wire.Header(s.ur)
 		if err != nil {
-			return nil, unexpectedEOF(err)
+			return nil, wire.UnexpectedEOF(err)
 		}
-		if err := writeHeader(dst, n, seq); err != nil {
+		if err := wire.WriteHeader(dst, n, seq); err != nil {
 			return nil, err
 		}
 		if first {
@@ -237,52 +239,24 @@ func (s *session) copyLogical(dst *bufio.Writer) ([]byte, error) {
 			}
 			head = s.head[:k]
 			if _, err := io.ReadFull(s.ur, head); err != nil {
-				return nil, unexpectedEOF(err)
+				return nil, wire.UnexpectedEOF(err)
 			}
 			if _, err := dst.Write(head); err != nil {
 				return nil, err
 			}
 			if n > k { // io.CopyN allocates: only for the rest of a large packet
 				if _, err := io.CopyN(dst, s.ur, int64(n-k)); err != nil {
-					return nil, unexpectedEOF(err)
+					return nil, wire.UnexpectedEOF(err)
 				}
 			}
 			if n == 0 {
 				head = []byte{0}
 			}
 		} else if _, err := io.CopyN(dst, s.ur, int64(n)); err != nil {
-			return nil, unexpectedEOF(err)
+			return nil, wire.UnexpectedEOF(err)
 		}
-		if n < maxPayload {
+		if n < wire.MaxPayload {
 			return head, nil
 		}
 	}
-}
-
-// okOrEOFStatus returns the status flags of an OK packet (0x00, or 0xfe
-// with CLIENT_DEPRECATE_EOF: ok) or an EOF packet (0xfe).
-func okOrEOFStatus(p []byte, ok bool) uint16 {
-	if p[0] == 0xfe && !ok {
-		if len(p) >= 5 {
-			return binary.LittleEndian.Uint16(p[3:])
-		}
-		return 0
-	}
-	return okStatus(p)
-}
-
-// okStatus returns the status flags of an OK packet.
-func okStatus(p []byte) uint16 {
-	q := p[1:]
-	for range 2 { // affected rows, last insert id
-		_, n, ok := lenencInt(q)
-		if !ok {
-			return 0
-		}
-		q = q[n:]
-	}
-	if len(q) < 2 {
-		return 0
-	}
-	return binary.LittleEndian.Uint16(q)
 }

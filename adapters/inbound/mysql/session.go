@@ -11,6 +11,7 @@ import (
 	gm "github.com/go-mysql-org/go-mysql/mysql"
 
 	"github.com/hoophq/sidecar/adapters/inbound/mysql/analyzer"
+	"github.com/hoophq/sidecar/adapters/inbound/mysql/wire"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/internal/hangup"
@@ -105,13 +106,13 @@ func (s *session) Run() {
 // line.
 func (s *session) run() {
 	err := s.serve()
-	var pe *protocolError
+	var pe *wire.Error
 	switch {
 	case errors.As(err, &pe):
 		s.log.Warn("mysql client broke the protocol; connection closed", "error", err)
-		writePacket(s.cw, 1, errMalformed.with("hoop sidecar: "+pe.msg).encode())
+		wire.Write(s.cw, 1, errMalformed.With("hoop sidecar: "+pe.Msg).Encode())
 		s.cw.Flush()
-	case err != nil && !isClosed(err) && !errors.Is(err, errQuit):
+	case err != nil && !wire.IsClosed(err) && !errors.Is(err, errQuit):
 		s.log.Info("mysql connection ended", "error", err)
 	}
 }
@@ -219,7 +220,7 @@ func (s *session) command(p []byte, seq byte) error {
 		return s.processKill(p, seq)
 	}
 	s.log.Info("mysql command refused: the listener does not relay it", "command", p[0])
-	return s.reply(seq, errUnknownCommand.with("hoop sidecar: this command is not relayed by the listener"))
+	return s.reply(seq, errUnknownCommand.With("hoop sidecar: this command is not relayed by the listener"))
 }
 
 // passOne forwards p and relays its answer of kind k.
@@ -233,7 +234,7 @@ func (s *session) passOne(p []byte, seq byte, k respKind) error {
 
 // forward sends one command packet to the upstream.
 func (s *session) forward(p []byte, seq byte) error {
-	if _, err := writePacket(s.uw, seq, p); err != nil {
+	if _, err := wire.Write(s.uw, seq, p); err != nil {
 		return err
 	}
 	return s.uw.Flush()
@@ -242,8 +243,8 @@ func (s *session) forward(p []byte, seq byte) error {
 // reply answers the client's command (sequence id seq of its first packet)
 // with e, numbered after the command's last packet (MySQL Client/Server
 // Protocol, "Sequence ID").
-func (s *session) reply(seq byte, e sqlError) error {
-	if _, err := writePacket(s.cw, seq+1+s.contd, e.encode()); err != nil {
+func (s *session) reply(seq byte, e wire.ERR) error {
+	if _, err := wire.Write(s.cw, seq+1+s.contd, e.Encode()); err != nil {
 		return err
 	}
 	return s.cw.Flush()

@@ -11,6 +11,7 @@ import (
 
 	gm "github.com/go-mysql-org/go-mysql/mysql"
 
+	"github.com/hoophq/sidecar/adapters/inbound/mysql/wire"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/internal/tlsconf"
@@ -49,7 +50,7 @@ func (p *Protocol) startup(conn net.Conn, l *app.Listener, certs *tlsconf.CertLo
 	d := net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	up, err := d.DialContext(ctx, "tcp", set.Upstream)
 	if err != nil {
-		writePacket(conn, 0, errUnavailable.with("hoop sidecar: cannot reach the upstream database").encode())
+		wire.Write(conn, 0, errUnavailable.With("hoop sidecar: cannot reach the upstream database").Encode())
 		return nil, fmt.Errorf("dial upstream %s: %w", set.Upstream, err)
 	}
 	s := newSession(p, l, log, conn, up)
@@ -61,73 +62,73 @@ func (p *Protocol) startup(conn net.Conn, l *app.Listener, certs *tlsconf.CertLo
 		}
 	}()
 	up.SetDeadline(time.Now().Add(loginTimeout))
-	hp, _, err := readPacket(s.ur, maxLoginPacket)
+	hp, _, err := wire.Read(s.ur, maxLoginPacket)
 	if err != nil {
 		return nil, fmt.Errorf("upstream handshake: %w", err)
 	}
 	if len(hp) > 0 && hp[0] == 0xff { // e.g. too many connections: the client gets the server's own ERR
-		writePacket(conn, 0, hp)
+		wire.Write(conn, 0, hp)
 		return nil, nil
 	}
-	hello, err := parseServerHello(hp)
+	hello, err := wire.ParseHandshakeV10(hp)
 	if err != nil {
 		return nil, err
 	}
 	tlsCfg, err := serverTLS(set.TLS, certs)
 	if err != nil {
-		writePacket(conn, 0, errUnavailable.with("hoop sidecar: the listener's TLS certificate cannot be loaded").encode())
+		wire.Write(conn, 0, errUnavailable.With("hoop sidecar: the listener's TLS certificate cannot be loaded").Encode())
 		return nil, err
 	}
-	offer := hello.caps & relayedCaps
+	offer := hello.Caps & relayedCaps
 	if tlsCfg != nil {
 		offer |= gm.CLIENT_SSL
 	}
-	if _, err := writePacket(s.cw, 0, hello.encode(offer)); err != nil {
+	if _, err := wire.Write(s.cw, 0, hello.Encode(offer)); err != nil {
 		return nil, err
 	}
 	if err := s.cw.Flush(); err != nil {
 		return nil, err
 	}
-	cp, cseq, err := readPacket(s.cr, maxLoginPacket)
+	cp, cseq, err := wire.Read(s.cr, maxLoginPacket)
 	if err != nil {
 		return nil, err
 	}
-	if len(cp) == sslRequestLen && tlsCfg != nil && leUint32(cp)&gm.CLIENT_SSL != 0 {
+	if len(cp) == wire.SSLRequestLen && tlsCfg != nil && leUint32(cp)&gm.CLIENT_SSL != 0 {
 		tc, r, err := upgradeClient(conn, s.cr, tlsCfg)
 		if err != nil {
 			return nil, fmt.Errorf("client TLS handshake: %w", err)
 		}
 		s.setClient(tc, r)
 		s.clientTLS = true
-		if cp, cseq, err = readPacket(s.cr, maxLoginPacket); err != nil {
+		if cp, cseq, err = wire.Read(s.cr, maxLoginPacket); err != nil {
 			return nil, err
 		}
 	}
-	ch, err := parseClientHello(cp)
-	if len(cp) == sslRequestLen && leUint32(cp)&gm.CLIENT_SSL != 0 {
-		err = protoErr("the client asked for TLS, and this listener has no tls certificate")
+	ch, err := wire.ParseHandshakeResponse41(cp)
+	if len(cp) == wire.SSLRequestLen && leUint32(cp)&gm.CLIENT_SSL != 0 {
+		err = wire.Errorf("the client asked for TLS, and this listener has no tls certificate")
 	}
 	if err != nil {
-		writePacket(s.cw, cseq+1, errMalformed.with("hoop sidecar: "+err.Error()).encode())
+		wire.Write(s.cw, cseq+1, errMalformed.With("hoop sidecar: "+err.Error()).Encode())
 		s.cw.Flush()
 		return nil, answered{err}
 	}
-	s.caps = ch.caps & offer &^ gm.CLIENT_SSL
-	s.user, s.database = ch.user, ch.database
-	s.reading = handshakeReading(ch.charset)
-	s.returnMode = domain.WantsReturnMode(ch.attributes["program_name"])
-	s.threadID, s.nonce = hello.threadID, hello.nonce
+	s.caps = ch.Caps & offer &^ gm.CLIENT_SSL
+	s.user, s.database = ch.User, ch.Database
+	s.reading = handshakeReading(ch.Charset)
+	s.returnMode = domain.WantsReturnMode(ch.Attributes["program_name"])
+	s.threadID, s.nonce = hello.ThreadID, hello.Nonce
 	upSeq := byte(1)
 	if set.UpstreamTLS.Enabled {
-		if hello.caps&gm.CLIENT_SSL == 0 {
-			writePacket(s.cw, cseq+1, errUnavailable.with("hoop sidecar: the upstream does not offer TLS and the listener requires it (upstream_tls)").encode())
+		if hello.Caps&gm.CLIENT_SSL == 0 {
+			wire.Write(s.cw, cseq+1, errUnavailable.With("hoop sidecar: the upstream does not offer TLS and the listener requires it (upstream_tls)").Encode())
 			s.cw.Flush()
 			return nil, fmt.Errorf("upstream %s offers no TLS", set.Upstream)
 		}
 		tc, err := upgradeUpstream(ctx, up, s.ur, set.Upstream, set.UpstreamTLS,
-			sslRequest(s.caps, ch.maxPacket, ch.charset), upSeq)
+			wire.SSLRequest(s.caps, ch.MaxPacket, ch.Charset), upSeq)
 		if err != nil {
-			writePacket(s.cw, cseq+1, errUnavailable.with("hoop sidecar: TLS to the upstream failed").encode())
+			wire.Write(s.cw, cseq+1, errUnavailable.With("hoop sidecar: TLS to the upstream failed").Encode())
 			s.cw.Flush()
 			return nil, err
 		}
@@ -139,16 +140,16 @@ func (p *Protocol) startup(conn net.Conn, l *app.Listener, certs *tlsconf.CertLo
 	if s.upstreamTLS {
 		upCaps |= gm.CLIENT_SSL
 	}
-	if _, err := writePacket(s.uw, upSeq, ch.encode(upCaps)); err != nil {
+	if _, err := wire.Write(s.uw, upSeq, ch.Encode(upCaps)); err != nil {
 		return nil, err
 	}
-	a := &authExchange{s: s, cseq: cseq + 1, useq: upSeq + 1, nonce: hello.nonce, plugin: ch.plugin}
-	if hello.plugin != "" && ch.plugin == "" {
-		a.plugin = hello.plugin
+	a := &authExchange{s: s, cseq: cseq + 1, useq: upSeq + 1, nonce: hello.Nonce, plugin: ch.Plugin}
+	if hello.Plugin != "" && ch.Plugin == "" {
+		a.plugin = hello.Plugin
 	}
 	status, err := a.run()
 	if errors.Is(err, errLoginRefused) {
-		log.Info("mysql login refused by the upstream", "user", ch.user)
+		log.Info("mysql login refused by the upstream", "user", ch.User)
 		return nil, nil
 	}
 	if err != nil {

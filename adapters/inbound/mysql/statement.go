@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	gm "github.com/go-mysql-org/go-mysql/mysql"
+
+	"github.com/hoophq/sidecar/adapters/inbound/mysql/wire"
 )
 
 // The canonical bytes of a statement are what the fingerprint covers (with
@@ -64,19 +66,19 @@ func decodeParams(p []byte, n int, types []byte, long map[int][]byte) ([]string,
 	}
 	nb := (n + 7) / 8
 	if len(p) < nb+1 {
-		return nil, nil, protoErr("COM_STMT_EXECUTE too short for its parameters")
+		return nil, nil, wire.Errorf("COM_STMT_EXECUTE too short for its parameters")
 	}
 	nulls, p := p[:nb], p[nb:]
 	bound := p[0]
 	p = p[1:]
 	if bound == 1 {
 		if len(p) < 2*n {
-			return nil, nil, protoErr("COM_STMT_EXECUTE too short for its parameter types")
+			return nil, nil, wire.Errorf("COM_STMT_EXECUTE too short for its parameter types")
 		}
 		types, p = append([]byte(nil), p[:2*n]...), p[2*n:]
 	}
 	if len(types) != 2*n {
-		return nil, nil, protoErr("COM_STMT_EXECUTE without parameter types")
+		return nil, nil, wire.Errorf("COM_STMT_EXECUTE without parameter types")
 	}
 	out := make([]string, n)
 	for i := range n {
@@ -113,19 +115,19 @@ func paramValue(t byte, p []byte) (v, rest []byte, err error) {
 		size = 8
 	case gm.MYSQL_TYPE_DATE, gm.MYSQL_TYPE_DATETIME, gm.MYSQL_TYPE_TIMESTAMP, gm.MYSQL_TYPE_TIME:
 		if len(p) < 1 || len(p)-1 < int(p[0]) {
-			return nil, nil, protoErr("COM_STMT_EXECUTE: short temporal value")
+			return nil, nil, wire.Errorf("COM_STMT_EXECUTE: short temporal value")
 		}
 		return p[1 : 1+int(p[0])], p[1+int(p[0]):], nil
 	}
 	if size >= 0 {
 		if len(p) < size {
-			return nil, nil, protoErr("COM_STMT_EXECUTE: short value of type %d", t)
+			return nil, nil, wire.Errorf("COM_STMT_EXECUTE: short value of type %d", t)
 		}
 		return p[:size], p[size:], nil
 	}
-	v, rest, ok := lenencString(p)
+	v, rest, ok := wire.LenencString(p)
 	if !ok {
-		return nil, nil, protoErr("COM_STMT_EXECUTE: bad value of type %d", t)
+		return nil, nil, wire.Errorf("COM_STMT_EXECUTE: bad value of type %d", t)
 	}
 	return v, rest, nil
 }

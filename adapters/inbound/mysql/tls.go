@@ -8,6 +8,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/hoophq/sidecar/adapters/inbound/mysql/wire"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/internal/tlsconf"
 )
@@ -29,7 +30,7 @@ func upgradeUpstream(ctx context.Context, conn net.Conn, r *bufio.Reader, addr s
 	if err != nil {
 		return nil, err
 	}
-	if _, err := writePacket(conn, seq, ssl); err != nil {
+	if _, err := wire.Write(conn, seq, ssl); err != nil {
 		return nil, err
 	}
 	tc := tls.Client(bufferedConn{conn, r}, cfg)

@@ -45,9 +45,9 @@ func (s *session) afterFailedTx(sql string, seq byte) (done bool, err error) {
 		return false, nil
 	case "COMMIT":
 		s.txFailed = false
-		return true, s.reply(seq, errTxAborted.with("hoop sidecar: the transaction was rolled back when a statement in it was denied; nothing was committed. Resend the whole transaction"))
+		return true, s.reply(seq, errTxAborted.With("hoop sidecar: the transaction was rolled back when a statement in it was denied; nothing was committed. Resend the whole transaction"))
 	}
-	return true, s.reply(seq, errTxAborted.with("hoop sidecar: a statement of this transaction was denied, so the transaction was rolled back; send ROLLBACK, then resend the whole transaction"))
+	return true, s.reply(seq, errTxAborted.With("hoop sidecar: a statement of this transaction was denied, so the transaction was rolled back; send ROLLBACK, then resend the whole transaction"))
 }
 
 // firstWord returns the first word of sql after spaces, comments and

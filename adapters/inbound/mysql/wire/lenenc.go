@@ -1,9 +1,9 @@
-package mysql
+package wire
 
-// lenencInt decodes a length-encoded integer (MySQL Client/Server
+// LenencInt decodes a length-encoded integer (MySQL Client/Server
 // Protocol, "Integer Types"). n is the bytes it took; ok is false when b is
 // too short or starts with 0xfb (NULL) or 0xff (an ERR).
-func lenencInt(b []byte) (v uint64, n int, ok bool) {
+func LenencInt(b []byte) (v uint64, n int, ok bool) {
 	if len(b) == 0 {
 		return 0, 0, false
 	}
@@ -28,10 +28,10 @@ func lenencInt(b []byte) (v uint64, n int, ok bool) {
 	return v, n, true
 }
 
-// lenencString splits a length-encoded string off b; ok is false when b is
+// LenencString splits a length-encoded string off b; ok is false when b is
 // too short.
-func lenencString(b []byte) (s, rest []byte, ok bool) {
-	v, n, ok := lenencInt(b)
+func LenencString(b []byte) (s, rest []byte, ok bool) {
+	v, n, ok := LenencInt(b)
 	if !ok || v > uint64(len(b)-n) {
 		return nil, nil, false
 	}
