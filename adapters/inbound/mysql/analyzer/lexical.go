@@ -19,6 +19,14 @@ const (
 	tokOp                       // any other byte: operators, brackets, commas, dots, ?
 )
 
+// condComment is one executable comment a server may skip: the byte range
+// of what is inside it, and its marker (!50700, M!, M!100500), which
+// servers run or skip together.
+type condComment struct {
+	start, end int
+	marker     string
+}
+
 // token is one token's kind and byte range in the text.
 type token struct {
 	kind       tokKind
@@ -35,6 +43,10 @@ type lexed struct {
 	// backslashInQuote: a string or "…" holds a backslash, so the text may
 	// read differently under NO_BACKSLASH_ESCAPES or ANSI_QUOTES.
 	backslashInQuote bool
+	// conds are the executable comments a server may skip (those with a
+	// version, and MariaDB's /*M!, which MySQL skips): what is inside is
+	// read, but a server older than the version reads none of it.
+	conds []condComment
 	// errAt is where the text stops being readable (an unterminated string,
 	// quoted identifier or comment, a nested executable comment); -1 when
 	// it is readable to its end. toks holds the tokens before it.
@@ -53,8 +65,12 @@ var errUnterminated = errors.New("unterminated")
 //     not nested; /*+ … */ (optimizer hints) is one too for the analysis.
 //   - /*! … */ and MariaDB's /*M! … */ are executable comments: what is
 //     inside is SQL. An optional version of 5 or 6 digits follows the
-//     marker; the server runs the content only when it is at least that
-//     version, and the analyzer always reads it (the stricter choice).
+//     marker; a server runs the content only when its own version is at
+//     least that one (MariaDB also skips /*!50700 to /*!99999, MySQL every
+//     /*M!), and the analyzer reads it (the stricter choice: its actions
+//     count). Such comments are recorded (lexed.conds): a stored program's
+//     body must end at the same place whichever of them a server skips
+//     (routine.go).
 //     Comments inside are comments; a second /*! inside is an error.
 //
 // Outside literals it reads each byte as the client character set m.Charset
@@ -150,6 +166,7 @@ scan:
 					if execClose = indexFrom(sql, j, "*/"); execClose < 0 {
 						execClose = n
 					}
+					l.conds = append(l.conds, condComment{start: j, end: execClose, marker: sql[i+2 : j]})
 				}
 				blank(i, j)
 				inExec = true

@@ -1,6 +1,9 @@
 package analyzer
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // A stored program (CREATE PROCEDURE, FUNCTION, TRIGGER, EVENT) is decided
 // by its head: what it creates and its name. Its body runs only when the
@@ -36,6 +39,9 @@ func analyzeRoutine(sql, db string, m Mode, nest int, l lexed) (Result, bool) {
 	if !ok {
 		return Result{}, false
 	}
+	if !sameEndSkipped(sql, db, m, nest, l, end) {
+		return unknown(sql, errSkippedBody), true
+	}
 	if end == len(l.toks) && l.err != nil {
 		return Result{}, false // the body runs into the unreadable rest
 	}
@@ -52,6 +58,124 @@ func analyzeRoutine(sql, db string, m Mode, nest int, l lexed) (Result, bool) {
 	out.Statements = append(out.Statements, rest.Statements...)
 	out.leaves(m)
 	return out, true
+}
+
+// errSkippedBody: a stored program whose body would end elsewhere on a
+// server that skips one of its executable comments.
+var errSkippedBody = fmt.Errorf("%w: a stored program's body ends elsewhere on a server that skips one of its versioned executable comments (/*!NNNNN … */, /*M! … */)", ErrUncheckable)
+
+// sameEndSkipped reports whether the stored program that l reads as ending
+// before token end ends at the same byte on every server, whichever of its
+// versioned executable comments that server skips (serverReadings): a
+// BEGIN or END only some servers read must not move the end of the body.
+// A reading that leaves nothing of the statement (mariadb-dump's
+// /*!50003 CREATE*/ … on a server older than 5.0.3) runs nothing of it.
+func sameEndSkipped(sql, db string, m Mode, nest int, l lexed, end int) bool {
+	stop := restAt(sql, l.toks, end)
+	var conds []condComment
+	for _, c := range l.conds {
+		if c.start < stop {
+			conds = append(conds, c)
+		}
+	}
+	for _, runs := range serverReadings(conds) {
+		toks := make([]token, 0, len(l.toks))
+		for _, t := range l.toks {
+			if !skippedBy(conds, runs, t) {
+				toks = append(toks, t)
+			}
+		}
+		if len(toks) == 0 || toks[0].start >= stop {
+			continue
+		}
+		if !wordIs(sql, toks[0], "CREATE") {
+			return false
+		}
+		_, e, ok := routineHead(sql, db, m, nest, toks)
+		if !ok || restAt(sql, toks, e) != stop {
+			return false
+		}
+	}
+	return true
+}
+
+// restAt is the byte where what follows the statement ending before
+// toks[e] starts: its semicolon, or the end of sql.
+func restAt(sql string, toks []token, e int) int {
+	if e < len(toks) {
+		return toks[e].start
+	}
+	return len(sql)
+}
+
+// skippedBy reports whether t lies in a comment runs says is skipped.
+func skippedBy(conds []condComment, runs []bool, t token) bool {
+	for i, c := range conds {
+		if t.start >= c.start && t.end <= c.end {
+			return !runs[i]
+		}
+	}
+	return false
+}
+
+// serverReadings returns, for each kind of server, which of conds it runs
+// (one []bool per distinct reading): MySQL of version V runs /*!N when
+// N <= V and skips every /*M!; MariaDB of version V runs /*!N when N <=
+// V, except 50700 to 99999 (MySQL 5.7 and later, which MariaDB skips: it
+// reports itself as 5.5.5), and /*M!N when N <= V, /*M! without a version
+// always. Versions tried: 0, each N and N-1, and above them all.
+func serverReadings(conds []condComment) [][]bool {
+	if len(conds) == 0 {
+		return nil
+	}
+	versions := []int{0, 1 << 30}
+	for _, c := range conds {
+		if n := markerVersion(c.marker); n > 0 {
+			versions = append(versions, n, n-1)
+		}
+	}
+	seen := map[string]bool{}
+	var out [][]bool
+	for _, mariadb := range []bool{false, true} {
+		for _, v := range versions {
+			runs := make([]bool, len(conds))
+			key := make([]byte, len(conds))
+			for i, c := range conds {
+				runs[i] = serverRuns(c.marker, v, mariadb)
+				key[i] = '0'
+				if runs[i] {
+					key[i] = '1'
+				}
+			}
+			if !seen[string(key)] {
+				seen[string(key)] = true
+				out = append(out, runs)
+			}
+		}
+	}
+	return out
+}
+
+// serverRuns reports whether a server (MariaDB or MySQL) of version v runs
+// an executable comment with marker (!50700, M!, M!100500).
+func serverRuns(marker string, v int, mariadb bool) bool {
+	n := markerVersion(marker)
+	if marker[0] == 'M' {
+		return mariadb && n <= v
+	}
+	if mariadb && n >= 50700 && n <= 99999 {
+		return false
+	}
+	return n <= v
+}
+
+// markerVersion is the version of a marker, 0 without one.
+func markerVersion(marker string) int {
+	n := 0
+	for _, c := range strings.TrimLeft(marker, "M!") {
+		n = n*10 + int(c-'0')
+	}
+	return n
 }
 
 // routineHead reads CREATE [OR REPLACE] [DEFINER = …] [AGGREGATE]
@@ -272,6 +396,10 @@ func bodyEnd(sql string, toks []token, k int) (int, bool) {
 			begin = true
 			continue
 		}
+		if t.kind == tokQuoted && begin && opAt(sql, toks, k+1, ':') {
+			k++ // a quoted label: the statement it labels follows
+			continue
+		}
 		if t.kind != tokWord || opAt(sql, toks, k-1, '.') { // t.case names a column
 			begin = false
 			continue
@@ -343,7 +471,7 @@ func opensBlock(sql string, toks []token, k int) bool {
 // toks[k]: the text ends there or a semicolon follows, after at most a
 // label.
 func closeBody(sql string, toks []token, k int) (int, bool) {
-	if k < len(toks) && toks[k].kind == tokWord {
+	if k < len(toks) && (toks[k].kind == tokWord || toks[k].kind == tokQuoted) {
 		k++ // END label
 	}
 	if k < len(toks) && toks[k].kind != tokSemicolon {

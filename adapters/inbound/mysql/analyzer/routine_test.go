@@ -30,6 +30,16 @@ func TestStoredProgramsAreDecidedByTheirHead(t *testing.T) {
 			t.Errorf("%q: actions %v, want %v", sql, got, want)
 		}
 	}
+	// mariadb-dump's form, a quoted label: read.
+	for _, sql := range []string{
+		"/*!50003 CREATE*/ /*!50017 DEFINER=`root`@`localhost`*/ /*!50003 TRIGGER tr BEFORE INSERT ON t FOR EACH ROW BEGIN SET NEW.a = 1; END */",
+		"CREATE PROCEDURE p() BEGIN `l`: LOOP LEAVE `l`; END LOOP `l`; END",
+		"CREATE PROCEDURE p() BEGIN SELECT 1 /*!100200 , 2 */; END",
+	} {
+		if r := Analyze(sql, "app"); r.Err != nil || hasAction(r, Unknown) {
+			t.Errorf("%q: %v %+v, want it read", sql, r.Err, r.Statements)
+		}
+	}
 	r := Analyze("CREATE TRIGGER app2.tr AFTER DELETE ON `or``ders` FOR EACH ROW FOLLOWS tr0 INSERT INTO log VALUES (1)", "app")
 	has(t, "a trigger", "targets", r.Statements[0].Analysis.Targets, "app2.tr", "app.or`ders")
 }
@@ -57,6 +67,15 @@ func TestStoredProgramBodiesEnd(t *testing.T) {
 		"CREATE FUNCTION f RETURNS STRING SONAME 'udf.so'",               // a UDF: no body
 		"CREATE PROCEDURE p() BEGIN SELECT 1; END; SELECT 'a",            // the rest is unreadable
 		"CREATE PROCEDURE p() SELECT IF(1,2,3); DELETE FROM t; SELECT 1 END IF",
+		// A block word only some servers read (MariaDB skips /*!50700 to
+		// /*!99999 and versions above its own): MariaDB ends the body at
+		// the first END and runs the DELETE (a reviewer's bypass).
+		"CREATE PROCEDURE p() BEGIN SELECT 1; /*!999999 BEGIN*/ END; DELETE FROM t; END",
+		"CREATE PROCEDURE p() BEGIN SELECT 1; /*!999999 BEGIN */ END; DELETE FROM t; /*!999999 END */",
+		"CREATE PROCEDURE p() BEGIN SELECT 1; /*!50700 x.*/ END; DELETE FROM t; END",
+		"CREATE PROCEDURE p() BEGIN SELECT 1; /*M!999999 IF 1 THEN */ END; DELETE FROM t; END",
+		"CREATE TRIGGER tr AFTER INSERT ON log FOR EACH ROW BEGIN /*!999999 BEGIN */ END; DELETE FROM t; END",
+		"/*!99999 CREATE PROCEDURE p() BEGIN */ DELETE FROM t; /*!99999 END */",
 	} {
 		if r := Analyze(sql, "app"); r.Err == nil || !hasAction(r, Unknown) {
 			t.Errorf("%q: %+v, want UNKNOWN with an error", sql, r)
