@@ -29,7 +29,11 @@ func (s *session) relay() {
 	small := make([]byte, 0, smallMessage)
 	for {
 		if _, err := io.ReadFull(br, head[:]); err != nil {
-			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+			switch {
+			case errors.Is(err, net.ErrClosed): // the session closed it
+			case s.idleUpstreamEnd():
+				s.log.Info("mongodb upstream closed an idle connection; client connection closed", "error", err)
+			case !errors.Is(err, io.EOF):
 				s.log.Info("mongodb upstream connection ended", "error", err)
 			}
 			return
@@ -106,6 +110,19 @@ func (s *session) relay() {
 			return
 		}
 	}
+}
+
+// idleUpstreamEnd reports whether the upstream ended the connection while
+// no command was being decided and no reply was owed (a restart, a
+// failover, an idle timeout on the way). The relay reads the upstream at
+// all times, so it is the idle watch: its return closes the client
+// connection too, after every whole reply the upstream sent before, and
+// the client's driver sees the close before its next command, as it
+// would directly (issue 31 point 4).
+func (s *session) idleUpstreamEnd() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.terminated && !s.busy && !s.owed
 }
 
 // unasked reports whether responseTo names one of the last moreToCome

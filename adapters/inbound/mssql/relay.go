@@ -49,9 +49,12 @@ func (s *session) relayLoop() {
 		h, body, err := readPacket(s.ur, buf, 65535)
 		if err != nil {
 			var pe *protocolError
-			if errors.As(err, &pe) {
+			switch {
+			case errors.As(err, &pe):
 				s.log.Warn("mssql upstream sent a malformed packet; connection closed", "error", err)
-			} else if !isClosed(err) {
+			case s.idleUpstreamEnd():
+				s.log.Info("mssql upstream closed an idle connection; client connection closed", "error", err)
+			case !isClosed(err):
 				s.log.Info("mssql upstream connection ended", "error", err)
 			}
 			return
@@ -157,6 +160,19 @@ func (s *session) relayLoop() {
 			res = response{}
 		}
 	}
+}
+
+// idleUpstreamEnd reports whether the upstream, not the listener, ended
+// the connection while no request was in flight (KILL, a restart, a
+// gateway's idle timeout). The relay reads the upstream at all times, so
+// it is the idle watch: its return closes the client connection too
+// (relayLoop's close), after every packet the upstream sent before, and
+// the client's driver sees the close before its next request, as it
+// would directly (issue 31 point 4).
+func (s *session) idleUpstreamEnd() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.closed && s.state == stIdle
 }
 
 // unreadableAnswer ends the session on an upstream answer the relay cannot

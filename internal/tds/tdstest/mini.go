@@ -29,7 +29,9 @@ import (
 // 'hh:mm:ss' leaves the request running until the delay ends or the
 // client's Attention arrives (DONE with the attention bit; Attentions
 // counts it). SELECT TOP n … FROM big streams n generated rows packet by
-// packet, never holding the result in memory.
+// packet, never holding the result in memory. KILL spid (the number
+// @@SPID returns) closes that session's connection, as SQL Server ends a
+// killed session: a test can end an idle upstream connection.
 type Mini struct {
 	// Users maps login names to passwords; a LOGIN7 with another user or
 	// password is refused with error 18456. Empty: any login is accepted.
@@ -53,6 +55,7 @@ type Mini struct {
 	executed []Executed
 	attn     int
 	conns    int
+	live     map[int]*miniSession // sessions whose connection is open, by number
 	tranSeq  uint64
 	handles  int32
 }
@@ -81,7 +84,12 @@ func (m *Mini) init() {
 			m.mu.Lock()
 			defer m.mu.Unlock()
 			m.conns++
-			return &miniSession{m: m, conn: m.conns, db: "master", prepared: map[int32]prepared{}}
+			s := &miniSession{m: m, conn: m.conns, db: "master", prepared: map[int32]prepared{}}
+			if m.live == nil {
+				m.live = map[int]*miniSession{}
+			}
+			m.live[s.conn] = s
+			return s
 		}
 	})
 }
@@ -405,11 +413,25 @@ func (s *miniSession) Reset(skipTran bool) []byte {
 }
 
 func (s *miniSession) Close() {
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+	delete(s.m.live, s.conn)
 	if s.tranN > 0 {
-		s.m.mu.Lock()
 		s.m.tables = s.snapshot
-		s.m.mu.Unlock()
 	}
+}
+
+// spid is the session id @@SPID returns and KILL takes.
+func (s *miniSession) spid() int { return 50 + s.conn }
+
+// kill closes the connection of the session whose @@SPID is spid (KILL):
+// its open transaction is rolled back when it ends (Close). It reports
+// whether that session was open.
+func (m *Mini) kill(spid int) bool {
+	m.mu.Lock()
+	s := m.live[spid-50]
+	m.mu.Unlock()
+	return s != nil && m.Server.closeSession(s)
 }
 
 func (s *miniSession) record(text string, ctx execCtx) {

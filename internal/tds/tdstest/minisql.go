@@ -30,6 +30,7 @@ import (
 //	SELECT TOP n|(n) … FROM big    (n generated rows: id INT, payload NVARCHAR(500), ~1 KB each)
 //	SELECT expr[, …]               (literals, @parameters, DB_NAME(), @@TRANCOUNT, @@SPID, @@VERSION)
 //	WAITFOR DELAY 'hh:mm:ss[.mmm]'
+//	KILL spid                      (closes that session's connection, as SQL Server does)
 //
 // Statements of a batch are separated by semicolons or line breaks before
 // a statement keyword.
@@ -100,6 +101,10 @@ type (
 	waitStmt struct {
 		baseStmt
 		d time.Duration
+	}
+	killStmt struct {
+		baseStmt
+		spid int
 	}
 )
 
@@ -238,6 +243,7 @@ var (
 	reTop      = regexp.MustCompile(`(?is)^SELECT\s+TOP\s*\(?\s*(\d+)\s*\)?\s+.*\s+FROM\s+(?:dbo\.)?\[?big\]?$`)
 	reSelect   = regexp.MustCompile(`(?is)^SELECT\s+(.*?)\s+FROM\s+` + name + `(?:\s+WHERE\s+(.*?))?(?:\s+ORDER\s+BY\s+(\w+)(?:\s+ASC)?)?$`)
 	reSelExpr  = regexp.MustCompile(`(?is)^SELECT\s+(.*)$`)
+	reKill     = regexp.MustCompile(`(?is)^KILL\s+(\d+)$`)
 	reWait     = regexp.MustCompile(`(?is)^WAITFOR\s+DELAY\s+'(\d+):(\d+):(\d+)(?:\.(\d+))?'$`)
 	reCond     = regexp.MustCompile(`(?is)^\[?(\w+)\]?\s*=\s*(.+?)$`)
 	reSetPair  = regexp.MustCompile(`(?is)^\[?(\w+)\]?\s*=\s*(.+)$`)
@@ -374,6 +380,13 @@ func parseStmt(src string) (stmt, error) {
 	if m := reSelExpr.FindStringSubmatch(src); m != nil {
 		return &selectStmt{baseStmt: b, exprs: splitTop(m[1], ',')}, nil
 	}
+	if m := reKill.FindStringSubmatch(src); m != nil {
+		n, err := strconv.Atoi(m[1])
+		if err != nil {
+			return fail()
+		}
+		return &killStmt{b, n}, nil
+	}
 	if m := reWait.FindStringSubmatch(src); m != nil {
 		h, _ := strconv.Atoi(m[1])
 		mi, _ := strconv.Atoi(m[2])
@@ -396,7 +409,7 @@ func (s *miniSession) value(term string, ctx execCtx) (any, error) {
 		case "@@TRANCOUNT":
 			return int64(s.tranN), nil
 		case "@@SPID":
-			return int64(50 + s.conn), nil
+			return int64(s.spid()), nil
 		case "@@VERSION":
 			return "Microsoft SQL Server 2022 (RTM) - 16.0.4212.1 (X64) (hoop stand-in)", nil
 		}
@@ -543,6 +556,14 @@ func (s *miniSession) do(st stmt, ctx execCtx, status uint16, w *Reply) error {
 				return errf(3903, "The ROLLBACK TRANSACTION request has no corresponding BEGIN TRANSACTION.")
 			}
 			w.Write(s.rollback())
+		}
+		done(w, ctx, status, -1)
+	case *killStmt:
+		if st.spid == s.spid() {
+			return errf(6104, "Cannot use KILL to kill your own process.")
+		}
+		if !m.kill(st.spid) {
+			return errf(6106, "Process ID %d is not an active process ID.", st.spid)
 		}
 		done(w, ctx, status, -1)
 	case *setStmt:

@@ -47,6 +47,7 @@ type Server struct {
 	logins   []*tds.Login7
 	outcomes []tdstls.Outcome
 	enc      *tdstls.Server
+	open     map[Session]net.Conn // each Session's connection, for Mini's KILL
 	ln       net.Listener
 	done     chan struct{}
 	wg       sync.WaitGroup
@@ -100,6 +101,8 @@ func (s *Server) serve(raw net.Conn) {
 	if s.Session != nil {
 		sess = s.Session()
 		defer sess.Close()
+		s.track(sess, raw)
+		defer s.track(sess, nil)
 	}
 	var running time.Time // a Session's request left running until then (or Attention)
 	for {
@@ -228,6 +231,32 @@ func (s *Server) serve(raw net.Conn) {
 			return
 		}
 	}
+}
+
+// track records sess's connection (nil: it ended).
+func (s *Server) track(sess Session, c net.Conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c == nil {
+		delete(s.open, sess)
+		return
+	}
+	if s.open == nil {
+		s.open = map[Session]net.Conn{}
+	}
+	s.open[sess] = c
+}
+
+// closeSession closes sess's connection, as SQL Server's KILL ends a
+// session: nothing is sent to its client. It reports whether sess had one.
+func (s *Server) closeSession(sess Session) bool {
+	s.mu.Lock()
+	c, ok := s.open[sess]
+	s.mu.Unlock()
+	if ok {
+		c.Close()
+	}
+	return ok
 }
 
 func (s *Server) loginReply(l *tds.Login7, packetSize int) []byte {
