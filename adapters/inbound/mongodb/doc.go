@@ -7,7 +7,7 @@
 //
 // What lives here, one job per file:
 //
-//   - protocol.go: New, Name, Serve (internal/drain.Serve: the accept loop and the connection skeleton), login, CheckUpstream.
+//   - protocol.go: New, Name, Serve (internal/drain.Serve: the accept loop and the connection skeleton), login.
 //   - drain.go: a stopped listener's sessions: closed once idle, or at the
 //     drain deadline.
 //   - startup.go, tls.go: TLS from the first byte towards clients (tls:,
@@ -38,8 +38,9 @@
 //     (spend_approval_on: accepted; the rule is domain.NothingRan).
 //   - errors.go: the error replies {ok: 0, errmsg, code, codeName} and
 //     their codes.
-//   - actions.go: the actions rules can name (command.Actions), checked by
-//     `sidecar validate` (app.ActionChecker).
+//   - actions.go: the actions rules can name (command.Actions) and the
+//     upstream's form, checked by `sidecar validate` (app.ActionChecker,
+//     app.UpstreamChecker), as in the other listeners.
 //
 // Everything protocol-blind (rules, approvals, fingerprints, texts) is in
 // app/ and domain/. docs/mongodb-listener.md documents the behaviour for

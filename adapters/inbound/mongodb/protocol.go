@@ -27,13 +27,6 @@ func New(log *slog.Logger) *Protocol {
 // Name returns "mongodb", the protocol's name in the config file.
 func (p *Protocol) Name() string { return "mongodb" }
 
-// CheckUpstream implements app.UpstreamChecker: a mongodb listener's
-// upstream is one host:port (a mongod or mongos; not a mongodb:// URL, not
-// a replica set seed list).
-func (p *Protocol) CheckUpstream(upstream string) error {
-	return app.CheckHostPort("mongodb", "mongo:27017", upstream)
-}
-
 // Serve accepts MongoDB clients on ln and passes each through to the
 // listener's upstream until ctx is cancelled or ln is closed. Then its
 // sessions drain (drain.go, app.Protocol): each closes once no command of
