@@ -1,0 +1,37 @@
+package analyzerkit
+
+import (
+	"context"
+	"fmt"
+
+	"golang.org/x/sync/semaphore"
+)
+
+// Budget bounds the bytes of large texts a parser works on at once, across
+// every connection: a text of from bytes or more, and at most the budget's
+// size, takes its length in bytes for the time it is parsed; smaller texts
+// pass freely, larger ones are the analyzer's to refuse before parsing.
+type Budget struct {
+	sem       *semaphore.Weighted
+	size      int64
+	fromBytes int64
+}
+
+// NewBudget returns a budget of size bytes for texts of fromBytes or more.
+func NewBudget(size, fromBytes int64) *Budget {
+	return &Budget{sem: semaphore.NewWeighted(size), size: size, fromBytes: fromBytes}
+}
+
+// Acquire takes n bytes of the budget, waiting for them until ctx ends, and
+// returns the function that gives them back (call it once). When ctx ends
+// first it returns an error wrapping ctx's (context.Canceled when the client
+// left) and takes nothing.
+func (b *Budget) Acquire(ctx context.Context, n int64) (release func(), err error) {
+	if n < b.fromBytes || n > b.size {
+		return func() {}, nil
+	}
+	if err := b.sem.Acquire(ctx, n); err != nil {
+		return nil, fmt.Errorf("the text of %d bytes waited for its turn to be parsed until its client left: %w", n, err)
+	}
+	return func() { b.sem.Release(n) }, nil
+}
