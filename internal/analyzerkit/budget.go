@@ -35,3 +35,16 @@ func (b *Budget) Acquire(ctx context.Context, n int64) (release func(), err erro
 	}
 	return func() { b.sem.Release(n) }, nil
 }
+
+// WithBudget runs fn holding n bytes of b (see Acquire). When ctx ends
+// before the bytes are free, fn does not run and WithBudget returns
+// refused(err), err wrapping ctx's error; the analyzer makes of it a result
+// the listener refuses.
+func WithBudget[T any](ctx context.Context, b *Budget, n int64, fn func() T, refused func(error) T) T {
+	release, err := b.Acquire(ctx, n)
+	if err != nil {
+		return refused(err)
+	}
+	defer release()
+	return fn()
+}

@@ -49,3 +49,36 @@ func (v *Vocabulary) IsAction(action string) bool {
 	_, ok := v.set()[strings.ToUpper(action)]
 	return ok
 }
+
+// SortedKeys returns m's keys sorted, nil for an empty m: the action,
+// target and function lists of a classified statement.
+func SortedKeys(m map[string]struct{}) []string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// UpperEq reports whether a, in any ASCII case, is b, which is upper case.
+// Unlike strings.EqualFold it folds ASCII only, as SQL keywords do (the
+// Kelvin sign is not K).
+func UpperEq(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		c := a[i]
+		if c >= 'a' && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		if c != b[i] {
+			return false
+		}
+	}
+	return true
+}

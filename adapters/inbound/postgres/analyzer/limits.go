@@ -6,7 +6,8 @@ import (
 	"fmt"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
-	"golang.org/x/sync/semaphore"
+
+	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
 // ErrUncheckable is wrapped by Result.Err when the analyzer cannot read a
@@ -29,24 +30,24 @@ const MaxSize = 8 << 20
 // max_stack_depth (2 MB: about 4,500 chained operators).
 const MaxDepth = 10000
 
-// budget bounds the bytes of large texts (64 KiB and more) that the parser
-// and scanner work on at once, across every connection: each costs about
-// 100 times its size in memory, so many connections sending texts near
+// budget bounds the bytes of large texts (largeText and more) that the
+// parser and scanner work on at once, across every connection: each costs
+// about 100 times its size in memory, so many connections sending texts near
 // MaxSize at once would otherwise exhaust the process's memory. A text
-// waits for its turn.
-var budget = semaphore.NewWeighted(MaxSize)
+// waits for its turn, until its client leaves.
+var budget = analyzerkit.NewBudget(MaxSize, largeText)
 
-// largeText is the size from which a text takes its share of budget.
+// largeText is the size from which a text takes its share of budget, in
+// bytes.
 const largeText = 64 << 10
 
 // withBudget runs fn, first taking len(sql) bytes of budget when sql is
-// large.
-func withBudget[T any](sql string, fn func() T) T {
-	if n := int64(len(sql)); n >= largeText && n <= MaxSize {
-		_ = budget.Acquire(context.Background(), n) // never fails without a deadline
-		defer budget.Release(n)
-	}
-	return fn()
+// large; when ctx ends first, it returns refused of an ErrUncheckable
+// error.
+func withBudget[T any](ctx context.Context, sql string, fn func() T, refused func(error) T) T {
+	return analyzerkit.WithBudget(ctx, budget, int64(len(sql)), fn, func(err error) T {
+		return refused(fmt.Errorf("%w: %w", ErrUncheckable, err))
+	})
 }
 
 // checkLimits returns an ErrUncheckable error for a text over MaxSize or
