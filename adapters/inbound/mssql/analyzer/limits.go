@@ -8,7 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/sync/semaphore"
+	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
 // ErrUncheckable is wrapped by Result.Err when the analyzer cannot read a
@@ -30,18 +30,21 @@ const MaxSize = 4 << 20
 // its limit. SQL Server itself refuses nesting beyond a few hundred levels.
 const MaxDepth = 1000
 
-// budget bounds the bytes of large texts (64 KiB and more) that the parser
-// works on at once, across every connection; a text waits for its turn.
-var budget = semaphore.NewWeighted(MaxSize)
+// budget bounds the bytes of large texts (largeText and more) that the
+// parser works on at once, across every connection; a text waits for its
+// turn, until its client leaves.
+var budget = analyzerkit.NewBudget(MaxSize, largeText)
 
+// largeText is the size from which a text takes its share of budget, in
+// bytes.
 const largeText = 64 << 10
 
-func withBudget[T any](text string, fn func() T) T {
-	if n := int64(len(text)); n >= largeText && n <= MaxSize {
-		_ = budget.Acquire(context.Background(), n) // never fails without a deadline
-		defer budget.Release(n)
-	}
-	return fn()
+// withBudget runs fn, first taking len(text) bytes of budget when text is
+// large; when ctx ends first, it returns text as uncheckable.
+func withBudget(ctx context.Context, text string, fn func() Result) Result {
+	return analyzerkit.WithBudget(ctx, budget, int64(len(text)), fn, func(err error) Result {
+		return unknown(text, fmt.Errorf("%w: %w", ErrUncheckable, err))
+	})
 }
 
 // checkLimits refuses a text over MaxSize before it is read.
