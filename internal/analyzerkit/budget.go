@@ -2,10 +2,21 @@ package analyzerkit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"golang.org/x/sync/semaphore"
 )
+
+// ErrUncheckable is wrapped by an analysis's error when the analyzer cannot
+// read a text the server may still run (too large, nested too deep, its
+// client gone before its turn to be parsed): unlike a syntax error, the
+// listener must refuse such a text. Each analyzer's ErrUncheckable is this.
+var ErrUncheckable = errors.New("too complex to check")
+
+// LargeText is the size from which a text takes its share of a parse
+// budget, in bytes: smaller texts cost too little to wait for.
+const LargeText = 64 << 10
 
 // Budget bounds the bytes of large texts a parser works on at once, across
 // every connection: a text of from bytes or more, and at most the budget's
@@ -38,12 +49,12 @@ func (b *Budget) Acquire(ctx context.Context, n int64) (release func(), err erro
 
 // WithBudget runs fn holding n bytes of b (see Acquire). When ctx ends
 // before the bytes are free, fn does not run and WithBudget returns
-// refused(err), err wrapping ctx's error; the analyzer makes of it a result
-// the listener refuses.
+// refused(err), err wrapping ErrUncheckable and ctx's error; the analyzer
+// makes of it a result the listener refuses.
 func WithBudget[T any](ctx context.Context, b *Budget, n int64, fn func() T, refused func(error) T) T {
 	release, err := b.Acquire(ctx, n)
 	if err != nil {
-		return refused(err)
+		return refused(fmt.Errorf("%w: %w", ErrUncheckable, err))
 	}
 	defer release()
 	return fn()

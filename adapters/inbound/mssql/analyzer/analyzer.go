@@ -74,12 +74,12 @@ func Analyze(text, currentDB string) Result {
 // tree the parser built oddly) yields Unknown and Err saying so.
 func AnalyzeContext(ctx context.Context, text, currentDB string) Result {
 	r, err := analyzerkit.Guard(func() Result {
-		return withBudget(ctx, text, func() Result {
+		return analyzerkit.WithBudget(ctx, budget, int64(len(text)), func() Result {
 			if testHook != nil {
 				testHook(text)
 			}
 			return analyze(text, strings.ToLower(currentDB), 0)
-		})
+		}, func(err error) Result { return unknown(text, err) })
 	})
 	if err != nil {
 		return unknown(text, err)

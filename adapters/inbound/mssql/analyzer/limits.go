@@ -1,7 +1,6 @@
 package analyzer
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -15,7 +14,7 @@ import (
 // text that SQL Server may still run: too large, or nested too deep. Unlike
 // a syntax error (Unknown, which the server usually refuses too), such a
 // text must be refused by the listener.
-var ErrUncheckable = errors.New("too complex to check")
+var ErrUncheckable = analyzerkit.ErrUncheckable
 
 // MaxSize is the longest text the analyzer parses, in bytes. The ANTLR
 // parser costs about 30 times the text in memory and, warm, about 1 s of
@@ -30,22 +29,10 @@ const MaxSize = 4 << 20
 // its limit. SQL Server itself refuses nesting beyond a few hundred levels.
 const MaxDepth = 1000
 
-// budget bounds the bytes of large texts (largeText and more) that the
+// budget bounds the bytes of large texts (analyzerkit.LargeText and more) that the
 // parser works on at once, across every connection; a text waits for its
 // turn, until its client leaves.
-var budget = analyzerkit.NewBudget(MaxSize, largeText)
-
-// largeText is the size from which a text takes its share of budget, in
-// bytes.
-const largeText = 64 << 10
-
-// withBudget runs fn, first taking len(text) bytes of budget when text is
-// large; when ctx ends first, it returns text as uncheckable.
-func withBudget(ctx context.Context, text string, fn func() Result) Result {
-	return analyzerkit.WithBudget(ctx, budget, int64(len(text)), fn, func(err error) Result {
-		return unknown(text, fmt.Errorf("%w: %w", ErrUncheckable, err))
-	})
-}
+var budget = analyzerkit.NewBudget(MaxSize, analyzerkit.LargeText)
 
 // checkLimits refuses a text over MaxSize before it is read.
 func checkLimits(text string) error {

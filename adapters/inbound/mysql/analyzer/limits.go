@@ -2,7 +2,6 @@ package analyzer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/hoophq/sidecar/internal/analyzerkit"
@@ -13,7 +12,7 @@ import (
 // into other statements under another sql_mode. Unlike a syntax error
 // (UNKNOWN, which the upstream usually refuses too), such a text must be
 // refused by the listener.
-var ErrUncheckable = errors.New("too complex to check")
+var ErrUncheckable = analyzerkit.ErrUncheckable
 
 // MaxSize is the longest text the analyzer parses, in bytes. Parsing costs
 // about 100 times the text in memory (a 5 MiB multi-row INSERT allocated
@@ -28,14 +27,10 @@ const MaxSize = 8 << 20
 // runtime ends the whole process when a stack passes its limit.
 const MaxDepth = 10000
 
-// budget bounds the bytes of large texts (largeText and more) that the
+// budget bounds the bytes of large texts (analyzerkit.LargeText and more) that the
 // parser works on at once, across every connection; a text waits for its
 // turn, until its client leaves.
-var budget = analyzerkit.NewBudget(MaxSize, largeText)
-
-// largeText is the size from which a text takes its share of budget, in
-// bytes.
-const largeText = 64 << 10
+var budget = analyzerkit.NewBudget(MaxSize, analyzerkit.LargeText)
 
 // AnalyzeModeContext is AnalyzeMode for a client whose leaving ends ctx: a
 // large text waiting for its turn to be parsed (budget) then stops waiting,
@@ -48,7 +43,7 @@ func AnalyzeModeContext(ctx context.Context, sql, currentDB string, m Mode) Resu
 				testHook(sql)
 			}
 			return analyze(sql, currentDB, m, 0)
-		}, func(err error) Result { return unknown(sql, fmt.Errorf("%w: %w", ErrUncheckable, err)) })
+		}, func(err error) Result { return unknown(sql, err) })
 	})
 	if err != nil {
 		return unknown(sql, err)

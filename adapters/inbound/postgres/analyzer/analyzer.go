@@ -68,7 +68,7 @@ func Analyze(sql string) Result {
 // Unknown statement and Err saying so; the process lives on.
 func AnalyzeContext(ctx context.Context, sql string) Result {
 	r, err := analyzerkit.Guard(func() Result {
-		return withBudget(ctx, sql, func() Result {
+		return analyzerkit.WithBudget(ctx, budget, int64(len(sql)), func() Result {
 			if testHook != nil {
 				testHook(sql)
 			}

@@ -2,46 +2,22 @@ package analyzer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
-	"slices"
-	"strings"
 	"testing"
+
+	"github.com/hoophq/sidecar/internal/analyzerkit/kittest"
 )
 
-// A panic while analysing is one Unknown statement with the panic's value
-// in Err, not the end of the process.
-func TestPanicIsUnknown(t *testing.T) {
-	testHook = func(string) { panic("injected") }
-	defer func() { testHook = nil }()
-	r := Analyze("SELECT 1")
-	if r.Err == nil || !strings.Contains(r.Err.Error(), "injected") {
-		t.Fatalf("Err = %v, want the panic's value", r.Err)
-	}
-	if len(r.Statements) != 1 || !slices.Equal(r.Statements[0].Analysis.Actions, []string{Unknown}) {
-		t.Fatalf("statements = %+v, want one UNKNOWN", r.Statements)
-	}
-}
+var kit = kittest.Analyzer{Hook: &testHook, Budget: budget, Size: MaxSize, Unknown: Unknown,
+	Analyze: func(ctx context.Context, text string) ([]string, error) {
+		r := AnalyzeContext(ctx, text)
+		return r.Statements[0].Analysis.Actions, r.Err
+	}}
 
-// A large text waiting for the parse budget stops waiting when its client
-// leaves, and is uncheckable (the listener refuses it).
-func TestBudgetWaitEndsWithClient(t *testing.T) {
-	release, err := budget.Acquire(context.Background(), MaxSize)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer release()
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel() // the client has left
-	r := AnalyzeContext(ctx, "SELECT 1"+strings.Repeat(" ", largeText))
-	if !errors.Is(r.Err, ErrUncheckable) || !errors.Is(r.Err, context.Canceled) {
-		t.Fatalf("Err = %v, want ErrUncheckable and context.Canceled", r.Err)
-	}
-	if r := AnalyzeContext(ctx, "SELECT 1"); r.Err != nil {
-		t.Fatalf("a small text waits for the budget: %v", r.Err)
-	}
-}
+func TestPanicIsUnknown(t *testing.T) { kittest.PanicIsUnknown(t, kit) }
+
+func TestBudgetWaitEndsWithClient(t *testing.T) { kittest.BudgetWaitEndsWithClient(t, kit) }
 
 // The cache's estimate of its bytes is not far below what its entries take
 // on the heap, so the memory bound that counts CacheBytes holds. Logged:

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
 // Risk says which session settings a text's meaning depends on. The
@@ -32,7 +34,7 @@ func LexicalRisk(sql string) Risk {
 		return Risk{} // over MaxSize: Analyze refuses the text anyway
 	}
 	// Analyze, which follows, refuses a text whose client left.
-	return withBudget(context.Background(), sql, func() Risk { return lexicalRisk(sql) }, func(error) Risk { return Risk{} })
+	return analyzerkit.WithBudget(context.Background(), budget, int64(len(sql)), func() Risk { return lexicalRisk(sql) }, func(error) Risk { return Risk{} })
 }
 
 func lexicalRisk(sql string) Risk {

@@ -1,8 +1,6 @@
 package analyzer
 
 import (
-	"context"
-	"errors"
 	"fmt"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -14,7 +12,7 @@ import (
 // text that PostgreSQL may still run: too large, or nested too deep. Unlike
 // a syntax error (UNKNOWN, which the upstream refuses too), such a text must
 // be refused by the listener, never passed on as UNKNOWN.
-var ErrUncheckable = errors.New("too complex to check")
+var ErrUncheckable = analyzerkit.ErrUncheckable
 
 // MaxSize is the longest text the analyzer parses, in bytes. Parsing costs
 // about 100 times the text in memory (15 MiB took 1.7 GiB and 19 s).
@@ -30,25 +28,12 @@ const MaxSize = 8 << 20
 // max_stack_depth (2 MB: about 4,500 chained operators).
 const MaxDepth = 10000
 
-// budget bounds the bytes of large texts (largeText and more) that the
+// budget bounds the bytes of large texts (analyzerkit.LargeText and more) that the
 // parser and scanner work on at once, across every connection: each costs
 // about 100 times its size in memory, so many connections sending texts near
 // MaxSize at once would otherwise exhaust the process's memory. A text
 // waits for its turn, until its client leaves.
-var budget = analyzerkit.NewBudget(MaxSize, largeText)
-
-// largeText is the size from which a text takes its share of budget, in
-// bytes.
-const largeText = 64 << 10
-
-// withBudget runs fn, first taking len(sql) bytes of budget when sql is
-// large; when ctx ends first, it returns refused of an ErrUncheckable
-// error.
-func withBudget[T any](ctx context.Context, sql string, fn func() T, refused func(error) T) T {
-	return analyzerkit.WithBudget(ctx, budget, int64(len(sql)), fn, func(err error) T {
-		return refused(fmt.Errorf("%w: %w", ErrUncheckable, err))
-	})
-}
+var budget = analyzerkit.NewBudget(MaxSize, analyzerkit.LargeText)
 
 // checkLimits returns an ErrUncheckable error for a text over MaxSize or
 // nested deeper than MaxDepth, before it reaches the parser.
