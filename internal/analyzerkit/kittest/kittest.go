@@ -6,6 +6,7 @@ package kittest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -60,5 +61,25 @@ func BudgetWaitEndsWithClient(t *testing.T, a Analyzer) {
 	}
 	if _, err := a.Analyze(ctx, "SELECT 1"); err != nil {
 		t.Fatalf("a small text waits for the budget: %v", err)
+	}
+}
+
+// CacheBoundInBytes checks a cache of bound bytes: analyse writes texts
+// into it, bytes returns what it holds, kept whether it keeps a text. Texts
+// past the bound keep the total within it and evict the oldest first.
+func CacheBoundInBytes(t *testing.T, bound int64, analyse func(text string), bytes func() int64, kept func(text string) bool) {
+	t.Helper()
+	analyse("DROP TABLE t")
+	for i := range 300 {
+		analyse(fmt.Sprintf("CREATE TABLE t%d (a int)", i)) // no shape: one entry each
+		if n := bytes(); n > bound {
+			t.Fatalf("after %d texts the cache holds %d bytes, over its bound of %d", i+1, n, bound)
+		}
+	}
+	if kept("DROP TABLE t") {
+		t.Fatal("the least recently used entry was kept")
+	}
+	if !kept("CREATE TABLE t299 (a int)") {
+		t.Fatal("the newest entry was evicted")
 	}
 }

@@ -2,7 +2,6 @@ package analyzer
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"github.com/hoophq/sidecar/internal/analyzerkit/kittest"
@@ -21,17 +20,6 @@ func TestBudgetWaitEndsWithClient(t *testing.T) { kittest.BudgetWaitEndsWithClie
 // The cache is bounded in bytes: texts past the bound evict the oldest.
 func TestCacheBoundInBytes(t *testing.T) {
 	c := NewCache(32 << 10)
-	c.Analyze("DROP TABLE t", "db")
-	for i := range 300 {
-		c.Analyze(fmt.Sprintf("CREATE TABLE t%d (a int)", i), "db")
-		if n := c.entries.Bytes(); n > 32<<10 {
-			t.Fatalf("after %d texts the cache holds %d bytes, over its bound of %d", i+1, n, 32<<10)
-		}
-	}
-	if _, ok := c.entries.Get(cacheKey{"DROP TABLE t", "db", Mode{}}); ok {
-		t.Fatal("least recently used entry was kept")
-	}
-	if n := c.entries.Len(); n < 10 || n > 300 {
-		t.Fatalf("cache holds %d entries", n)
-	}
+	kittest.CacheBoundInBytes(t, 32<<10, func(s string) { c.Analyze(s, "db") }, c.entries.Bytes,
+		func(s string) bool { _, ok := c.entries.Get(cacheKey{s, "db", Mode{}}); return ok })
 }
