@@ -29,9 +29,9 @@ const MaxSize = 4 << 20
 // its limit. SQL Server itself refuses nesting beyond a few hundred levels.
 const MaxDepth = 1000
 
-// budget bounds the bytes of large texts (analyzerkit.LargeText and more) that the
-// parser works on at once, across every connection; a text waits for its
-// turn, until its client leaves.
+// budget bounds the bytes of large texts (64 KiB and more,
+// analyzerkit.LargeText) that the parser works on at once, across every
+// connection; a text waits for its turn, until its client leaves.
 var budget = analyzerkit.NewBudget(MaxSize, analyzerkit.LargeText)
 
 // checkLimits refuses a text over MaxSize before it is read.

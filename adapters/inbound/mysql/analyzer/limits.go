@@ -27,9 +27,9 @@ const MaxSize = 8 << 20
 // runtime ends the whole process when a stack passes its limit.
 const MaxDepth = 10000
 
-// budget bounds the bytes of large texts (analyzerkit.LargeText and more) that the
-// parser works on at once, across every connection; a text waits for its
-// turn, until its client leaves.
+// budget bounds the bytes of large texts (64 KiB and more,
+// analyzerkit.LargeText) that the parser works on at once, across every
+// connection; a text waits for its turn, until its client leaves.
 var budget = analyzerkit.NewBudget(MaxSize, analyzerkit.LargeText)
 
 // AnalyzeModeContext is AnalyzeMode for a client whose leaving ends ctx: a

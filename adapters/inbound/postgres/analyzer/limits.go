@@ -28,8 +28,8 @@ const MaxSize = 8 << 20
 // max_stack_depth (2 MB: about 4,500 chained operators).
 const MaxDepth = 10000
 
-// budget bounds the bytes of large texts (analyzerkit.LargeText and more) that the
-// parser and scanner work on at once, across every connection: each costs
+// budget bounds the bytes of large texts (64 KiB and more,
+// analyzerkit.LargeText) that the parser and scanner work on at once, across every connection: each costs
 // about 100 times its size in memory, so many connections sending texts near
 // MaxSize at once would otherwise exhaust the process's memory. A text
 // waits for its turn, until its client leaves.
