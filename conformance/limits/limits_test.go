@@ -29,8 +29,9 @@ const (
 	statement = 8 << 20 // bytes of each held statement
 	heldBytes = 64 << 20
 	// The documented bound (docs/config.md, "limits"): a base of 160 MiB,
-	// 5 × held_bytes, and 256 KiB per open client connection.
-	bound = 160<<20 + 5*heldBytes + (clients+8)*256<<10
+	// 5 × held_bytes, 256 KiB per open client connection and 16 MiB per SQL
+	// listener (its analysis cache; two postgres listeners here).
+	bound = 160<<20 + 5*heldBytes + (clients+8)*256<<10 + 2*16<<20
 )
 
 // 100 PostgreSQL clients and 100 http clients at once each send a held 8 MiB

@@ -30,7 +30,7 @@ func New(log *slog.Logger) *Protocol {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Protocol{log: log, cache: analyzer.NewCache(4096)}
+	return &Protocol{log: log, cache: analyzer.NewCache(analyzer.CacheBytes)}
 }
 
 // Name returns "mssql", the protocol's name in the config file.

@@ -35,7 +35,7 @@ func New(log *slog.Logger) *Protocol {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Protocol{log: log, cache: analyzer.NewCache(4096), threads: newThreads()}
+	return &Protocol{log: log, cache: analyzer.NewCache(analyzer.CacheBytes), threads: newThreads()}
 }
 
 // Name returns "mysql", the protocol's name in the config file.

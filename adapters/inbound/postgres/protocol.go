@@ -27,7 +27,7 @@ func New(log *slog.Logger) *Protocol {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Protocol{log: log, cache: analyzer.NewCache(4096), cancels: newCancelRegistry()}
+	return &Protocol{log: log, cache: analyzer.NewCache(analyzer.CacheBytes), cancels: newCancelRegistry()}
 }
 
 // Name returns "postgres", the protocol's name in the config file.

@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"github.com/antlr4-go/antlr/v4"
 
 	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
 // Unknown is the one action of a text the analyzer could not read, and of
@@ -62,14 +64,31 @@ type Result struct {
 // Unknown. It costs a parse each time (under a millisecond for a 2 KB DML
 // batch on the fast path, tens of milliseconds for a shape the grammar has
 // never seen): listeners use a Cache, and call Warm at start.
-func Analyze(text, currentDB string) (r Result) {
-	defer func() {
-		if p := recover(); p != nil { // classifying a tree the parser built oddly
-			r = unknown(text, fmt.Errorf("the analyzer failed on this text: %v", p))
-		}
-	}()
-	return withBudget(text, func() Result { return analyze(text, strings.ToLower(currentDB), 0) })
+func Analyze(text, currentDB string) Result {
+	return AnalyzeContext(context.Background(), text, currentDB)
 }
+
+// AnalyzeContext is Analyze for a client whose leaving ends ctx: a large
+// text waiting for its turn to be parsed (budget) then stops waiting, and
+// its result wraps ErrUncheckable. A panic while analysing (classifying a
+// tree the parser built oddly) yields Unknown and Err saying so.
+func AnalyzeContext(ctx context.Context, text, currentDB string) Result {
+	r, err := analyzerkit.Guard(func() Result {
+		return analyzerkit.WithBudget(ctx, budget, int64(len(text)), func() Result {
+			if testHook != nil {
+				testHook(text)
+			}
+			return analyze(text, strings.ToLower(currentDB), 0)
+		}, func(err error) Result { return unknown(text, err) })
+	})
+	if err != nil {
+		return unknown(text, err)
+	}
+	return r
+}
+
+// testHook, when set (by tests only), runs before each analysis.
+var testHook func(text string)
 
 // unknown is the result of a text that cannot be analysed: one statement
 // with the whole text, Unknown among its actions, and err. A text the

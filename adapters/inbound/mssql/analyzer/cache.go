@@ -1,35 +1,47 @@
 package analyzer
 
 import (
-	lru "github.com/hashicorp/golang-lru/v2"
+	"context"
+
+	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
 // Cache memoises Analyze by text and current database, keeping the most
-// recently used entries. Texts longer than MaxText bytes are analysed but
-// not kept. It is safe for concurrent use; the zero value is not usable,
-// call NewCache.
+// recently used results within a bound in bytes (each entry costs its key
+// and its result's estimated size, analyzerkit.Size). Texts longer than
+// MaxText bytes are analysed but not kept. It is safe for concurrent use;
+// the zero value is not usable, call NewCache.
 type Cache struct {
-	entries *lru.Cache[cacheKey, Result]
+	entries *analyzerkit.Cache[cacheKey, Result]
 }
 
 // MaxText is the longest text Cache keeps, in bytes.
 const MaxText = 16 << 10
 
+// CacheBytes is the bound of a listener's cache, in bytes; the memory bound
+// counts it per SQL listener (docs/config.md, "Memory bound").
+const CacheBytes = 16 << 20
+
 type cacheKey struct{ text, db string }
 
-// NewCache returns a cache holding at most size results (size < 1 means 1).
-func NewCache(size int) *Cache {
-	c, _ := lru.New[cacheKey, Result](max(size, 1)) // fails only for size < 1
-	return &Cache{entries: c}
+// NewCache returns a cache holding results whose estimated sizes sum to at
+// most maxBytes.
+func NewCache(maxBytes int64) *Cache {
+	return &Cache{entries: analyzerkit.NewCache[cacheKey, Result](maxBytes)}
 }
 
-// Analyze returns Analyze(text, currentDB), from the cache when it has it:
-// by the exact text, or for a single DML statement by its shape (see
-// shapeKey), with the statement's Text set to text's own. The result is
-// shared: callers must not modify its slices.
+// Analyze is AnalyzeContext without a client to wait for.
 func (c *Cache) Analyze(text, currentDB string) Result {
+	return c.AnalyzeContext(context.Background(), text, currentDB)
+}
+
+// AnalyzeContext returns AnalyzeContext(ctx, text, currentDB), from the
+// cache when it has it: by the exact text, or for a single DML statement by
+// its shape (see shapeKey), with the statement's Text set to text's own.
+// The result is shared: callers must not modify its slices.
+func (c *Cache) AnalyzeContext(ctx context.Context, text, currentDB string) Result {
 	if len(text) > MaxText {
-		return Analyze(text, currentDB)
+		return AnalyzeContext(ctx, text, currentDB)
 	}
 	key := cacheKey{text, currentDB}
 	if r, ok := c.entries.Get(key); ok {
@@ -42,14 +54,14 @@ func (c *Cache) Analyze(text, currentDB string) Result {
 			st := r.Statements[0]
 			st.Text = trimStatement(text)
 			r = Result{Statements: []Statement{st}}
-			c.entries.Add(key, r) // the same text again is an exact hit, without a lexical pass
+			c.entries.Add(key, r, analyzerkit.Size(key, r)) // the same text again is an exact hit, without a lexical pass
 			return r
 		}
 	}
-	r := Analyze(text, currentDB)
-	c.entries.Add(key, r)
+	r := AnalyzeContext(ctx, text, currentDB)
+	c.entries.Add(key, r, analyzerkit.Size(key, r))
 	if shaped && r.Err == nil && len(r.Statements) == 1 {
-		c.entries.Add(skey, r)
+		c.entries.Add(skey, r, analyzerkit.Size(skey, r))
 	}
 	return r
 }

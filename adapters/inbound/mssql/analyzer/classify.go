@@ -1,13 +1,13 @@
 package analyzer
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/antlr4-go/antlr/v4"
 	"github.com/bytebase/parser/tsql"
 
 	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
 type sqlClausesCtx = tsql.Sql_clausesContext
@@ -37,17 +37,8 @@ func (w *walker) statement() Statement {
 	return w.st
 }
 
-func keys(m map[string]struct{}) []string {
-	if len(m) == 0 {
-		return nil
-	}
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+// keys returns m's keys sorted (nil for none).
+func keys(m map[string]struct{}) []string { return analyzerkit.SortedKeys(m) }
 
 func (w *walker) act(a ...string) {
 	for _, s := range a {

@@ -1,6 +1,10 @@
 package analyzer
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/hoophq/sidecar/internal/analyzerkit"
+)
 
 // tokKind is the class of a lexical token.
 type tokKind uint8
@@ -229,18 +233,5 @@ func unquoteName(s string) string {
 	return s
 }
 
-func eqFold(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		c := a[i]
-		if c >= 'a' && c <= 'z' {
-			c -= 'a' - 'A'
-		}
-		if c != b[i] {
-			return false
-		}
-	}
-	return true
-}
+// eqFold reports whether a, in any ASCII case, is the upper-case b.
+func eqFold(a, b string) bool { return analyzerkit.UpperEq(a, b) }

@@ -1,21 +1,20 @@
 package analyzer
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/sync/semaphore"
+	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
 // ErrUncheckable is wrapped by Result.Err when the analyzer cannot read a
 // text that SQL Server may still run: too large, or nested too deep. Unlike
 // a syntax error (Unknown, which the server usually refuses too), such a
 // text must be refused by the listener.
-var ErrUncheckable = errors.New("too complex to check")
+var ErrUncheckable = analyzerkit.ErrUncheckable
 
 // MaxSize is the longest text the analyzer parses, in bytes. The ANTLR
 // parser costs about 30 times the text in memory and, warm, about 1 s of
@@ -30,19 +29,10 @@ const MaxSize = 4 << 20
 // its limit. SQL Server itself refuses nesting beyond a few hundred levels.
 const MaxDepth = 1000
 
-// budget bounds the bytes of large texts (64 KiB and more) that the parser
-// works on at once, across every connection; a text waits for its turn.
-var budget = semaphore.NewWeighted(MaxSize)
-
-const largeText = 64 << 10
-
-func withBudget[T any](text string, fn func() T) T {
-	if n := int64(len(text)); n >= largeText && n <= MaxSize {
-		_ = budget.Acquire(context.Background(), n) // never fails without a deadline
-		defer budget.Release(n)
-	}
-	return fn()
-}
+// budget bounds the bytes of large texts (64 KiB and more,
+// analyzerkit.LargeText) that the parser works on at once, across every
+// connection; a text waits for its turn, until its client leaves.
+var budget = analyzerkit.NewBudget(MaxSize, analyzerkit.LargeText)
 
 // checkLimits refuses a text over MaxSize before it is read.
 func checkLimits(text string) error {

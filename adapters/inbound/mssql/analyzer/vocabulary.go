@@ -2,11 +2,12 @@ package analyzer
 
 import (
 	"reflect"
-	"slices"
 	"strings"
 	"sync"
 
 	"github.com/bytebase/parser/tsql"
+
+	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
 // Actions returns every action the analyzer can report, upper case, sorted:
@@ -20,13 +21,10 @@ import (
 // found by reflection over the parser's context types, so a new grammar
 // version changes the list with it. Then the kinds classify names itself
 // (named) and those guess.go gives texts the grammar refuses.
-func Actions() []string { return vocabulary() }
+func Actions() []string { return vocabulary.Actions() }
 
 // IsAction reports whether action (any case) is in Actions.
-func IsAction(action string) bool {
-	_, ok := vocabularySet()[strings.ToUpper(action)]
-	return ok
-}
+func IsAction(action string) bool { return vocabulary.IsAction(action) }
 
 // named are the actions classify gives outside statementRules.
 var named = []string{
@@ -34,38 +32,22 @@ var named = []string{
 	"GRANT", "REVERT", "DENY", "REVOKE", "BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "TRANSACTION", "SET_XACT_ABORT",
 }
 
-var vocabulary = sync.OnceValue(func() []string {
+var vocabulary = analyzerkit.NewVocabulary(func(add func(...string)) {
 	// The grammar's rule names are set up on the parser's first use, and
 	// Actions may come first (`sidecar validate` parses nothing): names
 	// below must not be read before that.
 	tsql.TSqlParserInit()
-	set := map[string]struct{}{}
-	for _, a := range named {
-		set[a] = struct{}{}
-	}
-	for _, a := range guessVocabulary() {
-		set[a] = struct{}{}
-	}
+	add(named...)
+	add(guessVocabulary()...)
 	names := tsql.TSqlParserParserStaticData.RuleNames
 	for rule, acts := range statementRules() {
 		for _, a := range acts {
-			set[a] = struct{}{}
+			add(a)
 			if orAlterRule(names[rule]) && strings.HasPrefix(a, "CREATE") {
-				set["ALTER"+strings.TrimPrefix(a, "CREATE")] = struct{}{}
+				add("ALTER" + strings.TrimPrefix(a, "CREATE"))
 			}
 		}
 	}
-	out := keys(set)
-	slices.Sort(out)
-	return out
-})
-
-var vocabularySet = sync.OnceValue(func() map[string]struct{} {
-	set := map[string]struct{}{}
-	for _, a := range vocabulary() {
-		set[a] = struct{}{}
-	}
-	return set
 })
 
 // statementCategories are the grammar rules whose alternatives are

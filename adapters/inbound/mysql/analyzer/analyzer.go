@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -130,13 +131,8 @@ func Analyze(sql, currentDB string) Result {
 
 // AnalyzeMode is Analyze for a session whose sql_mode is known to include
 // the given modes.
-func AnalyzeMode(sql, currentDB string, m Mode) (r Result) {
-	defer func() {
-		if p := recover(); p != nil { // classifying a tree the parser built oddly
-			r = unknown(sql, fmt.Errorf("the analyzer failed on this text: %v", p))
-		}
-	}()
-	return withBudget(sql, func() Result { return analyze(sql, currentDB, m, 0) })
+func AnalyzeMode(sql, currentDB string, m Mode) Result {
+	return AnalyzeModeContext(context.Background(), sql, currentDB, m)
 }
 
 // unknown is the result of a text that cannot be analysed: one statement

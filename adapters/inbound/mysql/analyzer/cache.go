@@ -1,20 +1,23 @@
 package analyzer
 
 import (
-	"container/list"
-	"sync"
+	"context"
+
+	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
 // Cache memoises AnalyzeMode by text, current database and mode, keeping the
-// most recently used entries. Texts longer than MaxText bytes are analysed
-// but not kept. It is safe for concurrent use; the zero value is not
-// usable, call NewCache.
+// most recently used results within a bound in bytes (each entry costs its
+// key and its result's estimated size, analyzerkit.Size). Texts longer than
+// MaxText bytes are analysed but not kept. It is safe for concurrent use;
+// the zero value is not usable, call NewCache.
 type Cache struct {
-	mu      sync.Mutex
-	size    int
-	order   *list.List
-	entries map[cacheKey]*list.Element
+	entries *analyzerkit.Cache[cacheKey, Result]
 }
+
+// CacheBytes is the bound of a listener's cache, in bytes; the memory bound
+// counts it per SQL listener (docs/config.md, "Memory bound").
+const CacheBytes = 16 << 20
 
 // MaxText is the longest text Cache keeps, in bytes.
 const MaxText = 8 << 10
@@ -24,17 +27,10 @@ type cacheKey struct {
 	mode    Mode
 }
 
-type cached struct {
-	key cacheKey
-	res Result
-}
-
-// NewCache returns a cache holding at most size results (size < 1 means 1).
-func NewCache(size int) *Cache {
-	if size < 1 {
-		size = 1
-	}
-	return &Cache{size: size, order: list.New(), entries: map[cacheKey]*list.Element{}}
+// NewCache returns a cache holding results whose estimated sizes sum to at
+// most maxBytes.
+func NewCache(maxBytes int64) *Cache {
+	return &Cache{entries: analyzerkit.NewCache[cacheKey, Result](maxBytes)}
 }
 
 // Analyze returns Analyze(sql, currentDB), from the cache when it has it.
@@ -43,15 +39,21 @@ func (c *Cache) Analyze(sql, currentDB string) Result {
 	return c.AnalyzeMode(sql, currentDB, Mode{})
 }
 
-// AnalyzeMode returns AnalyzeMode(sql, currentDB, m), from the cache when it
-// has it: by the exact text, or for a single DML statement by its shape (see
-// shapeKey), with the statement's Text set to sql's own.
+// AnalyzeMode is AnalyzeModeContext without a client to wait for.
 func (c *Cache) AnalyzeMode(sql, currentDB string, m Mode) Result {
+	return c.AnalyzeModeContext(context.Background(), sql, currentDB, m)
+}
+
+// AnalyzeModeContext returns AnalyzeModeContext(ctx, sql, currentDB, m),
+// from the cache when it has it: by the exact text, or for a single DML
+// statement by its shape (see shapeKey), with the statement's Text set to
+// sql's own.
+func (c *Cache) AnalyzeModeContext(ctx context.Context, sql, currentDB string, m Mode) Result {
 	if len(sql) > MaxText {
-		return AnalyzeMode(sql, currentDB, m)
+		return AnalyzeModeContext(ctx, sql, currentDB, m)
 	}
 	if m.multiByte() && multiByteAmbiguous(sql) { // before the shape, which hides literals
-		return AnalyzeMode(sql, currentDB, m)
+		return AnalyzeModeContext(ctx, sql, currentDB, m)
 	}
 	key := cacheKey{sql, currentDB, m}
 	if r, ok := c.get(key); ok {
@@ -68,7 +70,7 @@ func (c *Cache) AnalyzeMode(sql, currentDB string, m Mode) Result {
 			return r
 		}
 	}
-	r := AnalyzeMode(sql, currentDB, m)
+	r := AnalyzeModeContext(ctx, sql, currentDB, m)
 	c.put(key, r)
 	if shaped && r.Err == nil && len(r.Statements) == 1 {
 		c.put(skey, r)
@@ -76,26 +78,6 @@ func (c *Cache) AnalyzeMode(sql, currentDB string, m Mode) Result {
 	return r
 }
 
-func (c *Cache) get(key cacheKey) (Result, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.entries[key]
-	if !ok {
-		return Result{}, false
-	}
-	c.order.MoveToFront(e)
-	return e.Value.(*cached).res, true
-}
+func (c *Cache) get(key cacheKey) (Result, bool) { return c.entries.Get(key) }
 
-func (c *Cache) put(key cacheKey, r Result) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.entries[key]; ok {
-		return
-	}
-	c.entries[key] = c.order.PushFront(&cached{key: key, res: r})
-	for c.order.Len() > c.size {
-		old := c.order.Remove(c.order.Back()).(*cached)
-		delete(c.entries, old.key)
-	}
-}
+func (c *Cache) put(key cacheKey, r Result) { c.entries.Add(key, r, analyzerkit.Size(key, r)) }

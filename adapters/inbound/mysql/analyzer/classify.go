@@ -2,7 +2,6 @@ package analyzer
 
 import (
 	"reflect"
-	"sort"
 	"strings"
 	"unicode"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/auth"
 
 	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
 // walker collects one statement's analysis while the parse tree is walked
@@ -47,17 +47,8 @@ func (w *walker) Enter(n ast.Node) (ast.Node, bool) { return n, !w.classify(n) }
 // Leave implements ast.Visitor.
 func (w *walker) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
-func keys(m map[string]struct{}) []string {
-	if len(m) == 0 {
-		return nil
-	}
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+// keys returns m's keys sorted (nil for none).
+func keys(m map[string]struct{}) []string { return analyzerkit.SortedKeys(m) }
 
 func (w *walker) act(a ...string) {
 	for _, s := range a {

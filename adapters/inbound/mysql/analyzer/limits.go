@@ -2,10 +2,9 @@ package analyzer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
-	"golang.org/x/sync/semaphore"
+	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
 // ErrUncheckable is wrapped by Result.Err when the analyzer cannot read a
@@ -13,7 +12,7 @@ import (
 // into other statements under another sql_mode. Unlike a syntax error
 // (UNKNOWN, which the upstream usually refuses too), such a text must be
 // refused by the listener.
-var ErrUncheckable = errors.New("too complex to check")
+var ErrUncheckable = analyzerkit.ErrUncheckable
 
 // MaxSize is the longest text the analyzer parses, in bytes. Parsing costs
 // about 100 times the text in memory (a 5 MiB multi-row INSERT allocated
@@ -28,19 +27,32 @@ const MaxSize = 8 << 20
 // runtime ends the whole process when a stack passes its limit.
 const MaxDepth = 10000
 
-// budget bounds the bytes of large texts (64 KiB and more) that the parser
-// works on at once, across every connection; a text waits for its turn.
-var budget = semaphore.NewWeighted(MaxSize)
+// budget bounds the bytes of large texts (64 KiB and more,
+// analyzerkit.LargeText) that the parser works on at once, across every
+// connection; a text waits for its turn, until its client leaves.
+var budget = analyzerkit.NewBudget(MaxSize, analyzerkit.LargeText)
 
-const largeText = 64 << 10
-
-func withBudget[T any](sql string, fn func() T) T {
-	if n := int64(len(sql)); n >= largeText && n <= MaxSize {
-		_ = budget.Acquire(context.Background(), n) // never fails without a deadline
-		defer budget.Release(n)
+// AnalyzeModeContext is AnalyzeMode for a client whose leaving ends ctx: a
+// large text waiting for its turn to be parsed (budget) then stops waiting,
+// and its result wraps ErrUncheckable. A panic while analysing (classifying
+// a tree the parser built oddly) yields UNKNOWN and Err saying so.
+func AnalyzeModeContext(ctx context.Context, sql, currentDB string, m Mode) Result {
+	r, err := analyzerkit.Guard(func() Result {
+		return analyzerkit.WithBudget(ctx, budget, int64(len(sql)), func() Result {
+			if testHook != nil {
+				testHook(sql)
+			}
+			return analyze(sql, currentDB, m, 0)
+		}, func(err error) Result { return unknown(sql, err) })
+	})
+	if err != nil {
+		return unknown(sql, err)
 	}
-	return fn()
+	return r
 }
+
+// testHook, when set (by tests only), runs before each analysis.
+var testHook func(sql string)
 
 // checkDepth refuses a text nested deeper than MaxDepth.
 func checkDepth(toks []token, sql string) error {
@@ -122,18 +134,5 @@ func isOperatorWord(w string) bool {
 	return false
 }
 
-func eqFold(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		c := a[i]
-		if c >= 'a' && c <= 'z' {
-			c -= 'a' - 'A'
-		}
-		if c != b[i] {
-			return false
-		}
-	}
-	return true
-}
+// eqFold reports whether a, in any ASCII case, is the upper-case b.
+func eqFold(a, b string) bool { return analyzerkit.UpperEq(a, b) }

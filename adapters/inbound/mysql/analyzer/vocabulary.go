@@ -1,9 +1,7 @@
 package analyzer
 
 import (
-	"slices"
-	"strings"
-	"sync"
+	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
 // Actions returns every action the analyzer can report, upper case, sorted:
@@ -17,13 +15,10 @@ import (
 // types so a new parser version cannot add one unnoticed. Texts the parser
 // refuses are named by their first keywords (guess.go): CREATE_, ALTER_ and
 // DROP_ with each object word there, and the verbs there.
-func Actions() []string { return vocabulary() }
+func Actions() []string { return vocabulary.Actions() }
 
 // IsAction reports whether action (any case) is in Actions.
-func IsAction(action string) bool {
-	_, ok := vocabularySet()[strings.ToUpper(action)]
-	return ok
-}
+func IsAction(action string) bool { return vocabulary.IsAction(action) }
 
 // named are the actions classify gives by name.
 var named = []string{
@@ -57,33 +52,16 @@ var parserStatements = []string{
 	"TraceStmt", "UnlockStatsStmt",
 }
 
-var vocabulary = sync.OnceValue(func() []string {
-	set := map[string]struct{}{}
-	for _, a := range named {
-		set[a] = struct{}{}
-	}
-	for _, a := range append(guessVerbs, "REPLICATION") { // guess.go
-		set[a] = struct{}{}
-	}
+var vocabulary = analyzerkit.NewVocabulary(func(add func(...string)) {
+	add(named...)
+	add(guessVerbs...) // guess.go
+	add("REPLICATION")
 	for _, verb := range []string{"CREATE", "ALTER", "DROP"} {
 		for _, o := range guessObjects {
-			set[verb+"_"+o] = struct{}{}
+			add(verb + "_" + o)
 		}
 	}
 	for _, s := range parserStatements {
-		for _, a := range genericActions(s) {
-			set[a] = struct{}{}
-		}
+		add(genericActions(s)...)
 	}
-	out := keys(set)
-	slices.Sort(out)
-	return out
-})
-
-var vocabularySet = sync.OnceValue(func() map[string]struct{} {
-	set := map[string]struct{}{}
-	for _, a := range vocabulary() {
-		set[a] = struct{}{}
-	}
-	return set
 })

@@ -1,8 +1,8 @@
 package analyzer
 
 import (
+	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
 // Unknown is the one action of a statement the parser could not read. A rule
@@ -58,13 +59,41 @@ type Result struct {
 // Err set; Err wraps ErrUncheckable when the text is too large or too deep
 // to analyse (checkLimits), which the caller must refuse.
 func Analyze(sql string) Result {
-	return withBudget(sql, func() Result { return analyze(sql) })
+	return AnalyzeContext(context.Background(), sql)
+}
+
+// AnalyzeContext is Analyze for a client whose leaving ends ctx: a large
+// text waiting for its turn to be parsed (budget) then stops waiting, and
+// its result is an ErrUncheckable error. A panic while analysing yields one
+// Unknown statement and Err saying so; the process lives on.
+func AnalyzeContext(ctx context.Context, sql string) Result {
+	r, err := analyzerkit.Guard(func() Result {
+		return analyzerkit.WithBudget(ctx, budget, int64(len(sql)), func() Result {
+			if testHook != nil {
+				testHook(sql)
+			}
+			return analyze(sql)
+		}, func(err error) Result { return unknown(sql, err) })
+	})
+	if err != nil {
+		return unknown(sql, err)
+	}
+	return r
+}
+
+// testHook, when set (by tests only), runs before each analysis.
+var testHook func(sql string)
+
+// unknown is the result of a text that cannot be analysed: one Unknown
+// statement with the whole text, and err.
+func unknown(sql string, err error) Result {
+	return Result{Statements: []Statement{{Text: sql, Analysis: domain.Analysis{Actions: []string{Unknown}}}}, Err: err}
 }
 
 func analyze(sql string) Result {
 	tree, err := parse(sql)
 	if err != nil {
-		return Result{Statements: []Statement{{Text: sql, Analysis: domain.Analysis{Actions: []string{Unknown}}}}, Err: err}
+		return unknown(sql, err)
 	}
 	out := Result{Statements: make([]Statement, 0, len(tree.Stmts))}
 	for _, raw := range tree.Stmts {
@@ -121,20 +150,8 @@ func newWalker() *walker {
 }
 
 func (w *walker) statement() Statement {
-	w.st.Analysis = domain.Analysis{Actions: keys(w.actions), Targets: keys(w.targets), Functions: keys(w.functions)}
+	w.st.Analysis = domain.Analysis{Actions: analyzerkit.SortedKeys(w.actions), Targets: analyzerkit.SortedKeys(w.targets), Functions: analyzerkit.SortedKeys(w.functions)}
 	return w.st
-}
-
-func keys(m map[string]struct{}) []string {
-	if len(m) == 0 {
-		return nil
-	}
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func (w *walker) act(a ...string) {

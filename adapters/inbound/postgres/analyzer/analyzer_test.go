@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -176,20 +177,26 @@ func TestPrepareExecuteDeallocate(t *testing.T) {
 	}
 }
 
+// The cache is bounded in bytes: texts past the bound evict the oldest, and
+// the kept results' estimated sizes stay within it.
 func TestCache(t *testing.T) {
-	c := NewCache(2)
+	c := NewCache(32 << 10)
 	a := c.Analyze("DROP TABLE t")
 	b := c.Analyze("DROP TABLE t")
 	if !slices.Equal(a.Statements[0].Analysis.Actions, b.Statements[0].Analysis.Actions) {
 		t.Fatal("cached result differs")
 	}
-	c.Analyze("SELECT 1")
-	c.Analyze("SELECT 2")
-	if len(c.entries) != 2 || c.order.Len() != 2 {
-		t.Fatalf("cache holds %d entries, want 2", len(c.entries))
+	for i := range 500 {
+		c.Analyze(fmt.Sprintf("CREATE TABLE t%d (a int)", i)) // no shape: one entry each
+		if n := c.entries.Bytes(); n > 32<<10 {
+			t.Fatalf("after %d texts the cache holds %d bytes, over its bound of %d", i+1, n, 32<<10)
+		}
 	}
-	if _, ok := c.entries["DROP TABLE t"]; ok {
+	if _, ok := c.entries.Get("DROP TABLE t"); ok {
 		t.Fatal("least recently used entry was kept")
+	}
+	if n := c.entries.Len(); n < 20 || n == 501 {
+		t.Fatalf("cache holds %d entries", n)
 	}
 }
 
@@ -237,14 +244,14 @@ func TestShapeKey(t *testing.T) {
 }
 
 func TestCacheByShapeKeepsOwnText(t *testing.T) {
-	c := NewCache(16)
+	c := NewCache(CacheBytes)
 	c.Analyze("SELECT * FROM t WHERE id = 1")
 	r := c.Analyze("SELECT * FROM t WHERE id = 2")
 	if r.Statements[0].Text != "SELECT * FROM t WHERE id = 2" {
 		t.Fatalf("text %q", r.Statements[0].Text)
 	}
-	if len(c.entries) != 2 { // the first text and its shape
-		t.Fatalf("%d entries", len(c.entries))
+	if c.entries.Len() != 2 { // the first text and its shape
+		t.Fatalf("%d entries", c.entries.Len())
 	}
 	// EXPLAIN options are constants that matter: never shared.
 	a := c.Analyze("EXPLAIN (ANALYZE 'false') DELETE FROM t")
@@ -257,7 +264,7 @@ func TestCacheByShapeKeepsOwnText(t *testing.T) {
 // A text shaped like one cached before must not take its relation names
 // when a constant decides them (UESCAPE).
 func TestCacheUescapeNamesItsOwnRelation(t *testing.T) {
-	c := NewCache(16)
+	c := NewCache(CacheBytes)
 	c.Analyze(`DELETE FROM U&"secre#0074" UESCAPE '!'`)
 	r := c.Analyze(`DELETE FROM U&"secre#0074" UESCAPE '#'`)
 	if !slices.Contains(r.Statements[0].Analysis.Targets, "public.secret") {

@@ -1,46 +1,47 @@
 package analyzer
 
 import (
-	"container/list"
-	"sync"
+	"context"
+
+	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
 // Cache memoises Analyze by statement text, keeping the most recently used
-// entries. Texts longer than MaxText bytes are analysed but not kept. It is
-// safe for concurrent use; the zero value is not usable, call NewCache.
+// results within a bound in bytes (each entry costs its text and its
+// result's estimated size, analyzerkit.Size). Texts longer than MaxText
+// bytes are analysed but not kept. It is safe for concurrent use; the zero
+// value is not usable, call NewCache.
 type Cache struct {
-	mu      sync.Mutex
-	size    int
-	order   *list.List
-	entries map[string]*list.Element
+	entries *analyzerkit.Cache[string, Result]
 }
 
 // MaxText is the longest text Cache keeps, in bytes.
 const MaxText = 8 << 10
 
-type cached struct {
-	sql string
-	res Result
+// CacheBytes is the bound of a listener's cache, in bytes; the memory bound
+// counts it per SQL listener (docs/config.md, "Memory bound").
+const CacheBytes = 16 << 20
+
+// NewCache returns a cache holding results whose estimated sizes sum to at
+// most maxBytes.
+func NewCache(maxBytes int64) *Cache {
+	return &Cache{entries: analyzerkit.NewCache[string, Result](maxBytes)}
 }
 
-// NewCache returns a cache holding at most size results (size < 1 means 1).
-func NewCache(size int) *Cache {
-	if size < 1 {
-		size = 1
-	}
-	return &Cache{size: size, order: list.New(), entries: map[string]*list.Element{}}
-}
-
-// Analyze returns Analyze(sql), from the cache when it has it: by the exact
-// text, or for a single DML statement by its shape (see fastShape and
-// shapeKey), with the
-// statement's Text set to sql's own. The result is shared: callers must not
-// modify its slices.
+// Analyze is AnalyzeContext without a client to wait for.
 func (c *Cache) Analyze(sql string) Result {
+	return c.AnalyzeContext(context.Background(), sql)
+}
+
+// AnalyzeContext returns AnalyzeContext(ctx, sql), from the cache when it
+// has it: by the exact text, or for a single DML statement by its shape
+// (see fastShape and shapeKey), with the statement's Text set to sql's own.
+// The result is shared: callers must not modify its slices.
+func (c *Cache) AnalyzeContext(ctx context.Context, sql string) Result {
 	if len(sql) > MaxText {
-		return Analyze(sql)
+		return AnalyzeContext(ctx, sql)
 	}
-	if r, ok := c.get(sql); ok {
+	if r, ok := c.entries.Get(sql); ok {
 		return r
 	}
 	shape, shaped := fastShape(sql) // most texts: no call into the C scanner
@@ -48,40 +49,16 @@ func (c *Cache) Analyze(sql string) Result {
 		shape, shaped = shapeKey(sql)
 	}
 	if shaped {
-		if r, ok := c.get(shape); ok {
+		if r, ok := c.entries.Get(shape); ok {
 			st := r.Statements[0]
 			st.Text = stmtText(sql, 0, 0)
 			return Result{Statements: []Statement{st}}
 		}
 	}
-	r := Analyze(sql)
-	c.put(sql, r)
+	r := AnalyzeContext(ctx, sql)
+	c.entries.Add(sql, r, analyzerkit.Size(sql, r))
 	if shaped && r.Err == nil && len(r.Statements) == 1 {
-		c.put(shape, r)
+		c.entries.Add(shape, r, analyzerkit.Size(shape, r))
 	}
 	return r
-}
-
-func (c *Cache) get(key string) (Result, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.entries[key]
-	if !ok {
-		return Result{}, false
-	}
-	c.order.MoveToFront(e)
-	return e.Value.(*cached).res, true
-}
-
-func (c *Cache) put(key string, r Result) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.entries[key]; ok {
-		return
-	}
-	c.entries[key] = c.order.PushFront(&cached{sql: key, res: r})
-	for c.order.Len() > c.size {
-		old := c.order.Remove(c.order.Back()).(*cached)
-		delete(c.entries, old.sql)
-	}
 }

@@ -1,9 +1,12 @@
 package analyzer
 
 import (
+	"context"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
 // Risk says which session settings a text's meaning depends on. The
@@ -30,7 +33,8 @@ func LexicalRisk(sql string) Risk {
 	if strings.IndexByte(sql, '\\') < 0 || len(sql) > MaxSize {
 		return Risk{} // over MaxSize: Analyze refuses the text anyway
 	}
-	return withBudget(sql, func() Risk { return lexicalRisk(sql) })
+	// Analyze, which follows, refuses a text whose client left.
+	return analyzerkit.WithBudget(context.Background(), budget, int64(len(sql)), func() Risk { return lexicalRisk(sql) }, func(error) Risk { return Risk{} })
 }
 
 func lexicalRisk(sql string) Risk {

@@ -1,19 +1,18 @@
 package analyzer
 
 import (
-	"context"
-	"errors"
 	"fmt"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
-	"golang.org/x/sync/semaphore"
+
+	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
 // ErrUncheckable is wrapped by Result.Err when the analyzer cannot read a
 // text that PostgreSQL may still run: too large, or nested too deep. Unlike
 // a syntax error (UNKNOWN, which the upstream refuses too), such a text must
 // be refused by the listener, never passed on as UNKNOWN.
-var ErrUncheckable = errors.New("too complex to check")
+var ErrUncheckable = analyzerkit.ErrUncheckable
 
 // MaxSize is the longest text the analyzer parses, in bytes. Parsing costs
 // about 100 times the text in memory (15 MiB took 1.7 GiB and 19 s).
@@ -29,25 +28,12 @@ const MaxSize = 8 << 20
 // max_stack_depth (2 MB: about 4,500 chained operators).
 const MaxDepth = 10000
 
-// budget bounds the bytes of large texts (64 KiB and more) that the parser
-// and scanner work on at once, across every connection: each costs about
-// 100 times its size in memory, so many connections sending texts near
+// budget bounds the bytes of large texts (64 KiB and more,
+// analyzerkit.LargeText) that the parser and scanner work on at once, across every connection: each costs
+// about 100 times its size in memory, so many connections sending texts near
 // MaxSize at once would otherwise exhaust the process's memory. A text
-// waits for its turn.
-var budget = semaphore.NewWeighted(MaxSize)
-
-// largeText is the size from which a text takes its share of budget.
-const largeText = 64 << 10
-
-// withBudget runs fn, first taking len(sql) bytes of budget when sql is
-// large.
-func withBudget[T any](sql string, fn func() T) T {
-	if n := int64(len(sql)); n >= largeText && n <= MaxSize {
-		_ = budget.Acquire(context.Background(), n) // never fails without a deadline
-		defer budget.Release(n)
-	}
-	return fn()
-}
+// waits for its turn, until its client leaves.
+var budget = analyzerkit.NewBudget(MaxSize, analyzerkit.LargeText)
 
 // checkLimits returns an ErrUncheckable error for a text over MaxSize or
 // nested deeper than MaxDepth, before it reaches the parser.

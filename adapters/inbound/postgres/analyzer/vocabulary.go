@@ -2,11 +2,12 @@ package analyzer
 
 import (
 	"strings"
-	"sync"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
 // Actions returns every action the analyzer can report, upper case, sorted:
@@ -22,16 +23,13 @@ import (
 // parser version or a new case in classify changes the list with it. Object
 // words come from the parser's enums, so DROP_<OBJECT> covers every object
 // type PostgreSQL names, even those a DROP never takes.
-func Actions() []string { return vocabulary() }
+func Actions() []string { return vocabulary.Actions() }
 
 // IsAction reports whether action (any case) is in Actions.
-func IsAction(action string) bool {
-	_, ok := vocabularySet()[strings.ToUpper(action)]
-	return ok
-}
+func IsAction(action string) bool { return vocabulary.IsAction(action) }
 
-var vocabulary = sync.OnceValue(func() []string {
-	set := map[string]struct{}{Unknown: {}}
+var vocabulary = analyzerkit.NewVocabulary(func(add func(...string)) {
+	add(Unknown)
 	msgs := pg.File_pg_query_proto.Messages()
 	for i := 0; i < msgs.Len(); i++ {
 		mt, err := protoregistry.GlobalTypes.FindMessageByName(msgs.Get(i).FullName())
@@ -45,20 +43,11 @@ var vocabulary = sync.OnceValue(func() []string {
 				// Each enum's zero value is pg_query's placeholder
 				// (OBJECT_TYPE_UNDEFINED…), which the parser never emits.
 				if !strings.HasSuffix(a, "UNDEFINED") {
-					set[a] = struct{}{}
+					add(a)
 				}
 			}
 		}
 	}
-	return keys(set)
-})
-
-var vocabularySet = sync.OnceValue(func() map[string]struct{} {
-	set := map[string]struct{}{}
-	for _, a := range vocabulary() {
-		set[a] = struct{}{}
-	}
-	return set
 })
 
 // variants returns mt's zero value and one value per enum value, bool field

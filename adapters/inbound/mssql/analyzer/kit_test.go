@@ -1,0 +1,25 @@
+package analyzer
+
+import (
+	"context"
+	"testing"
+
+	"github.com/hoophq/sidecar/internal/analyzerkit/kittest"
+)
+
+var kit = kittest.Analyzer{Hook: &testHook, Budget: budget, Size: MaxSize, Unknown: Unknown,
+	Analyze: func(ctx context.Context, text string) ([]string, error) {
+		r := AnalyzeContext(ctx, text, "")
+		return r.Statements[0].Analysis.Actions, r.Err
+	}}
+
+func TestPanicIsUnknown(t *testing.T) { kittest.PanicIsUnknown(t, kit) }
+
+func TestBudgetWaitEndsWithClient(t *testing.T) { kittest.BudgetWaitEndsWithClient(t, kit) }
+
+// The cache is bounded in bytes: texts past the bound evict the oldest.
+func TestCacheBoundInBytes(t *testing.T) {
+	c := NewCache(32 << 10)
+	kittest.CacheBoundInBytes(t, 32<<10, func(s string) { c.Analyze(s, "db") }, c.entries.Bytes,
+		func(s string) bool { _, ok := c.entries.Get(cacheKey{s, "db"}); return ok })
+}

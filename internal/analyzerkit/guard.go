@@ -1,0 +1,30 @@
+package analyzerkit
+
+import (
+	"fmt"
+	"runtime/debug"
+)
+
+// PanicError is a panic that Guard recovered: Value is what was passed to
+// panic, Stack the goroutine's stack at that point (for the log).
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("the analyzer failed on this text: %v", e.Value)
+}
+
+// Guard runs fn and returns its result, or, when fn panics, the zero value
+// and a *PanicError holding the panic's value. The analyzer reports such a
+// text as UNKNOWN with the error; the process lives on.
+func Guard[T any](fn func() T) (out T, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			var zero T
+			out, err = zero, &PanicError{Value: p, Stack: debug.Stack()}
+		}
+	}()
+	return fn(), nil
+}
