@@ -60,6 +60,16 @@ func (c *Cache[K, V]) Add(key K, val V, cost int64) {
 	}
 }
 
+// Put keeps val under each of keys (an exact text and its shape, say), each
+// entry costing val's estimated size (Size, taken once), its key's, and
+// the cache's own bookkeeping (entryOverhead).
+func (c *Cache[K, V]) Put(val V, keys ...K) {
+	size := Size(val) + entryOverhead
+	for _, k := range keys {
+		c.Add(k, val, size+Size(k))
+	}
+}
+
 // Bytes returns the sum of the kept entries' costs, in bytes.
 func (c *Cache[K, V]) Bytes() int64 {
 	c.mu.Lock()

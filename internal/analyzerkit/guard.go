@@ -1,6 +1,7 @@
 package analyzerkit
 
 import (
+	"context"
 	"fmt"
 	"runtime/debug"
 )
@@ -27,4 +28,24 @@ func Guard[T any](fn func() T) (out T, err error) {
 		}
 	}()
 	return fn(), nil
+}
+
+// Analyze is how each SQL analyzer runs one analysis of text: holding its
+// share of b while it is parsed (WithBudget: when ctx ends first, the
+// result is unknown of an error wrapping ErrUncheckable), with a panic
+// turned into unknown of a *PanicError (Guard). hook, when not nil (tests
+// only), runs first, inside both.
+func Analyze[T any](ctx context.Context, b *Budget, text string, hook func(string), analyze func() T, unknown func(error) T) T {
+	out, err := Guard(func() T {
+		return WithBudget(ctx, b, int64(len(text)), func() T {
+			if hook != nil {
+				hook(text)
+			}
+			return analyze()
+		}, unknown)
+	})
+	if err != nil {
+		return unknown(err)
+	}
+	return out
 }

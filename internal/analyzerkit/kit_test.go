@@ -16,7 +16,7 @@ func TestCacheBoundInBytes(t *testing.T) {
 	c := NewCache[string, string](10 << 10)
 	for i := range 1000 {
 		k := fmt.Sprintf("k%04d", i)
-		c.Add(k, strings.Repeat("x", 200), Size(k, strings.Repeat("x", 200)))
+		c.Put(strings.Repeat("x", 200), k)
 		if b := c.Bytes(); b > 10<<10 {
 			t.Fatalf("after %d entries the cache holds %d bytes, over its bound of %d", i+1, b, 10<<10)
 		}

@@ -7,20 +7,15 @@ import "reflect"
 const entryOverhead = 128
 
 // Size estimates, in bytes, the memory v holds: its own size plus what its
-// strings, slices, maps and pointers reach (each pointer followed once),
-// plus entryOverhead. It is an estimate for Cache costs, not an exact
-// account: it errs high on small values and ignores allocator rounding.
-func Size(v ...any) int64 {
-	seen := map[uintptr]bool{}
-	n := int64(entryOverhead)
-	for _, x := range v {
-		rv := reflect.ValueOf(x)
-		if !rv.IsValid() {
-			continue
-		}
-		n += int64(rv.Type().Size()) + reach(rv, seen, 0)
+// strings, slices, maps and pointers reach (each pointer followed once). It
+// is an estimate for Cache costs, not an exact account: it ignores
+// allocator rounding.
+func Size(v any) int64 {
+	rv := reflect.ValueOf(v)
+	if !rv.IsValid() {
+		return 0
 	}
-	return n
+	return int64(rv.Type().Size()) + reach(rv, map[uintptr]bool{}, 0)
 }
 
 // reach returns the bytes v refers to beyond its own size.

@@ -73,18 +73,8 @@ func Analyze(text, currentDB string) Result {
 // its result wraps ErrUncheckable. A panic while analysing (classifying a
 // tree the parser built oddly) yields Unknown and Err saying so.
 func AnalyzeContext(ctx context.Context, text, currentDB string) Result {
-	r, err := analyzerkit.Guard(func() Result {
-		return analyzerkit.WithBudget(ctx, budget, int64(len(text)), func() Result {
-			if testHook != nil {
-				testHook(text)
-			}
-			return analyze(text, strings.ToLower(currentDB), 0)
-		}, func(err error) Result { return unknown(text, err) })
-	})
-	if err != nil {
-		return unknown(text, err)
-	}
-	return r
+	return analyzerkit.Analyze(ctx, budget, text, testHook, func() Result { return analyze(text, strings.ToLower(currentDB), 0) },
+		func(err error) Result { return unknown(text, err) })
 }
 
 // testHook, when set (by tests only), runs before each analysis.

@@ -8,7 +8,7 @@ import (
 
 // Cache memoises Analyze by text and current database, keeping the most
 // recently used results within a bound in bytes (each entry costs its key
-// and its result's estimated size, analyzerkit.Size). Texts longer than
+// and its result's estimated size, analyzerkit.Cache.Put). Texts longer than
 // MaxText bytes are analysed but not kept. It is safe for concurrent use;
 // the zero value is not usable, call NewCache.
 type Cache struct {
@@ -54,14 +54,15 @@ func (c *Cache) AnalyzeContext(ctx context.Context, text, currentDB string) Resu
 			st := r.Statements[0]
 			st.Text = trimStatement(text)
 			r = Result{Statements: []Statement{st}}
-			c.entries.Add(key, r, analyzerkit.Size(key, r)) // the same text again is an exact hit, without a lexical pass
+			c.entries.Put(r, key) // the same text again is an exact hit, without a lexical pass
 			return r
 		}
 	}
 	r := AnalyzeContext(ctx, text, currentDB)
-	c.entries.Add(key, r, analyzerkit.Size(key, r))
 	if shaped && r.Err == nil && len(r.Statements) == 1 {
-		c.entries.Add(skey, r, analyzerkit.Size(skey, r))
+		c.entries.Put(r, key, skey)
+	} else {
+		c.entries.Put(r, key)
 	}
 	return r
 }

@@ -8,7 +8,7 @@ import (
 
 // Cache memoises AnalyzeMode by text, current database and mode, keeping the
 // most recently used results within a bound in bytes (each entry costs its
-// key and its result's estimated size, analyzerkit.Size). Texts longer than
+// key and its result's estimated size, analyzerkit.Cache.Put). Texts longer than
 // MaxText bytes are analysed but not kept. It is safe for concurrent use;
 // the zero value is not usable, call NewCache.
 type Cache struct {
@@ -66,18 +66,17 @@ func (c *Cache) AnalyzeModeContext(ctx context.Context, sql, currentDB string, m
 			st := r.Statements[0]
 			st.Text = trimStatement(sql)
 			r = Result{Statements: []Statement{st}}
-			c.put(key, r) // the same text again is an exact hit, without a lexical pass
+			c.entries.Put(r, key) // the same text again is an exact hit, without a lexical pass
 			return r
 		}
 	}
 	r := AnalyzeModeContext(ctx, sql, currentDB, m)
-	c.put(key, r)
 	if shaped && r.Err == nil && len(r.Statements) == 1 {
-		c.put(skey, r)
+		c.entries.Put(r, key, skey)
+	} else {
+		c.entries.Put(r, key)
 	}
 	return r
 }
 
 func (c *Cache) get(key cacheKey) (Result, bool) { return c.entries.Get(key) }
-
-func (c *Cache) put(key cacheKey, r Result) { c.entries.Add(key, r, analyzerkit.Size(key, r)) }

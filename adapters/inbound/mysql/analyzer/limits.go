@@ -37,18 +37,8 @@ var budget = analyzerkit.NewBudget(MaxSize, analyzerkit.LargeText)
 // and its result wraps ErrUncheckable. A panic while analysing (classifying
 // a tree the parser built oddly) yields UNKNOWN and Err saying so.
 func AnalyzeModeContext(ctx context.Context, sql, currentDB string, m Mode) Result {
-	r, err := analyzerkit.Guard(func() Result {
-		return analyzerkit.WithBudget(ctx, budget, int64(len(sql)), func() Result {
-			if testHook != nil {
-				testHook(sql)
-			}
-			return analyze(sql, currentDB, m, 0)
-		}, func(err error) Result { return unknown(sql, err) })
-	})
-	if err != nil {
-		return unknown(sql, err)
-	}
-	return r
+	return analyzerkit.Analyze(ctx, budget, sql, testHook, func() Result { return analyze(sql, currentDB, m, 0) },
+		func(err error) Result { return unknown(sql, err) })
 }
 
 // testHook, when set (by tests only), runs before each analysis.

@@ -67,18 +67,8 @@ func Analyze(sql string) Result {
 // its result is an ErrUncheckable error. A panic while analysing yields one
 // Unknown statement and Err saying so; the process lives on.
 func AnalyzeContext(ctx context.Context, sql string) Result {
-	r, err := analyzerkit.Guard(func() Result {
-		return analyzerkit.WithBudget(ctx, budget, int64(len(sql)), func() Result {
-			if testHook != nil {
-				testHook(sql)
-			}
-			return analyze(sql)
-		}, func(err error) Result { return unknown(sql, err) })
-	})
-	if err != nil {
-		return unknown(sql, err)
-	}
-	return r
+	return analyzerkit.Analyze(ctx, budget, sql, testHook, func() Result { return analyze(sql) },
+		func(err error) Result { return unknown(sql, err) })
 }
 
 // testHook, when set (by tests only), runs before each analysis.

@@ -8,7 +8,7 @@ import (
 
 // Cache memoises Analyze by statement text, keeping the most recently used
 // results within a bound in bytes (each entry costs its text and its
-// result's estimated size, analyzerkit.Size). Texts longer than MaxText
+// result's estimated size, analyzerkit.Cache.Put). Texts longer than MaxText
 // bytes are analysed but not kept. It is safe for concurrent use; the zero
 // value is not usable, call NewCache.
 type Cache struct {
@@ -56,9 +56,10 @@ func (c *Cache) AnalyzeContext(ctx context.Context, sql string) Result {
 		}
 	}
 	r := AnalyzeContext(ctx, sql)
-	c.entries.Add(sql, r, analyzerkit.Size(sql, r))
 	if shaped && r.Err == nil && len(r.Statements) == 1 {
-		c.entries.Add(shape, r, analyzerkit.Size(shape, r))
+		c.entries.Put(r, sql, shape)
+	} else {
+		c.entries.Put(r, sql)
 	}
 	return r
 }
