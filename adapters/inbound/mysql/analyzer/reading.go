@@ -254,9 +254,7 @@ func unknownNames(sql string, toks []token, m Mode) (Result, bool) {
 		end--
 	}
 	ts := toks[:end]
-	word := func(k int, w string) bool {
-		return k < len(ts) && ts[k].kind == tokWord && eqFold(sql[ts[k].start:ts[k].end], w)
-	}
+	word := func(k int, w string) bool { return wordAt(sql, ts, k, w) }
 	name := func(k int) bool {
 		return k < len(ts) && (ts[k].kind == tokWord || ts[k].kind == tokString || ts[k].kind == tokQuoted)
 	}

@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -15,7 +16,7 @@ import (
 // multi-statement text goes on after it. The server reads the body as one
 // statement: a compound one (BEGIN … END, IF … END IF, a labelled LOOP …)
 // whose semicolons are inside it, or a simple one that ends at the first
-// semicolon. routineEnd finds that end by counting openers and END over
+// semicolon. bodyEnd finds that end by counting openers and END over
 // the lexer's tokens (the tokens the server reads: strings, quoted names and
 // comments are already set apart). It counts an opener only where it is
 // sure the server reads one (IF, LOOP, WHILE, REPEAT, FOR, BEGIN where a
@@ -134,21 +135,14 @@ func serverReadings(conds []condComment) [][]bool {
 			versions = append(versions, n, n-1)
 		}
 	}
-	seen := map[string]bool{}
 	var out [][]bool
 	for _, mariadb := range []bool{false, true} {
 		for _, v := range versions {
 			runs := make([]bool, len(conds))
-			key := make([]byte, len(conds))
 			for i, c := range conds {
 				runs[i] = serverRuns(c.marker, v, mariadb)
-				key[i] = '0'
-				if runs[i] {
-					key[i] = '1'
-				}
 			}
-			if !seen[string(key)] {
-				seen[string(key)] = true
+			if !slices.ContainsFunc(out, func(o []bool) bool { return slices.Equal(o, runs) }) {
 				out = append(out, runs)
 			}
 		}
@@ -262,7 +256,9 @@ func afterParameters(sql string, toks []token, k int) (int, bool) {
 		return 0, false
 	}
 	if wordAt(sql, toks, k, "RETURNS") {
-		k = skipType(sql, toks, k+1)
+		if k, ok = skipType(sql, toks, k+1); !ok {
+			return 0, false
+		}
 	}
 	for k < len(toks) {
 		switch w := upperWord(sql, toks[k]); w {
@@ -295,10 +291,10 @@ func afterParameters(sql string, toks []token, k int) (int, bool) {
 
 // skipType skips a RETURNS type from toks[k]: a type name (two words for
 // DOUBLE PRECISION, CHAR VARYING, LONG VARCHAR, NATIONAL CHAR, …), its
-// ( length ), and its attributes.
-func skipType(sql string, toks []token, k int) int {
+// ( length ), and its attributes; false when its ( is not closed.
+func skipType(sql string, toks []token, k int) (int, bool) {
 	if k >= len(toks) || toks[k].kind != tokWord {
-		return k
+		return k, true
 	}
 	k++
 	if w := upperWord(sql, tokAt(toks, k)); w == "PRECISION" || w == "VARYING" || w == "VARCHAR" || w == "CHAR" || w == "CHARACTER" || w == "VARBINARY" {
@@ -307,7 +303,7 @@ func skipType(sql string, toks []token, k int) int {
 	if opAt(sql, toks, k, '(') {
 		var ok bool
 		if k, ok = skipBrackets(sql, toks, k); !ok {
-			return k
+			return 0, false
 		}
 	}
 	for k < len(toks) {
@@ -318,14 +314,14 @@ func skipType(sql string, toks []token, k int) int {
 			k += 2
 		case "CHARACTER":
 			if !wordAt(sql, toks, k+1, "SET") {
-				return k
+				return k, true
 			}
 			k += 3
 		default:
-			return k
+			return k, true
 		}
 	}
-	return k
+	return k, true
 }
 
 // triggerBody reads … ON table FOR EACH ROW [{FOLLOWS|PRECEDES} name] from

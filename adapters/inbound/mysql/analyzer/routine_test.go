@@ -65,6 +65,7 @@ func TestStoredProgramBodiesEnd(t *testing.T) {
 		"CREATE PROCEDURE p() BEGIN SELECT 1; DELETE FROM t",             // no END
 		"CREATE PROCEDURE p() BEGIN SELECT 1; END DELETE FROM t",         // END then no semicolon
 		"CREATE FUNCTION f RETURNS STRING SONAME 'udf.so'",               // a UDF: no body
+		"CREATE FUNCTION f() RETURNS DECIMAL(10; DELETE FROM t",          // the type's ( not closed
 		"CREATE PROCEDURE p() BEGIN SELECT 1; END; SELECT 'a",            // the rest is unreadable
 		"CREATE PROCEDURE p() SELECT IF(1,2,3); DELETE FROM t; SELECT 1 END IF",
 		// A block word only some servers read (MariaDB skips /*!50700 to
