@@ -113,7 +113,8 @@ func (s *session) relay() {
 }
 
 // idleUpstreamEnd reports whether the upstream ended the connection while
-// no command was being decided and no reply was owed (a restart, a
+// no command was being decided and no reply was owed (a command forwarded
+// and answered counts as done, even before the session has noted it) (a restart, a
 // failover, an idle timeout on the way). The relay reads the upstream at
 // all times, so it is the idle watch: its return closes the client
 // connection too, after every whole reply the upstream sent before, and
@@ -122,7 +123,7 @@ func (s *session) relay() {
 func (s *session) idleUpstreamEnd() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return !s.terminated && !s.busy && !s.owed
+	return !s.terminated && !s.owed && (!s.busy || s.forwarded) // a message sent on and answered is done
 }
 
 // unasked reports whether responseTo names one of the last moreToCome

@@ -53,6 +53,7 @@ type session struct {
 	outstanding map[int32]int // requestIDs forwarded whose reply has not begun, with how many
 	busy        bool          // a client message is being decided
 	owed        bool          // a forwarded request's reply has not begun
+	forwarded   bool          // the busy message was sent on, its reply asked for
 	draining    bool
 	terminated  bool
 
@@ -297,7 +298,7 @@ func (s *session) forward(raw []byte, hdr wire.Header, p *pending, moreToCome bo
 		s.pending[hdr.RequestID] = p
 	}
 	if !moreToCome {
-		s.owed = true
+		s.owed, s.forwarded = true, true
 		if s.outstanding == nil {
 			s.outstanding = map[int32]int{}
 		}
@@ -368,7 +369,7 @@ func (s *session) identity() string {
 func (s *session) setBusy(b bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.busy = b
+	s.busy, s.forwarded = b, false
 	if !b {
 		s.closeIfIdleLocked()
 	}
