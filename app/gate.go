@@ -94,7 +94,8 @@ type Gate struct {
 	// WithMCP selects the denial text that names the approval_wait tool.
 	WithMCP bool
 
-	lc lifecycle // shutdown state and open tickets (shutdown.go)
+	lc   lifecycle  // shutdown state and open tickets (shutdown.go)
+	lost lostClaims // claims whose answer was lost, by fingerprint (claims.go)
 }
 
 // ErrNoControlPlane is returned by queries when the Sidecar runs without one.
@@ -149,6 +150,9 @@ func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Out
 	if g.CP == nil {
 		return g.unavailable(audit, rule.Name, ErrNoControlPlane)
 	}
+	if out, done := g.reclaim(ctx, audit, s, rule.Name, fp); done {
+		return out
+	}
 	filed, err := g.CP.File(ctx, ports.FileRequest{Fingerprint: fp, ListenerName: s.Name, ApprovalRule: rule.Name,
 		Statement: Shown(shown, canonical), Protocol: s.Protocol, ClientIdentity: st.Identity, TimeLimit: rule.TimeLimit})
 	if ctx.Err() != nil {
@@ -192,23 +196,13 @@ func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Out
 		return g.ended(ctx, audit, rule.Name, a)
 	}
 	if a.EffectiveStatus(g.Clock.Now()) == domain.StatusApproved {
-		// Detached from the client: a claim is never cut in half by a hang-up
-		// (spent at the Control Plane, yet not forwarded). The client was
-		// there when it began; the statement is then forwarded.
-		claimed, won, err := g.CP.Claim(context.WithoutCancel(ctx), a.ID, fp, s.SpendOn)
+		key := ports.NewClaimKey()
+		claimed, won, err := g.claim(ctx, s, a.ID, fp, key)
 		if err != nil {
 			return g.unavailable(audit, rule.Name, err)
 		}
-		g.Metrics.Claim(s.Name, won)
 		if won {
-			audit.Decision, audit.ApprovalID, audit.Status = "forward_approved", a.ID, string(claimed.Status)
-			g.record(audit)
-			var t *Ticket
-			if s.SpendOn == ports.SpendOnAccepted {
-				t = &Ticket{gate: g, id: a.ID, audit: audit, finished: make(chan struct{})}
-				g.lc.track(t)
-			}
-			return Outcome{Forward: true, Ticket: t}
+			return g.forwardClaimed(audit, s, claimed, key)
 		}
 		a = claimed
 	}

@@ -10,21 +10,21 @@ import (
 	"github.com/hoophq/sidecar/ports"
 )
 
-// An accepted settle that meets an unavailable Control Plane is tried again;
-// a refused one is not (a retry could give back an approval claimed since).
-func TestSettleRetriesOnlyAcceptedOnUnavailable(t *testing.T) {
+// A settle that meets an unavailable Control Plane is tried again, a spend
+// and a give-back alike, each try with the claim's key: the key keeps a
+// retried give-back from touching another attempt's claim.
+func TestSettleRetriesOnUnavailableWithTheClaimKey(t *testing.T) {
 	for _, accepted := range []bool{true, false} {
 		cp := &flakySettle{CP: fakecp.New(nil), failures: 1}
 		core := NewCore(CoreOptions{Sidecar: "s", CP: cp})
-		tk := &Ticket{gate: core.Gate, id: "x"}
+		tk := &Ticket{gate: core.Gate, id: "x", key: "k-1"}
 		if accepted {
 			tk.Spend()
 		} else {
 			tk.GiveBack(domain.NotSent("test"))
 		}
-		want := map[bool]int{true: 2, false: 1}[accepted]
-		if cp.calls != want {
-			t.Errorf("accepted=%v: %d settle calls, want %d", accepted, cp.calls, want)
+		if cp.calls != 2 || len(cp.keys) != 2 || cp.keys[0] != "k-1" || cp.keys[1] != "k-1" {
+			t.Errorf("accepted=%v: %d settle calls with keys %q, want 2 with k-1", accepted, cp.calls, cp.keys)
 		}
 	}
 }
@@ -32,10 +32,12 @@ func TestSettleRetriesOnlyAcceptedOnUnavailable(t *testing.T) {
 type flakySettle struct {
 	*fakecp.CP
 	failures, calls int
+	keys            []ports.ClaimKey
 }
 
-func (f *flakySettle) Settle(ctx context.Context, id string, accepted bool) (domain.Approval, error) {
+func (f *flakySettle) Settle(ctx context.Context, id string, key ports.ClaimKey, accepted bool) (domain.Approval, error) {
 	f.calls++
+	f.keys = append(f.keys, key)
 	if f.calls <= f.failures {
 		return domain.Approval{}, fmt.Errorf("settle: %w", ports.ErrUnavailable)
 	}

@@ -18,6 +18,7 @@ import (
 type Ticket struct {
 	gate     *Gate
 	id       string
+	key      ports.ClaimKey // the winning claim's (ports.ClaimKey)
 	audit    ports.AuditEvent
 	once     sync.Once
 	done     atomic.Bool   // set when the settle begins
@@ -41,17 +42,18 @@ func (t *Ticket) ApprovalID() string {
 // makes a path that forgets to settle spend. It uses its own 10 s budget,
 // so a client that hung up does not leave the approval PROCESSING.
 //
-// A spend that meets an unavailable Control Plane is tried up to three
-// times: if an earlier try did land, a retry can only spend an approval
-// early, never run a statement twice. A request left PROCESSING is cleared
-// by a person with revoke.
+// A settle that meets an unavailable Control Plane is tried up to three
+// times (and the client retries each, ports.ClaimKey): it carries the
+// claim's key, so a try that did land is answered again and a retry cannot
+// touch another attempt's claim. A request left PROCESSING is cleared by a
+// person with revoke.
 func (t *Ticket) Spend() { t.settle(domain.NothingRan{}, 10*time.Second) }
 
 // GiveBack returns the approval to APPROVED, so the agent may resend, when
 // proof shows that nothing of the statement ran (domain.NothingRan); with a
 // zero proof it spends, as Spend does. It is safe on a nil Ticket and
-// settles at most once. A give-back is tried once: a retry could give back
-// an approval another request has claimed since.
+// settles at most once; it is retried as Spend is (the claim's key keeps a
+// retry from giving back an approval another attempt claimed since).
 func (t *Ticket) GiveBack(proof domain.NothingRan) { t.settle(proof, 10*time.Second) }
 
 // settle settles t once within budget; a second call waits (up to budget)
@@ -82,13 +84,9 @@ func (t *Ticket) run(proof domain.NothingRan, budget time.Duration) {
 	accepted := !proof.Proves()
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
-	tries := 1
-	if accepted {
-		tries = 3
-	}
 	var err error
-	for i := 0; i < tries; i++ {
-		if _, err = t.gate.CP.Settle(ctx, t.id, accepted); err == nil || !errors.Is(err, ports.ErrUnavailable) {
+	for i := 0; i < 3; i++ {
+		if _, err = t.gate.CP.Settle(ctx, t.id, t.key, accepted); err == nil || !errors.Is(err, ports.ErrUnavailable) {
 			break
 		}
 		select {

@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"time"
 
@@ -41,6 +42,16 @@ const (
 	// accepts or back to APPROVED when it refuses.
 	SpendOnAccepted SpendOn = "accepted"
 )
+
+// ClaimKey names one attempt to spend an approval: the Sidecar picks a new
+// one for each statement it decides (NewClaimKey) and sends it with the
+// claim and the settles that follow, so the Control Plane can answer a
+// repeated call as it answered the first (docs/control-plane-api.md,
+// "Claim"). At most 128 printable ASCII bytes.
+type ClaimKey string
+
+// NewClaimKey returns a fresh random key (26 characters, 130 random bits).
+func NewClaimKey() ClaimKey { return ClaimKey(rand.Text()) }
 
 // FileRequest asks the Control Plane to file an approval request for a
 // fingerprint, or to return the one it may reuse (domain.Reusable).
@@ -84,8 +95,15 @@ type ControlPlane interface {
 	// Claim atomically moves an APPROVED request with this fingerprint to
 	// EXECUTED (SpendOnSent) or PROCESSING (SpendOnAccepted). won is false
 	// when it was not APPROVED (the answer then carries its current state).
-	Claim(ctx context.Context, id, fingerprint string, spend SpendOn) (a domain.Approval, won bool, err error)
+	// key names this attempt (NewClaimKey): a claim repeated with the same
+	// key after the first one took effect wins again with the current state,
+	// so an implementation retries a claim whose answer was lost; "" claims
+	// without a key (never retried).
+	Claim(ctx context.Context, id, fingerprint string, spend SpendOn, key ClaimKey) (a domain.Approval, won bool, err error)
 	// Settle ends a PROCESSING request: accepted → EXECUTED, refused →
-	// APPROVED. ErrConflict when it is not PROCESSING.
-	Settle(ctx context.Context, id string, accepted bool) (domain.Approval, error)
+	// APPROVED. key is the winning claim's: a settle of another attempt's
+	// claim is refused, and one repeated after it took effect answers the
+	// current state, so an implementation retries it. ErrConflict when it
+	// is not PROCESSING (or not this claim's).
+	Settle(ctx context.Context, id string, key ClaimKey, accepted bool) (domain.Approval, error)
 }

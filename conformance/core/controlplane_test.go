@@ -65,10 +65,10 @@ func TestApprovedWithCLIReadBackScopedToTheSidecar(t *testing.T) {
 		t.Fatalf("refiling an APPROVED fingerprint gave %s, want reuse of %s", again.ID, a.ID)
 	}
 	// Claimed once; the second claim loses; the next filing is a new request.
-	if _, won, err := ca.Claim(context.Background(), a.ID, "v1:fp-cli", ports.SpendOnSent); err != nil || !won {
+	if _, won, err := ca.Claim(context.Background(), a.ID, "v1:fp-cli", ports.SpendOnSent, ""); err != nil || !won {
 		t.Fatalf("first claim: won=%v err=%v", won, err)
 	}
-	if st, won, err := ca.Claim(context.Background(), a.ID, "v1:fp-cli", ports.SpendOnSent); err != nil || won || st.Status != domain.StatusExecuted {
+	if st, won, err := ca.Claim(context.Background(), a.ID, "v1:fp-cli", ports.SpendOnSent, ""); err != nil || won || st.Status != domain.StatusExecuted {
 		t.Fatalf("second claim: won=%v status=%s err=%v", won, st.Status, err)
 	}
 	if next := file(t, ca, "v1:fp-cli", 0); next.ID == a.ID {

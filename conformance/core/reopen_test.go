@@ -45,7 +45,7 @@ func TestReopenWithTheCLIBinary(t *testing.T) {
 	if list, err := c.List(context.Background(), "", 200); err != nil || len(list) != 2 {
 		t.Fatalf("%d requests (%v), want the revoked one and its reopening", len(list), err)
 	}
-	if _, won, err := c.Claim(context.Background(), b.ID, "v1:fp-reopen", ports.SpendOnSent); err != nil || won {
+	if _, won, err := c.Claim(context.Background(), b.ID, "v1:fp-reopen", ports.SpendOnSent, ""); err != nil || won {
 		t.Fatalf("a reopened request is PENDING until a person approves it: won=%v %v", won, err)
 	}
 }

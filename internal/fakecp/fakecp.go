@@ -24,6 +24,8 @@ type Record struct {
 	Statement   string
 	Protocol    string
 	Identity    string
+	// ClaimKey is the key of the claim that last won it.
+	ClaimKey ports.ClaimKey
 }
 
 // CP is the fake. The zero value is not usable; call New.
@@ -38,6 +40,10 @@ type CP struct {
 	Gets atomic.Int64
 	// HideStatusOnFile makes File answer without a status.
 	HideStatusOnFile bool
+	// LoseClaimAnswers is how many of the next claims are applied with
+	// their answer lost: each returns ports.ErrUnavailable as a dropped
+	// answer would (set it under no other call).
+	LoseClaimAnswers atomic.Int64
 }
 
 // New returns an empty fake using now as its clock (time.Now when nil).
@@ -128,8 +134,10 @@ func (c *CP) List(_ context.Context, status domain.Status, limit int) ([]domain.
 	return out, nil
 }
 
-// Claim implements ports.ControlPlane.
-func (c *CP) Claim(_ context.Context, id, fp string, spend ports.SpendOn) (domain.Approval, bool, error) {
+// Claim implements ports.ControlPlane, with the reference Control Plane's
+// claim keys: a claim whose key won already, of a request still in the
+// status it moved it to, wins again.
+func (c *CP) Claim(_ context.Context, id, fp string, spend ports.SpendOn, key ports.ClaimKey) (domain.Approval, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.Fail != nil {
@@ -139,19 +147,28 @@ func (c *CP) Claim(_ context.Context, id, fp string, spend ports.SpendOn) (domai
 	if r == nil {
 		return domain.Approval{}, false, ports.ErrNotFound
 	}
-	a := c.effective(r)
-	if a.Status != domain.StatusApproved || r.Fingerprint != fp {
-		return a, false, nil
-	}
-	r.Status = domain.StatusExecuted
+	to := domain.StatusExecuted
 	if spend == ports.SpendOnAccepted {
-		r.Status = domain.StatusProcessing
+		to = domain.StatusProcessing
 	}
-	return r.Approval, true, nil
+	a := c.effective(r)
+	won := a.Status == domain.StatusApproved && r.Fingerprint == fp
+	if won {
+		r.Status, r.ClaimKey = to, key
+		a = r.Approval
+	} else {
+		won = key != "" && r.ClaimKey == key && r.Fingerprint == fp && a.Status == to
+	}
+	if c.LoseClaimAnswers.Load() > 0 {
+		c.LoseClaimAnswers.Add(-1)
+		return domain.Approval{}, false, fmt.Errorf("fakecp: claim answer dropped: %w", ports.ErrUnavailable)
+	}
+	return a, won, nil
 }
 
-// Settle implements ports.ControlPlane.
-func (c *CP) Settle(_ context.Context, id string, accepted bool) (domain.Approval, error) {
+// Settle implements ports.ControlPlane: key, when not "", must be the
+// winning claim's; a settle repeated after it took effect answers again.
+func (c *CP) Settle(_ context.Context, id string, key ports.ClaimKey, accepted bool) (domain.Approval, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.Fail != nil {
@@ -161,13 +178,18 @@ func (c *CP) Settle(_ context.Context, id string, accepted bool) (domain.Approva
 	if r == nil {
 		return domain.Approval{}, ports.ErrNotFound
 	}
-	if r.Status != domain.StatusProcessing {
+	to := domain.StatusApproved
+	if accepted {
+		to = domain.StatusExecuted
+	}
+	mine := key == "" || r.ClaimKey == key
+	if r.Status != domain.StatusProcessing || !mine {
+		if key != "" && mine && r.Status == to {
+			return r.Approval, nil
+		}
 		return r.Approval, ports.ErrConflict
 	}
-	r.Status = domain.StatusApproved
-	if accepted {
-		r.Status = domain.StatusExecuted
-	}
+	r.Status = to
 	return r.Approval, nil
 }
 

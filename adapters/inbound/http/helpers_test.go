@@ -137,18 +137,18 @@ func (f *flakyCP) Get(ctx context.Context, id string) (domain.Approval, error) {
 	return f.CP.Get(ctx, id)
 }
 
-func (f *flakyCP) Claim(ctx context.Context, id, fp string, s ports.SpendOn) (domain.Approval, bool, error) {
+func (f *flakyCP) Claim(ctx context.Context, id, fp string, s ports.SpendOn, key ports.ClaimKey) (domain.Approval, bool, error) {
 	if err := f.fail(); err != nil {
 		return domain.Approval{}, false, err
 	}
-	return f.CP.Claim(ctx, id, fp, s)
+	return f.CP.Claim(ctx, id, fp, s, key)
 }
 
-func (f *flakyCP) Settle(ctx context.Context, id string, accepted bool) (domain.Approval, error) {
+func (f *flakyCP) Settle(ctx context.Context, id string, key ports.ClaimKey, accepted bool) (domain.Approval, error) {
 	if err := f.fail(); err != nil {
 		return domain.Approval{}, err
 	}
-	return f.CP.Settle(ctx, id, accepted)
+	return f.CP.Settle(ctx, id, key, accepted)
 }
 
 // sidecar is an in-process Sidecar core with its Control Plane fake.

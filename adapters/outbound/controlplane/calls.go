@@ -123,11 +123,13 @@ func (c *Client) List(ctx context.Context, status domain.Status, limit int) (out
 
 // Claim atomically spends an APPROVED request with this fingerprint
 // (POST /api/sidecars/reviews/{id}/claim): 200 → won with the new state;
-// 409 claim_lost → won false with the current state from "review". Never
-// retried. Errors: ErrNotFound, ErrUnavailable, ErrOlder, ErrUnauthorized,
+// 409 claim_lost → won false with the current state from "review". With a
+// key it is retried as a keyed write (a lost answer is asked again: the
+// Control Plane answers a repeated key as it did the first time); without
+// one it is tried once. Errors: ErrNotFound, ErrUnavailable, ErrOlder, ErrUnauthorized,
 // ErrConflict (another 409, or claim_lost without a readable "review"),
 // ErrBadAnswer.
-func (c *Client) Claim(ctx context.Context, id, fingerprint string, spend ports.SpendOn) (ap domain.Approval, won bool, err error) {
+func (c *Client) Claim(ctx context.Context, id, fingerprint string, spend ports.SpendOn, key ports.ClaimKey) (ap domain.Approval, won bool, err error) {
 	if spend == "" {
 		spend = ports.SpendOnSent
 	}
@@ -136,8 +138,8 @@ func (c *Client) Claim(ctx context.Context, id, fingerprint string, spend ports.
 			return err
 		}
 		var a answer
-		a, err = c.once(ctx, request{call: "claim", method: http.MethodPost, path: reviewPath(id, "/claim"),
-			body: claimBody{Fingerprint: fingerprint, SpendApprovalOn: string(spend)}})
+		a, err = c.write(ctx, key, request{call: "claim", method: http.MethodPost, path: reviewPath(id, "/claim"),
+			body: claimBody{Fingerprint: fingerprint, SpendApprovalOn: string(spend), ClaimKey: string(key)}})
 		if err != nil {
 			if a.status == http.StatusConflict && errorCode(err) == "claim_lost" {
 				if cur, ok := conflictState(a); ok {
@@ -156,11 +158,12 @@ func (c *Client) Claim(ctx context.Context, id, fingerprint string, spend ports.
 }
 
 // Settle ends a PROCESSING request (POST /api/sidecars/reviews/{id}/settle):
-// accepted → EXECUTED, refused → APPROVED. Never retried. Errors:
+// accepted → EXECUTED, refused → APPROVED, for the claim that key names.
+// Retried as a keyed write when key is not "" (as Claim). Errors:
 // ErrConflict (409 not_processing; the approval returned is the current
 // state when the answer carried one), ErrNotFound, ErrUnavailable, ErrOlder,
 // ErrUnauthorized, ErrRejected, ErrBadAnswer.
-func (c *Client) Settle(ctx context.Context, id string, accepted bool) (ap domain.Approval, err error) {
+func (c *Client) Settle(ctx context.Context, id string, key ports.ClaimKey, accepted bool) (ap domain.Approval, err error) {
 	outcome := "refused"
 	if accepted {
 		outcome = "accepted"
@@ -170,8 +173,8 @@ func (c *Client) Settle(ctx context.Context, id string, accepted bool) (ap domai
 			return err
 		}
 		var a answer
-		a, err = c.once(ctx, request{call: "settle", method: http.MethodPost, path: reviewPath(id, "/settle"),
-			body: settleBody{Outcome: outcome}})
+		a, err = c.write(ctx, key, request{call: "settle", method: http.MethodPost, path: reviewPath(id, "/settle"),
+			body: settleBody{Outcome: outcome, ClaimKey: string(key)}})
 		if err != nil {
 			if a.status == http.StatusConflict {
 				if cur, ok := conflictState(a); ok {

@@ -59,10 +59,10 @@ func TestGarbageIsUnavailableOnWrites(t *testing.T) {
 	if _, err := c.File(context.Background(), fileReq); !errors.Is(err, ports.ErrUnavailable) || errors.Is(err, ports.ErrOlder) {
 		t.Fatalf("File through a proxy's 502 page: %v, want ErrUnavailable", err)
 	}
-	if _, _, err := c.Claim(context.Background(), "9f97", "v1:4f0c", ports.SpendOnSent); !errors.Is(err, ports.ErrUnavailable) || errors.Is(err, ports.ErrOlder) {
+	if _, _, err := c.Claim(context.Background(), "9f97", "v1:4f0c", ports.SpendOnSent, ""); !errors.Is(err, ports.ErrUnavailable) || errors.Is(err, ports.ErrOlder) {
 		t.Fatalf("Claim through a proxy's 404 page: %v, want ErrUnavailable", err)
 	}
-	if _, err := c.Settle(context.Background(), "9f97", true); !errors.Is(err, ports.ErrUnavailable) || errors.Is(err, ports.ErrOlder) {
+	if _, err := c.Settle(context.Background(), "9f97", "", true); !errors.Is(err, ports.ErrUnavailable) || errors.Is(err, ports.ErrOlder) {
 		t.Fatalf("Settle answered by a login page: %v, want ErrUnavailable", err)
 	}
 	if err := c.Ping(context.Background()); !errors.Is(err, ports.ErrUnavailable) || errors.Is(err, ports.ErrOlder) {

@@ -33,8 +33,8 @@ func TestTokenNeverInErrors(t *testing.T) {
 	_, errs["file"] = c.File(ctx, fileReq)
 	_, errs["get"] = c.Get(ctx, "x")
 	_, errs["list"] = c.List(ctx, "", 0)
-	_, _, errs["claim"] = c.Claim(ctx, "x", "fp", ports.SpendOnSent)
-	_, errs["settle"] = c.Settle(ctx, "x", true)
+	_, _, errs["claim"] = c.Claim(ctx, "x", "fp", ports.SpendOnSent, "")
+	_, errs["settle"] = c.Settle(ctx, "x", "", true)
 	_, errs["info"] = c.Info(ctx)
 
 	// A network error (nothing listens any more) and a 500 echo too.

@@ -117,6 +117,26 @@ func (c *Client) once(ctx context.Context, r request) (answer, error) {
 // per-exchange timeout is not retried (a hung Control Plane costs a reader
 // one timeout, not readTries of them). Other errors end it at once.
 func (c *Client) read(ctx context.Context, r request) (answer, error) {
+	return c.retried(ctx, r, false)
+}
+
+// write performs a claim or settle. With a key it is idempotent at the
+// Control Plane (docs/control-plane-api.md, "Claim"), so it is retried as
+// read is, and also after a try that ran out of the per-exchange timeout:
+// that try may have been applied with its answer lost, and only asking
+// again with the same key tells. At most readTries tries, bounded by ctx.
+// Without a key it is tried once.
+func (c *Client) write(ctx context.Context, key ports.ClaimKey, r request) (answer, error) {
+	if key == "" {
+		return c.once(ctx, r)
+	}
+	return c.retried(ctx, r, true)
+}
+
+// retried runs once up to readTries times with backoff while it fails with
+// ports.ErrUnavailable and ctx lasts; timeouts says whether a try that ran
+// out of c.timeout is tried again.
+func (c *Client) retried(ctx context.Context, r request, timeouts bool) (answer, error) {
 	var last error
 	bo := &backoff.ExponentialBackOff{InitialInterval: backoffInitial, RandomizationFactor: 0.2,
 		Multiplier: 2, MaxInterval: backoffMax}
@@ -127,9 +147,9 @@ func (c *Client) read(ctx context.Context, r request) (answer, error) {
 		}
 		last = err
 		// A try that ran out of c.timeout met a Control Plane that accepts
-		// and does not answer: trying again would make every reader wait
-		// readTries timeouts instead of one.
-		if errors.Is(err, ports.ErrUnavailable) && ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
+		// and does not answer: a reader trying again would wait readTries
+		// timeouts instead of one.
+		if errors.Is(err, ports.ErrUnavailable) && ctx.Err() == nil && (timeouts || !errors.Is(err, context.DeadlineExceeded)) {
 			return a, err
 		}
 		return a, backoff.Permanent(err)

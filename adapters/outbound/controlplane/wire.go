@@ -70,11 +70,13 @@ type fileBody struct {
 type claimBody struct {
 	Fingerprint     string `json:"fingerprint"`
 	SpendApprovalOn string `json:"spend_approval_on"`
+	ClaimKey        string `json:"claim_key,omitempty"`
 }
 
 // settleBody is the body of POST /api/sidecars/reviews/{id}/settle.
 type settleBody struct {
-	Outcome string `json:"outcome"`
+	Outcome  string `json:"outcome"`
+	ClaimKey string `json:"claim_key,omitempty"`
 }
 
 // conflictBody is a 409's body: the error plus the current state.

@@ -17,7 +17,7 @@ func TestClaimWon(t *testing.T) {
 	}{{ports.SpendOnSent, "EXECUTED"}, {ports.SpendOnAccepted, "PROCESSING"}} {
 		t.Run(string(tc.spend), func(t *testing.T) {
 			s := newServer(t, reply(200, with(approvalJSON("9f97", tc.state), "claimed", true)))
-			a, won, err := newClient(t, s.URL, nil).Claim(context.Background(), "9f97", "v1:4f0c", tc.spend)
+			a, won, err := newClient(t, s.URL, nil).Claim(context.Background(), "9f97", "v1:4f0c", tc.spend, "")
 			if err != nil || !won || a.Status != domain.Status(tc.state) {
 				t.Fatalf("won=%v status=%q err=%v", won, a.Status, err)
 			}
@@ -37,7 +37,7 @@ func TestClaimLost(t *testing.T) {
 		"review": with(approvalJSON("9f97", "EXECUTED"), "decided_at", "2026-09-29T14:03:40Z")}
 	s := newServer(t, reply(409, body))
 	var obs []observation
-	a, won, err := newClient(t, s.URL, &obs).Claim(context.Background(), "9f97", "v1:4f0c", ports.SpendOnSent)
+	a, won, err := newClient(t, s.URL, &obs).Claim(context.Background(), "9f97", "v1:4f0c", ports.SpendOnSent, "")
 	if err != nil {
 		t.Fatalf("err = %v, want nil (a lost claim is an answer)", err)
 	}
@@ -67,7 +67,7 @@ func TestClaimErrors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newServer(t, tc.reply, reply(200, approvalJSON("9f97", "EXECUTED")))
-			_, won, err := newClient(t, s.URL, nil).Claim(context.Background(), "9f97", "v1:4f0c", ports.SpendOnSent)
+			_, won, err := newClient(t, s.URL, nil).Claim(context.Background(), "9f97", "v1:4f0c", ports.SpendOnSent, "")
 			if !errors.Is(err, tc.want) || won {
 				t.Fatalf("won=%v err=%v, want %v", won, err, tc.want)
 			}
@@ -86,7 +86,7 @@ func TestSettle(t *testing.T) {
 	}{{true, "accepted", domain.StatusExecuted}, {false, "refused", domain.StatusApproved}} {
 		t.Run(tc.outcome, func(t *testing.T) {
 			s := newServer(t, reply(200, approvalJSON("9f97", string(tc.state))))
-			a, err := newClient(t, s.URL, nil).Settle(context.Background(), "9f97", tc.accepted)
+			a, err := newClient(t, s.URL, nil).Settle(context.Background(), "9f97", "", tc.accepted)
 			if err != nil || a.Status != tc.state {
 				t.Fatalf("status=%q err=%v", a.Status, err)
 			}
@@ -103,7 +103,7 @@ func TestSettleNotProcessing(t *testing.T) {
 		"review": approvalJSON("9f97", "APPROVED")}
 	s := newServer(t, reply(409, body))
 	var obs []observation
-	a, err := newClient(t, s.URL, &obs).Settle(context.Background(), "9f97", true)
+	a, err := newClient(t, s.URL, &obs).Settle(context.Background(), "9f97", "", true)
 	if !errors.Is(err, ports.ErrConflict) {
 		t.Fatalf("err = %v, want ErrConflict", err)
 	}
@@ -129,7 +129,7 @@ func TestSettleErrors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newServer(t, tc.reply, reply(200, approvalJSON("9f97", "EXECUTED")))
-			_, err := newClient(t, s.URL, nil).Settle(context.Background(), "9f97", true)
+			_, err := newClient(t, s.URL, nil).Settle(context.Background(), "9f97", "", true)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("err = %v, want %v", err, tc.want)
 			}

@@ -49,7 +49,7 @@ func TestTheSidecarsClientAgrees(t *testing.T) {
 	if _, err := sidecarClient(t, cp.URL, other).Get(ctx, id); !errors.Is(err, ports.ErrNotFound) {
 		t.Fatalf("another Sidecar's get: %v", err)
 	}
-	if _, won, err := c.Claim(ctx, id, "v1:aa", ports.SpendOnSent); won || err != nil {
+	if _, won, err := c.Claim(ctx, id, "v1:aa", ports.SpendOnSent, ""); won || err != nil {
 		t.Fatalf("claim of a PENDING one: won=%v %v", won, err)
 	}
 	cp.Clock.Set(t0.Add(time.Minute))
@@ -60,14 +60,14 @@ func TestTheSidecarsClientAgrees(t *testing.T) {
 	if err != nil || g.Status != domain.StatusApproved || g.DecidedAt == nil || !g.DecidedAt.Equal(t0.Add(time.Minute)) {
 		t.Fatalf("get: %+v %v", g, err)
 	}
-	a, won, err := c.Claim(ctx, id, "v1:aa", ports.SpendOnAccepted)
+	a, won, err := c.Claim(ctx, id, "v1:aa", ports.SpendOnAccepted, "")
 	if !won || err != nil || a.Status != domain.StatusProcessing {
 		t.Fatalf("claim: %+v %v %v", a, won, err)
 	}
-	if a, err = c.Settle(ctx, id, true); err != nil || a.Status != domain.StatusExecuted {
+	if a, err = c.Settle(ctx, id, "", true); err != nil || a.Status != domain.StatusExecuted {
 		t.Fatalf("settle: %+v %v", a, err)
 	}
-	if _, err = c.Settle(ctx, id, true); !errors.Is(err, ports.ErrConflict) {
+	if _, err = c.Settle(ctx, id, "", true); !errors.Is(err, ports.ErrConflict) {
 		t.Fatalf("settle twice: %v", err)
 	}
 	list, err := c.List(ctx, domain.StatusExecuted, 10)

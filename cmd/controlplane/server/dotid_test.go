@@ -21,10 +21,10 @@ func TestDotSegmentIDsAreNotFound(t *testing.T) {
 		if _, err := c.Get(ctx, id); !errors.Is(err, ports.ErrNotFound) {
 			t.Errorf("Get(%q): %v, want ErrNotFound", id, err)
 		}
-		if _, _, err := c.Claim(ctx, id, "v1:aa", ports.SpendOnSent); !errors.Is(err, ports.ErrNotFound) {
+		if _, _, err := c.Claim(ctx, id, "v1:aa", ports.SpendOnSent, ""); !errors.Is(err, ports.ErrNotFound) {
 			t.Errorf("Claim(%q): %v, want ErrNotFound", id, err)
 		}
-		if _, err := c.Settle(ctx, id, true); !errors.Is(err, ports.ErrNotFound) {
+		if _, err := c.Settle(ctx, id, "", true); !errors.Is(err, ports.ErrNotFound) {
 			t.Errorf("Settle(%q): %v, want ErrNotFound", id, err)
 		}
 	}

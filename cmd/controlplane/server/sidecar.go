@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -116,6 +117,7 @@ func (s *srv) claim(w http.ResponseWriter, r *http.Request, sidecar string) {
 	var b struct {
 		Fingerprint     string `json:"fingerprint"`
 		SpendApprovalOn string `json:"spend_approval_on"`
+		ClaimKey        string `json:"claim_key"`
 	}
 	if err := s.decode(w, r, &b, false); err != nil {
 		badBody(w, err)
@@ -134,7 +136,10 @@ func (s *srv) claim(w http.ResponseWriter, r *http.Request, sidecar string) {
 		writeError(w, http.StatusBadRequest, "invalid", "fingerprint must not be empty")
 		return
 	}
-	rec, won, err := s.st.Claim(r.Context(), sidecar, r.PathValue("id"), b.Fingerprint, to, s.now())
+	if !validClaimKey(w, b.ClaimKey) {
+		return
+	}
+	rec, won, err := s.st.Claim(r.Context(), sidecar, r.PathValue("id"), b.Fingerprint, b.ClaimKey, to, s.now())
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -160,7 +165,8 @@ func (s *srv) claim(w http.ResponseWriter, r *http.Request, sidecar string) {
 // settle: POST /api/sidecars/reviews/{id}/settle.
 func (s *srv) settle(w http.ResponseWriter, r *http.Request, sidecar string) {
 	var b struct {
-		Outcome string `json:"outcome"`
+		Outcome  string `json:"outcome"`
+		ClaimKey string `json:"claim_key"`
 	}
 	if err := s.decode(w, r, &b, false); err != nil {
 		badBody(w, err)
@@ -170,7 +176,10 @@ func (s *srv) settle(w http.ResponseWriter, r *http.Request, sidecar string) {
 		writeError(w, http.StatusBadRequest, "invalid", `outcome must be "accepted" or "refused"`)
 		return
 	}
-	rec, err := s.st.Settle(r.Context(), sidecar, r.PathValue("id"), b.Outcome == "accepted", s.now())
+	if !validClaimKey(w, b.ClaimKey) {
+		return
+	}
+	rec, err := s.st.Settle(r.Context(), sidecar, r.PathValue("id"), b.ClaimKey, b.Outcome == "accepted", s.now())
 	var ce *store.ConflictError
 	switch {
 	case errors.As(err, &ce):
@@ -183,4 +192,20 @@ func (s *srv) settle(w http.ResponseWriter, r *http.Request, sidecar string) {
 	default:
 		writeJSON(w, http.StatusOK, approvalOf(rec))
 	}
+}
+
+// MaxClaimKey is the longest claim_key a claim or settle takes, in bytes.
+const MaxClaimKey = 128
+
+// validClaimKey answers 400 invalid and returns false unless key is empty or
+// 1..MaxClaimKey printable ASCII bytes (docs/control-plane-api.md, "Claim").
+func validClaimKey(w http.ResponseWriter, key string) bool {
+	ok := len(key) <= MaxClaimKey
+	for i := 0; ok && i < len(key); i++ {
+		ok = key[i] > ' ' && key[i] < 0x7f
+	}
+	if !ok {
+		writeError(w, http.StatusBadRequest, "invalid", fmt.Sprintf("claim_key must be at most %d printable ASCII characters", MaxClaimKey))
+	}
+	return ok
 }

@@ -27,16 +27,18 @@ const tableBody = `
 	sidecar_reads    BIGINT NOT NULL DEFAULT 0,
 	reopened_from    TEXT NOT NULL DEFAULT '',
 	reopened_as      TEXT NOT NULL DEFAULT '',
-	reopened_by      TEXT NOT NULL DEFAULT ''
+	reopened_by      TEXT NOT NULL DEFAULT '',
+	claim_key        TEXT NOT NULL DEFAULT ''
 )`
 
 // addedColumns are the columns added after the first release of the table
-// (reopen), with their declarations: Open adds each to a table that lacks it,
+// (reopen, then claim keys), with their declarations: Open adds each to a table that lacks it,
 // so a store file or database of an older Control Plane keeps working.
 var addedColumns = [][2]string{
 	{"reopened_from", "TEXT NOT NULL DEFAULT ''"},
 	{"reopened_as", "TEXT NOT NULL DEFAULT ''"},
 	{"reopened_by", "TEXT NOT NULL DEFAULT ''"},
+	{"claim_key", "TEXT NOT NULL DEFAULT ''"},
 }
 
 var indexes = []string{

@@ -67,7 +67,7 @@ func TestReopenFilesANewPendingRequestTheStatementFinds(t *testing.T) {
 		if _, _, err := s.Decide(ctx, y.ID, domain.StatusApproved, "", "carol", at.Add(2*time.Second)); err != nil {
 			t.Fatal(err)
 		}
-		if _, won, err := s.Claim(ctx, "demo", y.ID, "v1:drop", domain.StatusExecuted, at.Add(3*time.Second)); !won || err != nil {
+		if _, won, err := s.Claim(ctx, "demo", y.ID, "v1:drop", "", domain.StatusExecuted, at.Add(3*time.Second)); !won || err != nil {
 			t.Fatalf("claim of the reopened, approved request: won=%v %v", won, err)
 		}
 		z, reused, _ := s.File(ctx, "demo", f, at.Add(4*time.Second))
@@ -90,7 +90,7 @@ func TestReopenRevoked(t *testing.T) {
 			x, _, _ := s.File(ctx, "demo", in(fp), t0)
 			mustDecide(t, s, x.ID, domain.StatusApproved)
 			if claim {
-				if _, won, err := s.Claim(ctx, "demo", x.ID, fp, domain.StatusProcessing, t0); !won || err != nil {
+				if _, won, err := s.Claim(ctx, "demo", x.ID, fp, "", domain.StatusProcessing, t0); !won || err != nil {
 					t.Fatalf("claim: %v %v", won, err)
 				}
 			}
@@ -120,7 +120,7 @@ func TestReopenRefusesWhatNoPersonRefused(t *testing.T) {
 		for fp, to := range map[string]domain.Status{"v1:processing": domain.StatusProcessing, "v1:executed": domain.StatusExecuted} {
 			r, _, _ := s.File(ctx, "demo", in(fp), t0)
 			mustDecide(t, s, r.ID, domain.StatusApproved)
-			if _, won, err := s.Claim(ctx, "demo", r.ID, fp, to, t0); !won || err != nil {
+			if _, won, err := s.Claim(ctx, "demo", r.ID, fp, "", to, t0); !won || err != nil {
 				t.Fatalf("claim: %v %v", won, err)
 			}
 			ids[to] = r.ID

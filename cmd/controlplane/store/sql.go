@@ -38,7 +38,7 @@ type dialect struct {
 
 const columns = `id, sidecar, status, listener_name, approval_rule, protocol, fingerprint, statement,
 	client_identity, created_at, decided_at, expires_at, rejection_reason, decided_by, sidecar_reads,
-	reopened_from, reopened_as, reopened_by`
+	reopened_from, reopened_as, reopened_by, claim_key`
 
 // notExpired is the SQL condition "the time limit has not lapsed at ?".
 const notExpired = `(expires_at IS NULL OR expires_at > ?)`
@@ -52,7 +52,7 @@ func scanRecord(s scanner) (Record, error) {
 	var decided, expires sql.NullInt64
 	err := s.Scan(&r.ID, &r.Sidecar, &status, &r.ListenerName, &r.ApprovalRule, &r.Protocol, &r.Fingerprint,
 		&r.Statement, &r.ClientIdentity, &created, &decided, &expires, &r.RejectionReason, &r.DecidedBy, &r.SidecarReads,
-		&r.ReopenedFrom, &r.ReopenedAs, &r.ReopenedBy)
+		&r.ReopenedFrom, &r.ReopenedAs, &r.ReopenedBy, &r.ClaimKey)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, ErrNotFound
 	}
@@ -231,15 +231,17 @@ func (s *sqlStore) List(ctx context.Context, f Filter, now time.Time) ([]Record,
 }
 
 // Claim implements Store: one conditional UPDATE, so of any number of
-// concurrent claims (from any number of processes) exactly one wins.
-func (s *sqlStore) Claim(ctx context.Context, sidecar, id, fingerprint string, to domain.Status, now time.Time) (Record, bool, error) {
-	sidecar, id, fingerprint = text(sidecar), text(id), text(fingerprint)
+// concurrent claims (from any number of processes) exactly one wins. The
+// winner's key is kept with the request, so the same attempt claiming again
+// (its first answer was lost) is told it won, with the current state.
+func (s *sqlStore) Claim(ctx context.Context, sidecar, id, fingerprint, key string, to domain.Status, now time.Time) (Record, bool, error) {
+	sidecar, id, fingerprint, key = text(sidecar), text(id), text(fingerprint), text(key)
 	if to != domain.StatusExecuted && to != domain.StatusProcessing {
 		return Record{}, false, fmt.Errorf("store: claim: target status %s is not EXECUTED or PROCESSING", to)
 	}
-	r, err := scanRecord(s.db.QueryRowContext(ctx, s.q(`UPDATE hoop_approvals SET status = ?
+	r, err := scanRecord(s.db.QueryRowContext(ctx, s.q(`UPDATE hoop_approvals SET status = ?, claim_key = ?
 		WHERE id = ? AND sidecar = ? AND status = 'APPROVED' AND fingerprint = ? AND `+notExpired+`
-		RETURNING `+columns), string(to), id, sidecar, fingerprint, sec(now)))
+		RETURNING `+columns), string(to), key, id, sidecar, fingerprint, sec(now)))
 	if err == nil {
 		return r.Effective(now), true, nil
 	}
@@ -250,18 +252,29 @@ func (s *sqlStore) Claim(ctx context.Context, sidecar, id, fingerprint string, t
 	if err != nil {
 		return Record{}, false, err
 	}
-	return cur, false, nil
+	return cur, ClaimedBy(cur, key, fingerprint, to), nil
 }
 
-// Settle implements Store with one conditional UPDATE.
-func (s *sqlStore) Settle(ctx context.Context, sidecar, id string, accepted bool, now time.Time) (Record, error) {
-	sidecar, id = text(sidecar), text(id)
+// ClaimedBy reports whether rec is the state a claim with this key,
+// fingerprint and target status left (so a retry of that claim won): the key
+// is not empty, it is the key the request was claimed with, and the request
+// is still in the status the claim moved it to.
+func ClaimedBy(rec Record, key, fingerprint string, to domain.Status) bool {
+	return key != "" && rec.ClaimKey == key && rec.Fingerprint == fingerprint && rec.Status == to
+}
+
+// Settle implements Store with one conditional UPDATE. A key that is not
+// empty must be the one the request was claimed with; a settle repeated with
+// that key after it took effect answers the current state (idempotent).
+func (s *sqlStore) Settle(ctx context.Context, sidecar, id, key string, accepted bool, now time.Time) (Record, error) {
+	sidecar, id, key = text(sidecar), text(id), text(key)
 	to := domain.StatusApproved
 	if accepted {
 		to = domain.StatusExecuted
 	}
 	r, err := scanRecord(s.db.QueryRowContext(ctx, s.q(`UPDATE hoop_approvals SET status = ?
-		WHERE id = ? AND sidecar = ? AND status = 'PROCESSING' RETURNING `+columns), string(to), id, sidecar))
+		WHERE id = ? AND sidecar = ? AND status = 'PROCESSING' AND (? = '' OR claim_key = ?) RETURNING `+columns),
+		string(to), id, sidecar, key, key))
 	if err == nil {
 		return r.Effective(now), nil
 	}
@@ -271,6 +284,9 @@ func (s *sqlStore) Settle(ctx context.Context, sidecar, id string, accepted bool
 	cur, err := s.getFor(ctx, sidecar, id, now)
 	if err != nil {
 		return Record{}, err
+	}
+	if key != "" && cur.ClaimKey == key && cur.Status == to {
+		return cur, nil
 	}
 	return cur, &ConflictError{Current: cur, Want: domain.StatusProcessing, To: to}
 }

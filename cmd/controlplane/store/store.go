@@ -60,6 +60,10 @@ type Record struct {
 	// ReopenedAs is the request this refused one was reopened as ("" until
 	// a person reopens it).
 	ReopenedAs string
+	// ClaimKey is the key of the claim that last won this request ("" when
+	// none did, or the Sidecar sent none): a claim or settle repeated with
+	// it is answered as the first was (docs/control-plane-api.md, "Claim").
+	ClaimKey string
 }
 
 // FileInput is a Sidecar's request to file (or reuse) an approval request.
@@ -97,11 +101,17 @@ type Store interface {
 	// Claim moves sidecar's APPROVED, unexpired request id with this
 	// fingerprint to `to` (EXECUTED or PROCESSING) in one conditional
 	// update. won is false when the condition did not hold; rec is then the
-	// current state. ErrNotFound for an unknown id or another Sidecar's.
-	Claim(ctx context.Context, sidecar, id, fingerprint string, to domain.Status, now time.Time) (rec Record, won bool, err error)
+	// current state. The winner's key (may be "") is kept; a claim whose key
+	// won already and whose request is still in status `to` wins again with
+	// the current state (ClaimedBy). ErrNotFound for an unknown id or
+	// another Sidecar's.
+	Claim(ctx context.Context, sidecar, id, fingerprint, key string, to domain.Status, now time.Time) (rec Record, won bool, err error)
 	// Settle ends sidecar's PROCESSING request: accepted → EXECUTED, else
-	// APPROVED. *ConflictError when it is not PROCESSING; ErrNotFound.
-	Settle(ctx context.Context, sidecar, id string, accepted bool, now time.Time) (Record, error)
+	// APPROVED. A key that is not "" must be the winning claim's. A settle
+	// whose key is the claim's and whose target status is already the
+	// request's answers it again without error. *ConflictError when it is
+	// not PROCESSING (or another claim's); ErrNotFound.
+	Settle(ctx context.Context, sidecar, id, key string, accepted bool, now time.Time) (Record, error)
 	// Decide is an approver's decision: to is APPROVED, REJECTED or REVOKED,
 	// allowed by domain.Transition from the effective status. It sets
 	// DecidedAt = now, DecidedBy = by and, for REJECTED, the reason. It

@@ -94,7 +94,7 @@ func TestReuseFollowsTheStatus(t *testing.T) {
 		// EXECUTED is not: a new PENDING request is filed.
 		a, _, _ := s.File(ctx, "demo", in("v1:ex"), t0)
 		mustDecide(t, s, a.ID, domain.StatusApproved)
-		if _, won, err := s.Claim(ctx, "demo", a.ID, "v1:ex", domain.StatusExecuted, t0); !won || err != nil {
+		if _, won, err := s.Claim(ctx, "demo", a.ID, "v1:ex", "", domain.StatusExecuted, t0); !won || err != nil {
 			t.Fatalf("claim: %v %v", won, err)
 		}
 		b, reused, _ := s.File(ctx, "demo", in("v1:ex"), t0)
@@ -175,36 +175,36 @@ func TestClaimAndSettle(t *testing.T) {
 	eachKind(t, func(t *testing.T, _ string, s store.Store) {
 		ctx := context.Background()
 		a, _, _ := s.File(ctx, "demo", in("v1:aa"), t0)
-		if r, won, err := s.Claim(ctx, "demo", a.ID, "v1:aa", domain.StatusExecuted, t0); won || err != nil || r.Status != domain.StatusPending {
+		if r, won, err := s.Claim(ctx, "demo", a.ID, "v1:aa", "", domain.StatusExecuted, t0); won || err != nil || r.Status != domain.StatusPending {
 			t.Fatalf("claim of a PENDING one: %+v won=%v %v", r, won, err)
 		}
 		mustDecide(t, s, a.ID, domain.StatusApproved)
-		if _, won, _ := s.Claim(ctx, "demo", a.ID, "v1:other", domain.StatusExecuted, t0); won {
+		if _, won, _ := s.Claim(ctx, "demo", a.ID, "v1:other", "", domain.StatusExecuted, t0); won {
 			t.Fatal("claim with another fingerprint won")
 		}
-		if _, _, err := s.Claim(ctx, "other", a.ID, "v1:aa", domain.StatusExecuted, t0); !errors.Is(err, store.ErrNotFound) {
+		if _, _, err := s.Claim(ctx, "other", a.ID, "v1:aa", "", domain.StatusExecuted, t0); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("claim by another sidecar: %v", err)
 		}
-		r, won, err := s.Claim(ctx, "demo", a.ID, "v1:aa", domain.StatusProcessing, t0)
+		r, won, err := s.Claim(ctx, "demo", a.ID, "v1:aa", "", domain.StatusProcessing, t0)
 		if !won || err != nil || r.Status != domain.StatusProcessing {
 			t.Fatalf("claim (accepted): %+v %v %v", r, won, err)
 		}
-		r, err = s.Settle(ctx, "demo", a.ID, false, t0)
+		r, err = s.Settle(ctx, "demo", a.ID, "", false, t0)
 		if err != nil || r.Status != domain.StatusApproved {
 			t.Fatalf("settle refused: %+v %v", r, err)
 		}
-		if _, won, _ := s.Claim(ctx, "demo", a.ID, "v1:aa", domain.StatusProcessing, t0); !won {
+		if _, won, _ := s.Claim(ctx, "demo", a.ID, "v1:aa", "", domain.StatusProcessing, t0); !won {
 			t.Fatal("a given-back approval must be claimable again")
 		}
-		r, err = s.Settle(ctx, "demo", a.ID, true, t0)
+		r, err = s.Settle(ctx, "demo", a.ID, "", true, t0)
 		if err != nil || r.Status != domain.StatusExecuted {
 			t.Fatalf("settle accepted: %+v %v", r, err)
 		}
 		var ce *store.ConflictError
-		if _, err := s.Settle(ctx, "demo", a.ID, true, t0); !errors.As(err, &ce) || ce.Current.Status != domain.StatusExecuted {
+		if _, err := s.Settle(ctx, "demo", a.ID, "", true, t0); !errors.As(err, &ce) || ce.Current.Status != domain.StatusExecuted {
 			t.Fatalf("settle of an EXECUTED one: %v", err)
 		}
-		if _, err := s.Settle(ctx, "other", a.ID, true, t0); !errors.Is(err, store.ErrNotFound) {
+		if _, err := s.Settle(ctx, "other", a.ID, "", true, t0); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("settle by another sidecar: %v", err)
 		}
 	})
@@ -260,7 +260,7 @@ func TestExpiryIsAppliedOnRead(t *testing.T) {
 		if n, m := list(domain.StatusPending, before), list(domain.StatusApproved, before); n != 1 || m != 1 {
 			t.Fatalf("PENDING/APPROVED lists before the limit: %d %d", n, m)
 		}
-		if _, won, _ := s.Claim(ctx, "demo", b.ID, "v1:bb", domain.StatusExecuted, at); won {
+		if _, won, _ := s.Claim(ctx, "demo", b.ID, "v1:bb", "", domain.StatusExecuted, at); won {
 			t.Fatal("an expired approval was claimed")
 		}
 		if _, _, err := s.Decide(ctx, a.ID, domain.StatusApproved, "", "alice", at); !errors.Is(err, store.ErrConflict) {
@@ -314,7 +314,7 @@ func TestFiftyConcurrentClaimsOneWins(t *testing.T) {
 			mustDecide(t, replicas[1], a.ID, domain.StatusApproved)
 			wins, losses := 0, 0
 			atOnce(50, replicas, func(s store.Store) func() {
-				r, won, err := s.Claim(ctx, "demo", a.ID, "v1:aa", domain.StatusExecuted, t0)
+				r, won, err := s.Claim(ctx, "demo", a.ID, "v1:aa", "", domain.StatusExecuted, t0)
 				return func() {
 					switch {
 					case err != nil:
@@ -373,7 +373,7 @@ func TestRevokeClearsAnUnsettledProcessingRequest(t *testing.T) {
 		f.TimeLimit = 10 * time.Minute
 		a, _, _ := s.File(ctx, "demo", f, t0)
 		mustDecide(t, s, a.ID, domain.StatusApproved)
-		if _, won, err := s.Claim(ctx, "demo", a.ID, "v1:stuck", domain.StatusProcessing, t0); !won || err != nil {
+		if _, won, err := s.Claim(ctx, "demo", a.ID, "v1:stuck", "", domain.StatusProcessing, t0); !won || err != nil {
 			t.Fatalf("claim: %v %v", won, err)
 		}
 		later := t0.Add(time.Hour) // past expires_at
@@ -382,7 +382,7 @@ func TestRevokeClearsAnUnsettledProcessingRequest(t *testing.T) {
 			t.Fatalf("revoke of PROCESSING: %+v was %s, %v", r, prev, err)
 		}
 		var ce *store.ConflictError
-		if _, err := s.Settle(ctx, "demo", a.ID, false, later); !errors.As(err, &ce) || ce.Current.Status != domain.StatusRevoked {
+		if _, err := s.Settle(ctx, "demo", a.ID, "", false, later); !errors.As(err, &ce) || ce.Current.Status != domain.StatusRevoked {
 			t.Fatalf("late settle after revoke: %v", err)
 		}
 	})

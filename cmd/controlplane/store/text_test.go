@@ -40,10 +40,10 @@ func TestTextThatPostgreSQLCannotStore(t *testing.T) {
 			if _, err := s.Get(ctx, id, t0); !errors.Is(err, store.ErrNotFound) {
 				t.Errorf("Get(%q): %v, want ErrNotFound", id, err)
 			}
-			if _, _, err := s.Claim(ctx, "demo", id, "v1:\x00", domain.StatusExecuted, t0); !errors.Is(err, store.ErrNotFound) {
+			if _, _, err := s.Claim(ctx, "demo", id, "v1:\x00", "", domain.StatusExecuted, t0); !errors.Is(err, store.ErrNotFound) {
 				t.Errorf("Claim(%q): %v, want ErrNotFound", id, err)
 			}
-			if _, err := s.Settle(ctx, "demo", id, true, t0); !errors.Is(err, store.ErrNotFound) {
+			if _, err := s.Settle(ctx, "demo", id, "", true, t0); !errors.Is(err, store.ErrNotFound) {
 				t.Errorf("Settle(%q): %v, want ErrNotFound", id, err)
 			}
 			if _, _, err := s.Decide(ctx, id, domain.StatusApproved, "", "dev", t0); !errors.Is(err, store.ErrNotFound) {

@@ -214,7 +214,7 @@ var interactions = []interaction{
 		status: http.StatusOK,
 		answer: approval("EXECUTED", map[string]any{"decided_at": when(exampleDecided), "claimed": true}),
 		check: func(ctx context.Context, c *cpclient.Client) error {
-			ap, won, err := c.Claim(ctx, exampleID, "v1:pact-claim-sent", ports.SpendOnSent)
+			ap, won, err := c.Claim(ctx, exampleID, "v1:pact-claim-sent", ports.SpendOnSent, "")
 			if err != nil {
 				return err
 			}
@@ -228,7 +228,7 @@ var interactions = []interaction{
 		status: http.StatusOK,
 		answer: approval("PROCESSING", map[string]any{"decided_at": when(exampleDecided), "claimed": true}),
 		check: func(ctx context.Context, c *cpclient.Client) error {
-			ap, won, err := c.Claim(ctx, exampleID, "v1:pact-claim-accepted", ports.SpendOnAccepted)
+			ap, won, err := c.Claim(ctx, exampleID, "v1:pact-claim-accepted", ports.SpendOnAccepted, "")
 			if err != nil {
 				return err
 			}
@@ -243,7 +243,7 @@ var interactions = []interaction{
 		answer: withKeys(errorBody("claim_lost"), map[string]any{"claimed": false,
 			"review": approval("EXECUTED", map[string]any{"decided_at": when(exampleDecided)})}),
 		check: func(ctx context.Context, c *cpclient.Client) error {
-			ap, won, err := c.Claim(ctx, exampleID, "v1:pact-claim-lost", ports.SpendOnSent)
+			ap, won, err := c.Claim(ctx, exampleID, "v1:pact-claim-lost", ports.SpendOnSent, "")
 			if err != nil {
 				return fmt.Errorf("a lost claim is not an error, got %w", err)
 			}
@@ -256,7 +256,7 @@ var interactions = []interaction{
 		body: map[string]any{"outcome": "accepted"}, status: http.StatusOK,
 		answer: approval("EXECUTED", map[string]any{"decided_at": when(exampleDecided)}),
 		check: func(ctx context.Context, c *cpclient.Client) error {
-			ap, err := c.Settle(ctx, exampleID, true)
+			ap, err := c.Settle(ctx, exampleID, "", true)
 			if err != nil {
 				return err
 			}
@@ -269,7 +269,7 @@ var interactions = []interaction{
 		body: map[string]any{"outcome": "refused"}, status: http.StatusOK,
 		answer: approval("APPROVED", map[string]any{"decided_at": when(exampleDecided)}),
 		check: func(ctx context.Context, c *cpclient.Client) error {
-			ap, err := c.Settle(ctx, exampleID, false)
+			ap, err := c.Settle(ctx, exampleID, "", false)
 			if err != nil {
 				return err
 			}
@@ -283,7 +283,7 @@ var interactions = []interaction{
 		answer: withKeys(errorBody("not_processing"), map[string]any{
 			"review": approval("APPROVED", map[string]any{"decided_at": when(exampleDecided)})}),
 		check: func(ctx context.Context, c *cpclient.Client) error {
-			ap, err := c.Settle(ctx, exampleID, true)
+			ap, err := c.Settle(ctx, exampleID, "", true)
 			return errors.Join(wantErr(err, ports.ErrConflict), want("status", ap.Status, domain.StatusApproved))
 		},
 	},

@@ -104,7 +104,7 @@ func claimAs(to domain.Status) then {
 		if err := approve(ctx, st, rec, now, params); err != nil {
 			return err
 		}
-		_, won, err := st.Claim(ctx, rec.Sidecar, rec.ID, rec.Fingerprint, to, now)
+		_, won, err := st.Claim(ctx, rec.Sidecar, rec.ID, rec.Fingerprint, "", to, now)
 		if err == nil && !won {
 			err = fmt.Errorf("provider state: claiming %s to %s lost on a fresh store", rec.ID, to)
 		}

@@ -1,0 +1,65 @@
+package controlplane
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/ports"
+)
+
+// dropAnswer reads the request and resets the connection without an
+// answer, as a proxy that lost the Control Plane's answer does.
+func dropAnswer(w http.ResponseWriter, r *http.Request) { panic(http.ErrAbortHandler) }
+
+// A keyed claim or settle whose answer was lost (the connection reset, a
+// 503, a try that ran out of the timeout) is asked again with the same key
+// and the same body; the answer of the repeat is the call's answer.
+func TestKeyedWritesAreRetriedWithTheirKey(t *testing.T) {
+	hang := func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
+	for _, tc := range []struct {
+		name  string
+		first http.HandlerFunc
+	}{
+		{"connection reset", dropAnswer},
+		{"503", reply(503, apiErr("internal", "x"))},
+		{"no answer within the timeout", hang},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newServer(t, tc.first, reply(200, with(approvalJSON("9f97", "EXECUTED"), "claimed", true)))
+			c := newClient(t, s.URL, nil)
+			c.timeout = 300 * time.Millisecond
+			a, won, err := c.Claim(context.Background(), "9f97", "v1:4f0c", ports.SpendOnSent, "key-1")
+			if err != nil || !won || a.Status != domain.StatusExecuted {
+				t.Fatalf("claim: %+v won=%v %v; want won EXECUTED from the repeat", a, won, err)
+			}
+			reqs := s.requests()
+			if len(reqs) != 2 || reqs[0].Body["claim_key"] != "key-1" || reqs[1].Body["claim_key"] != "key-1" {
+				t.Fatalf("requests %+v; want two claims, both with claim_key key-1", reqs)
+			}
+
+			s = newServer(t, tc.first, reply(200, approvalJSON("9f97", "EXECUTED")))
+			c = newClient(t, s.URL, nil)
+			c.timeout = 300 * time.Millisecond
+			if a, err = c.Settle(context.Background(), "9f97", "key-1", true); err != nil || a.Status != domain.StatusExecuted {
+				t.Fatalf("settle: %+v %v", a, err)
+			}
+			if reqs = s.requests(); len(reqs) != 2 || reqs[1].Body["claim_key"] != "key-1" || reqs[1].Body["outcome"] != "accepted" {
+				t.Fatalf("settle requests %+v; want two with claim_key key-1", reqs)
+			}
+		})
+	}
+}
+
+// A claim without a key is never repeated: a Control Plane cannot tell its
+// repeat from another attempt's claim.
+func TestUnkeyedClaimIsNotRetried(t *testing.T) {
+	s := newServer(t, dropAnswer, reply(200, with(approvalJSON("9f97", "EXECUTED"), "claimed", true)))
+	_, won, err := newClient(t, s.URL, nil).Claim(context.Background(), "9f97", "v1:4f0c", ports.SpendOnSent, "")
+	if won || !errors.Is(err, ports.ErrUnavailable) || len(s.requests()) != 1 {
+		t.Fatalf("won=%v err=%v after %d requests; want one try, unavailable", won, err, len(s.requests()))
+	}
+}
