@@ -1,0 +1,148 @@
+package faults
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net/url"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/hoophq/sidecar/conformance/harness"
+)
+
+const sidecarToken = "test-sidecar-token"
+
+// The issue's reproduction, as binaries: a proxy in front of the reference
+// Control Plane forwards every call but loses the answers of the first
+// claims (the Control Plane applied them). A held `INSERT INTO t VALUES (7)`
+// on a return-mode postgres listener is approved; the agent resends as the
+// denials tell it. The INSERT runs exactly once, its approval reads
+// EXECUTED, and the next identical send is held under a new approval.
+//
+//   - one answer lost: the Sidecar asks again within the call (the same
+//     claim key) and the first resend runs;
+//   - three lost (every try of one call): the first resend is denied as
+//     unavailable, the next one repeats the claim with its key and runs;
+//   - spend_approval_on: accepted, the claim's and the settle's answers lost.
+func TestLostControlPlaneAnswerRunsTheApprovedInsertOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		spend string
+		drops map[string]int
+	}{
+		{"one claim answer lost", "sent", map[string]int{"/claim": 1}},
+		{"every try of a claim lost", "sent", map[string]int{"/claim": 3}},
+		{"accepted, claim and settle answers lost", "accepted", map[string]int{"/claim": 1, "/settle": 1}},
+		{"accepted, every try of a claim lost", "accepted", map[string]int{"/claim": 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dbURL := harness.FreshDatabase(t)
+			direct := connect(t, dbURL)
+			exec(t, direct, "CREATE TABLE t (v int)")
+			cp := harness.StartControlPlane(t, harness.CPOptions{Sidecars: map[string]string{"test": sidecarToken}})
+			want := 0
+			for _, n := range tc.drops {
+				want += n
+			}
+			proxy := newAnswerDropper(t, cp.URL, maps.Clone(tc.drops))
+			u, _ := url.Parse(dbURL)
+			listen := harness.FreeAddr(t)
+			harness.StartSidecar(t, harness.SidecarOptions{Token: sidecarToken, Config: fmt.Sprintf(`sidecar: test
+control_plane: {url: %s, token_env: HOOP_SIDECAR_TOKEN, timeout: 2s}
+log: {format: text, level: info}
+approval_rules:
+  - {name: inserts, match: {actions: [INSERT]}}
+listeners:
+  - {name: pg, protocol: postgres, listen: %s, upstream: %s, mode: return, spend_approval_on: %s, approval_rules: [inserts]}
+`, proxy.URL, listen, u.Host, tc.spend)})
+			agentURL := fmt.Sprintf("postgres://postgres@%s%s?sslmode=disable", listen, u.Path)
+
+			id, sends := "", 0
+			for ran := false; !ran; {
+				if sends++; sends > 5 {
+					t.Fatalf("the INSERT did not run after %d sends (answers dropped: %v)", sends-1, proxy.droppedCalls())
+				}
+				err := sendOnce(t, agentURL, "INSERT INTO t VALUES (7)")
+				var pe *pgconn.PgError
+				switch {
+				case err == nil:
+					ran = true
+				case errors.As(err, &pe):
+					ids := harness.ApprovalIDs(pe.Message)
+					if id == "" && len(ids) == 1 {
+						id = ids[0]
+						cp.Approve(t, id)
+					} else if len(ids) == 1 && ids[0] != id {
+						t.Fatalf("send %d was filed as a new approval %s (the first, %s, reads %s): %s",
+							sends, ids[0], id, cp.Review(t, id).Status, pe.Message)
+					}
+					t.Logf("send %d denied: %s", sends, pe.Message)
+				default:
+					t.Fatalf("send %d: %v", sends, err)
+				}
+			}
+			if n := count(t, direct, "SELECT count(*) FROM t WHERE v = 7"); n != 1 {
+				t.Fatalf("the INSERT ran %d times, want exactly once", n)
+			}
+			if st := cp.Review(t, id).Status; st != "EXECUTED" {
+				t.Fatalf("approval %s reads %s after the INSERT ran, want EXECUTED", id, st)
+			}
+			err := sendOnce(t, agentURL, "INSERT INTO t VALUES (7)")
+			var pe *pgconn.PgError
+			if !errors.As(err, &pe) || len(harness.ApprovalIDs(pe.Message)) != 1 || harness.ApprovalIDs(pe.Message)[0] == id {
+				t.Fatalf("the send after the run: %v; want held under a new approval", err)
+			}
+			if n := count(t, direct, "SELECT count(*) FROM t WHERE v = 7"); n != 1 {
+				t.Fatalf("the INSERT ran %d times after the next send, want once", n)
+			}
+			if got := proxy.droppedCalls(); len(got) != want {
+				t.Fatalf("answers dropped: %v, want %d (the scenario did not happen)", got, want)
+			}
+			t.Logf("%s: ran once after %d sends; answers dropped: %v", tc.name, sends, proxy.droppedCalls())
+		})
+	}
+}
+
+// sendOnce runs sql on a new connection to the listener, as an agent that
+// connects per statement does.
+func sendOnce(t *testing.T, url, sql string) error {
+	t.Helper()
+	c, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	_, err = c.Exec(context.Background(), sql)
+	return err
+}
+
+func connect(t *testing.T, url string) *pgx.Conn {
+	t.Helper()
+	c, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return c
+}
+
+func exec(t *testing.T, c *pgx.Conn, sql string) {
+	t.Helper()
+	if _, err := c.Exec(context.Background(), sql); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+func count(t *testing.T, c *pgx.Conn, sql string) int {
+	t.Helper()
+	var n int
+	if err := c.QueryRow(context.Background(), sql).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return n
+}
+

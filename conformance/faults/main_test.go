@@ -1,0 +1,10 @@
+package faults
+
+import (
+	"testing"
+
+	"github.com/hoophq/sidecar/conformance/harness"
+)
+
+// TestMain lets the harness pick and stop the PostgreSQL upstream.
+func TestMain(m *testing.M) { harness.Main(m) }
