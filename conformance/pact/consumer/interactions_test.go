@@ -210,11 +210,11 @@ var interactions = []interaction{
 	{
 		state: contract.StateApproved, params: fp("v1:pact-claim-sent"),
 		desc: "a request to claim an APPROVED approval request, spent when sent", method: http.MethodPost, path: reviewPath("/claim"),
-		body:   map[string]any{"fingerprint": "v1:pact-claim-sent", "spend_approval_on": "sent"},
+		body:   map[string]any{"fingerprint": "v1:pact-claim-sent", "spend_approval_on": "sent", "claim_key": contract.ClaimKey},
 		status: http.StatusOK,
 		answer: approval("EXECUTED", map[string]any{"decided_at": when(exampleDecided), "claimed": true}),
 		check: func(ctx context.Context, c *cpclient.Client) error {
-			ap, won, err := c.Claim(ctx, exampleID, "v1:pact-claim-sent", ports.SpendOnSent, "")
+			ap, won, err := c.Claim(ctx, exampleID, "v1:pact-claim-sent", ports.SpendOnSent, contract.ClaimKey)
 			if err != nil {
 				return err
 			}
@@ -224,11 +224,11 @@ var interactions = []interaction{
 	{
 		state: contract.StateApproved, params: fp("v1:pact-claim-accepted"),
 		desc: "a request to claim an APPROVED approval request, spent when accepted", method: http.MethodPost, path: reviewPath("/claim"),
-		body:   map[string]any{"fingerprint": "v1:pact-claim-accepted", "spend_approval_on": "accepted"},
+		body:   map[string]any{"fingerprint": "v1:pact-claim-accepted", "spend_approval_on": "accepted", "claim_key": contract.ClaimKey},
 		status: http.StatusOK,
 		answer: approval("PROCESSING", map[string]any{"decided_at": when(exampleDecided), "claimed": true}),
 		check: func(ctx context.Context, c *cpclient.Client) error {
-			ap, won, err := c.Claim(ctx, exampleID, "v1:pact-claim-accepted", ports.SpendOnAccepted, "")
+			ap, won, err := c.Claim(ctx, exampleID, "v1:pact-claim-accepted", ports.SpendOnAccepted, contract.ClaimKey)
 			if err != nil {
 				return err
 			}
@@ -238,12 +238,12 @@ var interactions = []interaction{
 	{
 		state: contract.StateExecuted, params: fp("v1:pact-claim-lost"),
 		desc: "a request to claim an approval request another claim already spent", method: http.MethodPost, path: reviewPath("/claim"),
-		body:   map[string]any{"fingerprint": "v1:pact-claim-lost", "spend_approval_on": "sent"},
+		body:   map[string]any{"fingerprint": "v1:pact-claim-lost", "spend_approval_on": "sent", "claim_key": contract.OtherClaimKey},
 		status: http.StatusConflict,
 		answer: withKeys(errorBody("claim_lost"), map[string]any{"claimed": false,
 			"review": approval("EXECUTED", map[string]any{"decided_at": when(exampleDecided)})}),
 		check: func(ctx context.Context, c *cpclient.Client) error {
-			ap, won, err := c.Claim(ctx, exampleID, "v1:pact-claim-lost", ports.SpendOnSent, "")
+			ap, won, err := c.Claim(ctx, exampleID, "v1:pact-claim-lost", ports.SpendOnSent, contract.OtherClaimKey)
 			if err != nil {
 				return fmt.Errorf("a lost claim is not an error, got %w", err)
 			}
@@ -251,12 +251,41 @@ var interactions = []interaction{
 		},
 	},
 	{
-		state: contract.StateProcessing, params: fp("v1:pact-settle-accepted"),
-		desc: "a request to settle a PROCESSING approval request as accepted", method: http.MethodPost, path: reviewPath("/settle"),
-		body: map[string]any{"outcome": "accepted"}, status: http.StatusOK,
+		// docs/control-plane-api.md, "Claim": the attempt that won, asking
+		// again because its answer was lost, is told it won.
+		state: contract.StateExecuted, params: fp("v1:pact-claim-repeated"),
+		desc: "a claim repeated with the claim key that won it", method: http.MethodPost, path: reviewPath("/claim"),
+		body:   map[string]any{"fingerprint": "v1:pact-claim-repeated", "spend_approval_on": "sent", "claim_key": contract.ClaimKey},
+		status: http.StatusOK,
+		answer: approval("EXECUTED", map[string]any{"decided_at": when(exampleDecided), "claimed": true}),
+		check: func(ctx context.Context, c *cpclient.Client) error {
+			ap, won, err := c.Claim(ctx, exampleID, "v1:pact-claim-repeated", ports.SpendOnSent, contract.ClaimKey)
+			if err != nil {
+				return err
+			}
+			return errors.Join(want("won", won, true), want("status", ap.Status, domain.StatusExecuted))
+		},
+	},
+	{
+		state: contract.StateExecuted, params: fp("v1:pact-settle-repeated"),
+		desc: "a settle repeated with the claim key after it took effect", method: http.MethodPost, path: reviewPath("/settle"),
+		body: map[string]any{"outcome": "accepted", "claim_key": contract.ClaimKey}, status: http.StatusOK,
 		answer: approval("EXECUTED", map[string]any{"decided_at": when(exampleDecided)}),
 		check: func(ctx context.Context, c *cpclient.Client) error {
-			ap, err := c.Settle(ctx, exampleID, "", true)
+			ap, err := c.Settle(ctx, exampleID, contract.ClaimKey, true)
+			if err != nil {
+				return err
+			}
+			return want("status", ap.Status, domain.StatusExecuted)
+		},
+	},
+	{
+		state: contract.StateProcessing, params: fp("v1:pact-settle-accepted"),
+		desc: "a request to settle a PROCESSING approval request as accepted", method: http.MethodPost, path: reviewPath("/settle"),
+		body: map[string]any{"outcome": "accepted", "claim_key": contract.ClaimKey}, status: http.StatusOK,
+		answer: approval("EXECUTED", map[string]any{"decided_at": when(exampleDecided)}),
+		check: func(ctx context.Context, c *cpclient.Client) error {
+			ap, err := c.Settle(ctx, exampleID, contract.ClaimKey, true)
 			if err != nil {
 				return err
 			}
@@ -266,10 +295,10 @@ var interactions = []interaction{
 	{
 		state: contract.StateProcessing, params: fp("v1:pact-settle-refused"),
 		desc: "a request to settle a PROCESSING approval request as refused", method: http.MethodPost, path: reviewPath("/settle"),
-		body: map[string]any{"outcome": "refused"}, status: http.StatusOK,
+		body: map[string]any{"outcome": "refused", "claim_key": contract.ClaimKey}, status: http.StatusOK,
 		answer: approval("APPROVED", map[string]any{"decided_at": when(exampleDecided)}),
 		check: func(ctx context.Context, c *cpclient.Client) error {
-			ap, err := c.Settle(ctx, exampleID, "", false)
+			ap, err := c.Settle(ctx, exampleID, contract.ClaimKey, false)
 			if err != nil {
 				return err
 			}
@@ -279,11 +308,11 @@ var interactions = []interaction{
 	{
 		state: contract.StateApproved, params: fp("v1:pact-settle-conflict"),
 		desc: "a request to settle an approval request that is not PROCESSING", method: http.MethodPost, path: reviewPath("/settle"),
-		body: map[string]any{"outcome": "accepted"}, status: http.StatusConflict,
+		body: map[string]any{"outcome": "accepted", "claim_key": contract.ClaimKey}, status: http.StatusConflict,
 		answer: withKeys(errorBody("not_processing"), map[string]any{
 			"review": approval("APPROVED", map[string]any{"decided_at": when(exampleDecided)})}),
 		check: func(ctx context.Context, c *cpclient.Client) error {
-			ap, err := c.Settle(ctx, exampleID, "", true)
+			ap, err := c.Settle(ctx, exampleID, contract.ClaimKey, true)
 			return errors.Join(wantErr(err, ports.ErrConflict), want("status", ap.Status, domain.StatusApproved))
 		},
 	},

@@ -56,10 +56,11 @@ const (
 	// decided, so it reads EXPIRED with expires_at in the past.
 	StateExpired = "an approval request is EXPIRED"
 	// StateProcessing: approved, then claimed with spend_approval_on
-	// "accepted".
+	// "accepted" and claim key ClaimKey.
 	StateProcessing = "an approval request is PROCESSING"
 	// StateExecuted: approved, then claimed with spend_approval_on "sent"
-	// (another replica won the claim).
+	// and claim key ClaimKey (another replica won the claim, or this
+	// attempt did and lost the answer).
 	StateExecuted = "an approval request is EXECUTED"
 	// StateOtherSidecar: a PENDING request of Sidecar OtherSidecarName.
 	StateOtherSidecar = "an approval request of another Sidecar exists"
@@ -74,6 +75,13 @@ const (
 	// 413 too_large (docs/control-plane-api.md, "Sizes") without a 1 MiB
 	// body in the pact.
 	StateSmallBody = "the Control Plane takes request bodies of at most 512 bytes"
+)
+
+// ClaimKey is the claim key StateProcessing and StateExecuted were claimed
+// with; OtherClaimKey is another attempt's.
+const (
+	ClaimKey      = "pact-claim-key"
+	OtherClaimKey = "pact-other-claim-key"
 )
 
 // SmallBodyLimit is StateSmallBody's body limit, in bytes.

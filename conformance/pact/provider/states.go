@@ -98,13 +98,14 @@ func revoke(ctx context.Context, st store.Store, rec store.Record, now time.Time
 	return err
 }
 
-// claimAs approves the request and claims it, moving it to `to`.
+// claimAs approves the request and claims it with contract.ClaimKey,
+// moving it to `to`.
 func claimAs(to domain.Status) then {
 	return func(ctx context.Context, st store.Store, rec store.Record, now time.Time, params map[string]any) error {
 		if err := approve(ctx, st, rec, now, params); err != nil {
 			return err
 		}
-		_, won, err := st.Claim(ctx, rec.Sidecar, rec.ID, rec.Fingerprint, "", to, now)
+		_, won, err := st.Claim(ctx, rec.Sidecar, rec.ID, rec.Fingerprint, contract.ClaimKey, to, now)
 		if err == nil && !won {
 			err = fmt.Errorf("provider state: claiming %s to %s lost on a fresh store", rec.ID, to)
 		}
