@@ -50,10 +50,19 @@ func (l *lostClaims) remember(fp string, c lostClaim) {
 	}
 }
 
-func (l *lostClaims) get(fp string) (lostClaim, bool) {
+// take removes and returns fp's lost claim: of concurrent resends of one
+// statement only one repeats it (two repeats of a key that won would both
+// be told they won, and both would forward).
+func (l *lostClaims) take(fp string) (lostClaim, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	c, ok := l.m[fp]
+	if ok {
+		delete(l.m, fp)
+		if i := indexOf(l.order, fp); i >= 0 {
+			l.order = append(l.order[:i], l.order[i+1:]...)
+		}
+	}
 	return c, ok
 }
 
@@ -100,12 +109,16 @@ func (g *Gate) claim(ctx context.Context, s *ListenerSettings, id, fp string, ke
 }
 
 // reclaim repeats fp's lost claim, if there is one, before anything is
-// filed: done is true when that decided the statement (won: forwarded; the
+// filed, taking it so that only this resend repeats it (claim remembers it
+// again when the answer is lost again): done is true when that decided the statement (won: forwarded; the
 // Control Plane still unreachable: denied as unavailable). A claim the
 // Control Plane answers as lost leaves the statement to the ordinary path.
 func (g *Gate) reclaim(ctx context.Context, audit ports.AuditEvent, s *ListenerSettings, rule, fp string) (Outcome, bool) {
-	c, ok := g.lost.get(fp)
-	if !ok || ctx.Err() != nil {
+	if ctx.Err() != nil {
+		return Outcome{}, false
+	}
+	c, ok := g.lost.take(fp)
+	if !ok {
 		return Outcome{}, false
 	}
 	claimed, won, err := g.claim(ctx, s, c.id, fp, c.key)

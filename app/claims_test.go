@@ -2,6 +2,8 @@ package app_test
 
 import (
 	"reflect"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hoophq/sidecar/domain"
@@ -66,5 +68,33 @@ func TestLostClaimRevokedMeanwhileIsDenied(t *testing.T) {
 	d := mustDeny(t, e.check(deleteInvoice))
 	if d.Kind != domain.DeniedForApproval || d.ApprovalID != id || d.Status != domain.StatusRevoked {
 		t.Fatalf("after a revoke: %+v, want the revoked approval's denial", d)
+	}
+}
+
+// Concurrent resends after a lost claim answer: only one repeats the claim
+// with its key, so the statement is forwarded once, never by two resends
+// each told that the key won.
+func TestLostClaimIsRepeatedByOneResendOnly(t *testing.T) {
+	for range 20 {
+		e := newEnv(t, envOpts{})
+		id := mustDeny(t, e.check(deleteInvoice)).ApprovalID
+		_ = e.cp.Decide(id, domain.StatusApproved, "")
+		e.cp.LoseClaimAnswers.Store(1)
+		mustDeny(t, e.check(deleteInvoice))
+		var wg sync.WaitGroup
+		var forwarded atomic.Int64
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if e.check(deleteInvoice).Forward {
+					forwarded.Add(1)
+				}
+			}()
+		}
+		wg.Wait()
+		if n := forwarded.Load(); n != 1 {
+			t.Fatalf("%d of 8 concurrent resends forwarded, want exactly 1", n)
+		}
 	}
 }
