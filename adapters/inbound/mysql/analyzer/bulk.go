@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/pingcap/tidb/pkg/parser/charset"
 )
 
 // A text over MaxSize is not parsed (parsing costs about 100 times the
@@ -46,11 +48,14 @@ type bulkReader struct {
 	db     string
 	mode   Mode
 	state  bulkState
-	start  int    // the statement's first byte
+	from   int    // the byte after the previous statement's semicolon
+	start  int    // the statement's first token (INSERT)
+	starts []int  // each statement's first token
 	schema string // the table, as the parser names it
 	name   string
 	prev   token // the previous token of the statement
 	sign   bool  // a unary sign was read before the value
+	join   bool  // the value is a plain string: another may follow it ('a' 'b')
 	err    error
 	stmts  []Statement
 }
@@ -99,18 +104,25 @@ func sameTables(a, b []Statement) bool {
 // analyzeBulk reads sql as bulk INSERTs in mode m; the error says why it
 // is not one. backslash: a string holds a backslash.
 func analyzeBulk(sql, db string, m Mode) (out Result, backslash bool, err error) {
+	out, _, backslash, err = readBulk(sql, db, m)
+	return out, backslash, err
+}
+
+// readBulk is analyzeBulk that also returns where each statement's first
+// token (INSERT) starts.
+func readBulk(sql, db string, m Mode) (out Result, starts []int, backslash bool, err error) {
 	b := &bulkReader{sql: sql, db: db, mode: m}
 	l := lexEach(sql, m, b.token)
 	if l.err != nil {
-		return Result{}, false, l.err
+		return Result{}, nil, false, l.err
 	}
 	b.end(len(sql))
 	if b.err != nil {
-		return Result{}, false, b.err
+		return Result{}, nil, false, b.err
 	}
 	out = Result{Statements: b.stmts}
 	out.leaves(m)
-	return out, l.backslashInQuote, nil
+	return out, b.starts, l.backslashInQuote, nil
 }
 
 // notBulk is the error of a token outside the bulk INSERT shape.
@@ -139,6 +151,7 @@ func (b *bulkReader) token(t token) {
 	case bsStart:
 		switch {
 		case t.kind == tokSemicolon:
+			b.from = t.end
 		case w == "INSERT":
 			b.start, b.schema, b.name = t.start, "", ""
 			b.state = bsModifiers
@@ -213,7 +226,7 @@ func (b *bulkReader) token(t token) {
 		b.value(t, w, op)
 	case bsIntroduced:
 		if t.kind == tokString && t.start == b.prev.end {
-			b.state = bsAfterValue
+			b.state, b.join = bsAfterValue, false // X'1f' '2f' is an error
 			return
 		}
 		b.notBulk(t)
@@ -223,7 +236,7 @@ func (b *bulkReader) token(t token) {
 			b.state, b.sign = bsValue, false
 		case op == ')':
 			b.state = bsRowSep
-		case t.kind == tokString && b.prev.kind == tokString:
+		case t.kind == tokString && b.prev.kind == tokString && b.join:
 			// 'a' 'b': adjacent strings are one
 		default:
 			b.notBulk(t)
@@ -242,6 +255,7 @@ func (b *bulkReader) token(t token) {
 
 // value reads a token where a row's value may start.
 func (b *bulkReader) value(t token, w string, op byte) {
+	b.join = t.kind == tokString && !b.sign
 	switch {
 	case op == '-' || op == '+':
 		b.sign = true // a unary sign, also repeated: - -1
@@ -278,10 +292,13 @@ func (b *bulkReader) end(at int) {
 	w.act("INSERT")
 	w.table(b.schema, b.name)
 	st := w.statement()
-	s, e := trimmed(b.sql, b.start, at)
+	// As the parser gives it: from the previous semicolon, so with the
+	// comments before the INSERT.
+	s, e := trimmed(b.sql, b.from, at)
 	st.Text = b.sql[s:e]
 	b.stmts = append(b.stmts, st)
-	b.state = bsStart
+	b.starts = append(b.starts, b.start)
+	b.state, b.from = bsStart, at+1
 }
 
 // identifier is a name token as the parser names it.
@@ -335,7 +352,15 @@ func literalWord(w string) bool {
 }
 
 // introducer: a word that may stand right before a string literal: X, B, N
-// or a character set name (_latin1, _utf8mb4).
+// or a character set name (_latin1, _utf8mb4) that the parser knows (its
+// lexer's own test; _0 is a name, and the string after it an error).
 func introducer(w string) bool {
-	return w == "X" || w == "B" || w == "N" || (len(w) > 1 && w[0] == '_')
+	if w == "X" || w == "B" || w == "N" {
+		return true
+	}
+	if len(w) < 2 || w[0] != '_' {
+		return false
+	}
+	cs, _ := charset.GetCharsetInfo(w[1:])
+	return cs != nil
 }
