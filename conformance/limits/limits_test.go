@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgproto3"
 
+	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/conformance/harness"
 )
 
@@ -30,12 +31,12 @@ const (
 	heldBytes = 64 << 20
 )
 
-// bound is the documented bound (docs/config.md, "limits") for
-// held_bytes: 64MiB, conns open client connections and sqlListeners SQL
+// bound is the documented bound (docs/config.md, "limits"; app.RSSBound)
+// for held_bytes: 64MiB, conns open client connections and sqlListeners SQL
 // listeners: a base of 160 MiB, 5 × held_bytes, 256 KiB per open client
 // connection and 16 MiB per SQL listener (its analysis cache).
 func bound(conns, sqlListeners int) int64 {
-	return 160<<20 + 5*heldBytes + int64(conns)*256<<10 + int64(sqlListeners)*16<<20
+	return app.Limits{HeldBytes: heldBytes}.RSSBound(conns, sqlListeners)
 }
 
 // 100 PostgreSQL clients and 100 http clients at once each send a held 8 MiB
