@@ -59,23 +59,33 @@ func analyzeBounded(ctx context.Context, sql, db string, m Mode) Result {
 }
 
 // bulkExact reads sql with the bulk reader where that gives the parser's
-// result: every statement a bulk INSERT and, where a string holds a
+// result: every statement a bulk INSERT whose head (table, columns) the
+// parser reads and, where a string holds a
 // backslash and the sql_mode is not known exactly, every other reading of
 // NO_BACKSLASH_ESCAPES and ANSI_QUOTES bulk INSERTs of the same tables
 // starting at the same bytes (what otherModes requires of the parser's
 // readings), at least one. false: only the parser can tell.
 func bulkExact(sql, db string, m Mode) (Result, bool) {
-	out, starts, backslash, err := readBulk(sql, db, m)
+	out, b, backslash, err := readBulk(sql, db, m)
 	if err != nil || len(out.Statements) == 0 {
 		return Result{}, false
+	}
+	// The names are the parser's to accept (a reserved word such as IN is
+	// not a table): each statement's head, up to VALUES, must parse with
+	// an empty row.
+	for i, start := range b.starts {
+		head := sql[start:b.heads[i]] + " ()"
+		if _, err := parseText(lex(head, m).code, m); err != nil {
+			return Result{}, false
+		}
 	}
 	if backslash && !m.Exact {
 		for _, flip := range [][2]bool{{true, false}, {false, true}, {true, true}} {
 			alt := m
 			alt.NoBackslashEscapes = m.NoBackslashEscapes != flip[0]
 			alt.ANSIQuotes = m.ANSIQuotes != flip[1]
-			other, otherStarts, _, err := readBulk(sql, db, alt)
-			if err != nil || !sameTables(out.Statements, other.Statements) || !slices.Equal(starts, otherStarts) {
+			other, ob, _, err := readBulk(sql, db, alt)
+			if err != nil || !sameTables(out.Statements, other.Statements) || !slices.Equal(b.starts, ob.starts) {
 				return Result{}, false
 			}
 		}
