@@ -140,24 +140,34 @@ func (r *Reservation) Shrink(n int64) {
 // statement while deciding it (e.g. a PostgreSQL Query: the message, its
 // text and its canonical bytes) and the garbage collector's headroom; BaseRSS
 // covers the binary, the SQL parser's working memory (one large text at a
-// time) and idle buffers.
+// time) and idle buffers; PerSQLListenerRSS is a SQL listener's analysis
+// cache (each analyzer's CacheBytes).
 const (
-	BaseRSS          = 160 << 20
-	HeldFactor       = 5
-	PerConnectionRSS = 256 << 10
+	BaseRSS           = 160 << 20
+	HeldFactor        = 5
+	PerConnectionRSS  = 256 << 10
+	PerSQLListenerRSS = 16 << 20
 )
 
 // RSSBound returns the documented bound of resident memory, in bytes, for
-// these limits and conns open client connections.
-func (l Limits) RSSBound(conns int) int64 {
-	return BaseRSS + HeldFactor*l.WithDefaults().HeldBytes + int64(conns)*PerConnectionRSS
+// these limits, conns open client connections and sqlListeners listeners
+// of protocol postgres, mysql or mssql.
+func (l Limits) RSSBound(conns, sqlListeners int) int64 {
+	return BaseRSS + HeldFactor*l.WithDefaults().HeldBytes + int64(conns)*PerConnectionRSS + int64(sqlListeners)*PerSQLListenerRSS
 }
 
 // GoMemoryLimit is the soft limit (runtime/debug.SetMemoryLimit) the Sidecar
-// gives the Go runtime for these limits: the bound without connections,
-// less the SQL parser's memory, which is outside the Go heap. Near it the
-// garbage collector runs sooner and returns freed memory to the system.
-func (l Limits) GoMemoryLimit() int64 { return l.RSSBound(0) - 64<<20 }
+// gives the Go runtime for these limits and sqlListeners SQL listeners: the
+// bound without connections (the caches are Go heap), less the PostgreSQL
+// parser's memory, which is outside the Go heap. Near it the garbage
+// collector runs sooner and returns freed memory to the system.
+func (l Limits) GoMemoryLimit(sqlListeners int) int64 { return l.RSSBound(0, sqlListeners) - 64<<20 }
+
+// IsSQLProtocol reports the listener protocols whose analyzer keeps a cache
+// of PerSQLListenerRSS.
+func IsSQLProtocol(protocol string) bool {
+	return protocol == "postgres" || protocol == "mysql" || protocol == "mssql"
+}
 
 // Reservations is the budget one message took in several Reserve calls (a
 // message read packet by packet). Release gives all of it back; it is safe

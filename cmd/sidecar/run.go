@@ -68,7 +68,13 @@ func run(path string) error {
 		return fmt.Errorf("refusing to start: %s has %d mistake(s)", path, len(errs))
 	}
 	log := newLogger(f.Log)
-	setMemoryLimit(config.LimitsOf(f), log)
+	sqlListeners := 0
+	for _, l := range f.Listeners {
+		if app.IsSQLProtocol(l.Protocol) {
+			sqlListeners++
+		}
+	}
+	setMemoryLimit(config.LimitsOf(f), sqlListeners, log)
 	var sup *supervisor.Supervisor
 	fxApp := fx.New(
 		fx.WithLogger(func() fxevent.Logger {

@@ -1,6 +1,10 @@
-// Package limits holds the black-box test of the held-payload budget
-// (docs/config.md, "limits"): the real sidecar binary, a PostgreSQL and an
-// http listener, 200 clients at once each sending a held 8 MiB statement
-// while a loop of SELECT 1 / GET keeps running, and the Sidecar's peak
-// resident memory (VmHWM) checked against the documented bound.
+// Package limits holds the black-box tests of the held-payload budget and
+// the memory bound (docs/config.md, "limits"): the real sidecar binary with
+// limits.held_bytes: 64MiB, clients at once each sending a held statement
+// of the largest size, and the Sidecar's peak resident memory (VmHWM)
+// checked against the documented bound (app.Limits.RSSBound). One test runs
+// a PostgreSQL and an http listener with 200 clients while a loop of
+// SELECT 1 / GET keeps running (limits_test.go); one runs each database
+// listener alone, table-driven: mysql (1, 6 and 12 multi-row INSERTs of
+// 8 MiB), mssql (skipped: known over the bound) and mongodb (databases_test.go).
 package limits

@@ -2,16 +2,13 @@ package mongodb
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"log/slog"
 	"net"
 	"os"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/FerretDB/FerretDB/ferretdb"
+	"github.com/hoophq/sidecar/conformance/harness/ferretdb"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
@@ -70,50 +67,13 @@ func mongoUpstream(t testing.TB) upstream {
 	return ferretUp
 }
 
-// startFerretDB runs FerretDB with its SQLite handler on a random loopback
-// port for the rest of the test process (its data in a temporary folder).
+// startFerretDB runs the embedded FerretDB (conformance/harness/ferretdb).
 func startFerretDB() (upstream, error) {
-	dir, err := os.MkdirTemp("", "hoop-mongodb-ferretdb-")
+	addr, err := ferretdb.Start()
 	if err != nil {
 		return upstream{}, err
 	}
-	port, err := freePort()
-	if err != nil {
-		return upstream{}, err
-	}
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	f, err := ferretdb.New(&ferretdb.Config{
-		Listener:  ferretdb.ListenerConfig{TCP: addr},
-		Handler:   "sqlite",
-		SQLiteURL: "file:" + dir + "/",
-		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	if err != nil {
-		return upstream{}, err
-	}
-	go func() { _ = f.Run(context.Background()) }()
-	u := upstream{Addr: addr, URL: "mongodb://" + addr + "/", Source: "FerretDB v1.24.2 embedded in the test process (SQLite handler)"}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			c.Close()
-			return u, nil
-		}
-		if time.Now().After(deadline) {
-			return upstream{}, fmt.Errorf("FerretDB did not listen on %s: %v", addr, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
+	return upstream{Addr: addr, URL: "mongodb://" + addr + "/", Source: ferretdb.Source}, nil
 }
 
 // ping fails t when u does not answer a ping.
@@ -158,4 +118,13 @@ func indexAny(s, chars string) int {
 		}
 	}
 	return -1
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
 }

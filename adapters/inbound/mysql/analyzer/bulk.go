@@ -2,8 +2,11 @@ package analyzer
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/pingcap/tidb/pkg/parser/charset"
 )
 
 // A text over MaxSize is not parsed (parsing costs about 100 times the
@@ -46,11 +49,16 @@ type bulkReader struct {
 	db     string
 	mode   Mode
 	state  bulkState
-	start  int    // the statement's first byte
+	from   int   // the byte after the previous statement's semicolon
+	start  int   // the statement's first token (INSERT)
+	starts []int // each statement's first token
+	heads  []int // the end of each statement's VALUES keyword
+	head   int
 	schema string // the table, as the parser names it
 	name   string
 	prev   token // the previous token of the statement
 	sign   bool  // a unary sign was read before the value
+	join   bool  // the value is a plain string: another may follow it ('a' 'b')
 	err    error
 	stmts  []Statement
 }
@@ -99,18 +107,25 @@ func sameTables(a, b []Statement) bool {
 // analyzeBulk reads sql as bulk INSERTs in mode m; the error says why it
 // is not one. backslash: a string holds a backslash.
 func analyzeBulk(sql, db string, m Mode) (out Result, backslash bool, err error) {
-	b := &bulkReader{sql: sql, db: db, mode: m}
+	out, _, backslash, err = readBulk(sql, db, m)
+	return out, backslash, err
+}
+
+// readBulk is analyzeBulk that also returns the reader, whose starts and
+// heads say where each statement's INSERT starts and its VALUES ends.
+func readBulk(sql, db string, m Mode) (out Result, b *bulkReader, backslash bool, err error) {
+	b = &bulkReader{sql: sql, db: db, mode: m}
 	l := lexEach(sql, m, b.token)
 	if l.err != nil {
-		return Result{}, false, l.err
+		return Result{}, nil, false, l.err
 	}
 	b.end(len(sql))
 	if b.err != nil {
-		return Result{}, false, b.err
+		return Result{}, nil, false, b.err
 	}
 	out = Result{Statements: b.stmts}
 	out.leaves(m)
-	return out, l.backslashInQuote, nil
+	return out, b, l.backslashInQuote, nil
 }
 
 // notBulk is the error of a token outside the bulk INSERT shape.
@@ -139,6 +154,7 @@ func (b *bulkReader) token(t token) {
 	case bsStart:
 		switch {
 		case t.kind == tokSemicolon:
+			b.from = t.end
 		case w == "INSERT":
 			b.start, b.schema, b.name = t.start, "", ""
 			b.state = bsModifiers
@@ -175,7 +191,7 @@ func (b *bulkReader) token(t token) {
 		case op == '(':
 			b.state = bsColumn
 		case w == "VALUES" || w == "VALUE":
-			b.state = bsRow
+			b.state, b.head = bsRow, t.end
 		default:
 			b.notBulk(t)
 		}
@@ -199,7 +215,7 @@ func (b *bulkReader) token(t token) {
 		}
 	case bsValues:
 		if w == "VALUES" || w == "VALUE" {
-			b.state = bsRow
+			b.state, b.head = bsRow, t.end
 			return
 		}
 		b.notBulk(t)
@@ -212,8 +228,8 @@ func (b *bulkReader) token(t token) {
 	case bsValue:
 		b.value(t, w, op)
 	case bsIntroduced:
-		if t.kind == tokString && t.start == b.prev.end {
-			b.state = bsAfterValue
+		if t.kind == tokString && t.start == b.prev.end && b.introduced(t) {
+			b.state, b.join = bsAfterValue, false // X'1f' '2f' is an error
 			return
 		}
 		b.notBulk(t)
@@ -223,7 +239,7 @@ func (b *bulkReader) token(t token) {
 			b.state, b.sign = bsValue, false
 		case op == ')':
 			b.state = bsRowSep
-		case t.kind == tokString && b.prev.kind == tokString:
+		case t.kind == tokString && b.prev.kind == tokString && b.join:
 			// 'a' 'b': adjacent strings are one
 		default:
 			b.notBulk(t)
@@ -242,11 +258,14 @@ func (b *bulkReader) token(t token) {
 
 // value reads a token where a row's value may start.
 func (b *bulkReader) value(t token, w string, op byte) {
+	b.join = t.kind == tokString && !b.sign
 	switch {
 	case op == '-' || op == '+':
 		b.sign = true // a unary sign, also repeated: - -1
 	case op == ')' && !b.sign && b.prev.kind == tokOp && b.sql[b.prev.start] == '(':
 		b.state = bsRowSep // VALUES (): a row of defaults
+	case t.kind == tokNumber && !plainNumber(b.text(t)):
+		b.notBulk(t) // the parser refuses (or fails on) some long or huge numbers
 	case t.kind == tokNumber, t.kind == tokString:
 		b.state = bsAfterValue
 	case t.kind == tokWord && !b.sign && (w == "NULL" || w == "TRUE" || w == "FALSE" || w == "DEFAULT"):
@@ -278,10 +297,14 @@ func (b *bulkReader) end(at int) {
 	w.act("INSERT")
 	w.table(b.schema, b.name)
 	st := w.statement()
-	s, e := trimmed(b.sql, b.start, at)
+	// As the parser gives it: from the previous semicolon, so with the
+	// comments before the INSERT.
+	s, e := trimmed(b.sql, b.from, at)
 	st.Text = b.sql[s:e]
 	b.stmts = append(b.stmts, st)
-	b.state = bsStart
+	b.starts = append(b.starts, b.start)
+	b.heads = append(b.heads, b.head)
+	b.state, b.from = bsStart, at+1
 }
 
 // identifier is a name token as the parser names it.
@@ -334,8 +357,46 @@ func literalWord(w string) bool {
 	return true
 }
 
+// plainNumber: a number the parser surely reads: at most 64 bytes (its
+// test_driver fails on some decimals over 81 digits) and, with an
+// exponent, within float64's range.
+func plainNumber(n string) bool {
+	if len(n) > 64 {
+		return false
+	}
+	if strings.ContainsAny(n, "eE") {
+		_, err := strconv.ParseFloat(n, 64)
+		return err == nil
+	}
+	return true
+}
+
+// introduced reports whether string t may follow the introducer before it:
+// X'…' holds an even number of hexadecimal digits and B'…' binary digits
+// only (B”” is an error to the parser); after N or _charset any string.
+func (b *bulkReader) introduced(t token) bool {
+	w, body := b.text(b.prev), b.sql[t.start+1:t.end-1]
+	switch {
+	case b.sql[t.start] != '\'':
+		return false
+	case w == "X" || w == "x":
+		return len(body)%2 == 0 && strings.Trim(body, "0123456789abcdefABCDEF") == ""
+	case w == "B" || w == "b":
+		return strings.Trim(body, "01") == ""
+	}
+	return true
+}
+
 // introducer: a word that may stand right before a string literal: X, B, N
-// or a character set name (_latin1, _utf8mb4).
+// or a character set name (_latin1, _utf8mb4) that the parser knows (its
+// lexer's own test; _0 is a name, and the string after it an error).
 func introducer(w string) bool {
-	return w == "X" || w == "B" || w == "N" || (len(w) > 1 && w[0] == '_')
+	if w == "X" || w == "B" || w == "N" {
+		return true
+	}
+	if len(w) < 2 || w[0] != '_' {
+		return false
+	}
+	cs, _ := charset.GetCharsetInfo(w[1:])
+	return cs != nil
 }

@@ -2,7 +2,6 @@ package analyzer
 
 import (
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -20,33 +19,35 @@ var bulkSeeds = []string{
 	"INSERT INTO t VALUES (1) /*!99999 ; DROP TABLE t */", "INSERT INTO t VALUES (1) AS n", "INSERT INTO t VALUES (-NULL)",
 }
 
-// bulkAgrees checks that where analyzeBulk reads a text, the parser reads
-// the same statements with the same analysis.
+// bulkModes are the sql_modes bulkAgrees reads each text in: unknown
+// (the other readings must agree too) and known exactly.
+var bulkModes = []Mode{{}, {Exact: true}, {NoBackslashEscapes: true, Exact: true}, {ANSIQuotes: true}}
+
+// bulkAgrees checks that where bulkExact reads a text (in any of
+// bulkModes), the parser reads it with the same result: the same
+// statements, texts and analyses, no error, the same mode left behind.
+// It reports whether bulkExact read it in any of them.
 func bulkAgrees(t *testing.T, sql, db string) bool {
 	t.Helper()
-	got, _, err := analyzeBulk(sql, db, Mode{})
-	if err != nil {
-		return false
-	}
-	want := analyze(sql, db, Mode{}, 0)
-	if want.Err != nil && !slices.Contains(want.Statements[0].Analysis.Actions, Unknown) {
-		t.Fatalf("%q: the parser's error %v without UNKNOWN", sql, want.Err)
-	}
-	if want.Err != nil {
-		return true // the server refuses it too; the bulk reading only names its table
-	}
-	if len(got.Statements) != len(want.Statements) {
-		t.Fatalf("%q: bulk reads %d statements, the parser %d", sql, len(got.Statements), len(want.Statements))
-	}
-	for i := range got.Statements {
-		if g, w := got.Statements[i].Analysis, want.Statements[i].Analysis; !reflect.DeepEqual(g, w) {
-			t.Fatalf("%q statement %d: bulk %+v, parser %+v", sql, i, g, w)
+	read := false
+	for _, m := range bulkModes {
+		got, ok := bulkExact(sql, db, m)
+		if !ok {
+			continue
 		}
-		if !strings.Contains(want.Statements[i].Text, got.Statements[i].Text) {
-			t.Fatalf("%q statement %d: bulk text %q, parser %q", sql, i, got.Statements[i].Text, want.Statements[i].Text)
+		read = true
+		want := analyze(sql, db, m, 0)
+		if want.Err != nil {
+			t.Fatalf("%q in %+v: bulk reads %+v, the parser fails: %v", sql, m, got.Statements, want.Err)
+		}
+		if !reflect.DeepEqual(got.Statements, want.Statements) {
+			t.Fatalf("%q in %+v:\nbulk   %+v\nparser %+v", sql, m, got.Statements, want.Statements)
+		}
+		if got.Changes != want.Changes || got.LeavesKnown != want.LeavesKnown || got.Leaves != want.Leaves {
+			t.Fatalf("%q in %+v: bulk leaves %v %v %+v, parser %v %v %+v", sql, m, got.Changes, got.LeavesKnown, got.Leaves, want.Changes, want.LeavesKnown, want.Leaves)
 		}
 	}
-	return true
+	return read
 }
 
 // Where the bulk reader reads a text, its analysis is the parser's; texts

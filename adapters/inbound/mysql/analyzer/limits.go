@@ -37,7 +37,7 @@ var budget = analyzerkit.NewBudget(MaxSize, analyzerkit.LargeText)
 // and its result wraps ErrUncheckable. A panic while analysing (classifying
 // a tree the parser built oddly) yields UNKNOWN and Err saying so.
 func AnalyzeModeContext(ctx context.Context, sql, currentDB string, m Mode) Result {
-	return analyzerkit.Analyze(ctx, budget, sql, testHook, func() Result { return analyze(sql, currentDB, m, 0) },
+	return analyzerkit.Analyze(ctx, budget, sql, testHook, func() Result { return analyzeBounded(ctx, sql, currentDB, m) },
 		func(err error) Result { return unknown(sql, err) })
 }
 
