@@ -275,7 +275,7 @@ func (b *bulkReader) end(at int) {
 		return
 	}
 	w := newWalker(b.db, b.mode, 0)
-	w.act("INSERT")
+	w.Act("INSERT")
 	w.table(b.schema, b.name)
 	st := w.statement()
 	s, e := trimmed(b.sql, b.start, at)
