@@ -1,8 +1,10 @@
 package analyzer
 
 import (
+	"context"
 	"errors"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -143,4 +145,13 @@ func unicodeSpace(text string, toks []token) bool {
 		}
 	}
 	return false
+}
+
+// HoldBudget takes the whole parse budget until release is called, for
+// listener tests: a large text then waits for its turn as if other
+// connections were parsing theirs. Calls of release after the first do
+// nothing.
+func HoldBudget() (release func()) {
+	release, _ = budget.Acquire(context.Background(), MaxSize)
+	return sync.OnceFunc(release)
 }

@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"context"
+	"sync"
 
 	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
@@ -104,3 +105,12 @@ func isOperatorWord(w string) bool {
 
 // eqFold reports whether a, in any ASCII case, is the upper-case b.
 func eqFold(a, b string) bool { return analyzerkit.UpperEq(a, b) }
+
+// HoldBudget takes the whole parse budget until release is called, for
+// listener tests: a large text then waits for its turn as if other
+// connections were parsing theirs. Calls of release after the first do
+// nothing.
+func HoldBudget() (release func()) {
+	release, _ = budget.Acquire(context.Background(), MaxSize)
+	return sync.OnceFunc(release)
+}
