@@ -11,16 +11,24 @@ import (
 	"github.com/hoophq/sidecar/internal/tds"
 )
 
+// whole reports whether nothing of b is taken. It never waits (its context
+// has ended), so it never delays a session's own reservation.
+func whole(b *app.HeldBudget) bool {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r, err := b.Reserve(ctx, b.Size())
+	r.Release()
+	return err == nil
+}
+
 // budgetTaken polls, with a bound only a hang reaches, until a session has
-// taken some of the held-payload budget (each try waits app.BudgetWait).
+// taken some of the held-payload budget.
 func budgetTaken(t *testing.T, b *app.HeldBudget) {
 	t.Helper()
-	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); {
-		r, err := b.Reserve(context.Background(), b.Size())
-		if err != nil {
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if !whole(b) {
 			return
 		}
-		r.Release()
 	}
 	t.Fatal("no session took the held-payload budget")
 }
@@ -30,9 +38,8 @@ func budgetTaken(t *testing.T, b *app.HeldBudget) {
 // back.
 func budgetWhole(t *testing.T, b *app.HeldBudget) {
 	t.Helper()
-	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); {
-		if r, err := b.Reserve(context.Background(), b.Size()); err == nil {
-			r.Release()
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if whole(b) {
 			return
 		}
 	}
