@@ -1,10 +1,8 @@
 package analyzer
 
 import (
-	"context"
 	"errors"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -148,10 +146,5 @@ func unicodeSpace(text string, toks []token) bool {
 }
 
 // HoldBudget takes the whole parse budget until release is called, for
-// listener tests: a large text then waits for its turn as if other
-// connections were parsing theirs. Calls of release after the first do
-// nothing.
-func HoldBudget() (release func()) {
-	release, _ = budget.Acquire(context.Background(), MaxSize)
-	return sync.OnceFunc(release)
-}
+// listener tests (analyzerkit.Budget.Hold).
+func HoldBudget() (release func()) { return budget.Hold() }

@@ -2,8 +2,6 @@ package analyzer
 
 import (
 	"context"
-	"sync"
-
 	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
@@ -107,10 +105,5 @@ func isOperatorWord(w string) bool {
 func eqFold(a, b string) bool { return analyzerkit.UpperEq(a, b) }
 
 // HoldBudget takes the whole parse budget until release is called, for
-// listener tests: a large text then waits for its turn as if other
-// connections were parsing theirs. Calls of release after the first do
-// nothing.
-func HoldBudget() (release func()) {
-	release, _ = budget.Acquire(context.Background(), MaxSize)
-	return sync.OnceFunc(release)
-}
+// listener tests (analyzerkit.Budget.Hold).
+func HoldBudget() (release func()) { return budget.Hold() }

@@ -1,9 +1,7 @@
 package analyzer
 
 import (
-	"context"
 	pg "github.com/pganalyze/pg_query_go/v6"
-	"sync"
 
 	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
@@ -83,10 +81,5 @@ func depthBound(sql string) int {
 }
 
 // HoldBudget takes the whole parse budget until release is called, for
-// listener tests: a large text then waits for its turn as if other
-// connections were parsing theirs. Calls of release after the first do
-// nothing.
-func HoldBudget() (release func()) {
-	release, _ = budget.Acquire(context.Background(), MaxSize)
-	return sync.OnceFunc(release)
-}
+// listener tests (analyzerkit.Budget.Hold).
+func HoldBudget() (release func()) { return budget.Hold() }
