@@ -15,7 +15,9 @@ func TestMemoByShape(t *testing.T) {
 		analysed := 0
 		m := NewMemo(1<<20, MemoOf[string, string]{
 			MaxText: 100,
-			Shape:   func(k string) (string, bool) { return strings.TrimRight(k, "0123456789"), !strings.HasPrefix(k, "multi") },
+			Shape: func(k string) (string, bool) {
+				return strings.TrimRight(k, "0123456789"), !strings.HasPrefix(k, "multi")
+			},
 			Analyze: func(context.Context, string) string { analysed++; return "r" },
 			Lone:    func(r string) bool { return r == "r" },
 			Own:     func(r, text string) string { return r + ":" + text },
