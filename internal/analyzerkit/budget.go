@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"golang.org/x/sync/semaphore"
 )
@@ -58,4 +59,12 @@ func WithBudget[T any](ctx context.Context, b *Budget, n int64, fn func() T, ref
 	}
 	defer release()
 	return fn()
+}
+
+// Hold takes the whole budget until release is called, for listener tests:
+// a large text then waits for its turn as if other connections were
+// parsing theirs. Calls of release after the first do nothing.
+func (b *Budget) Hold() (release func()) {
+	b.sem.Acquire(context.Background(), b.size)
+	return sync.OnceFunc(func() { b.sem.Release(b.size) })
 }

@@ -11,6 +11,14 @@
 //     large text does not wait on after its client has left.
 //   - guard.go: Guard, which turns a panic in an analysis into an error the
 //     analyzer reports as UNKNOWN: one client's text never ends the process.
+//   - memo.go: Memo, each analyzer's cache of results by exact text and by
+//     shape; the analyzer supplies its key, how to shape and how a shared
+//     result becomes a text's own.
+//   - client.go: WhileConnected, the context of a wait (parse budget,
+//     held-payload budget) that ends when the client hangs up.
+//   - found.go: Found, the actions, targets and functions a walker collects.
+//   - limits.go: CheckSize, CheckDepth and Depth (the bracket-level depth
+//     bound each analyzer counts from its own tokens), and NodeActions.
 //   - vocabulary.go: Vocabulary, the sorted, deduplicated action list behind
 //     each analyzer's Actions and IsAction.
 package analyzerkit

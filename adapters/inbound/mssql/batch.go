@@ -1,6 +1,8 @@
 package mssql
 
 import (
+	"errors"
+
 	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/internal/tds"
 )
@@ -21,7 +23,10 @@ func (s *session) batch(m tds.Message) error {
 	}
 	set := s.l.Settings()
 	db := s.currentDB()
-	res := s.p.cache.Analyze(b.Text, db)
+	res := s.p.cache.AnalyzeContext(s.ctx, b.Text, db)
+	if s.ctx.Err() != nil { // the client left while the text waited: uncheckable, nothing forwarded
+		return errGoneUnread
+	}
 	u := &unit{canonical: canonicalBatch(b.Text), render: func() string { return displayBatch(b.Text, db) }}
 	s.addResult(u, res)
 	if len(u.parts) == 0 { // an empty batch: the upstream answers it
@@ -29,3 +34,7 @@ func (s *session) batch(m tds.Message) error {
 	}
 	return s.decideAndRun(set, u, m, tds.TokenDone, exchangeOpts{}, nil)
 }
+
+// errGoneUnread ends a session that ended (its client hung up) while a text
+// of it waited for its turn to be analysed: nothing of it is forwarded.
+var errGoneUnread = errors.New("the session ended while its text waited to be analysed")

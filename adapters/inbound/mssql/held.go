@@ -1,7 +1,6 @@
 package mssql
 
 import (
-	"context"
 	"errors"
 	"io"
 
@@ -58,7 +57,7 @@ func (s *session) readRequest(buf []byte) (request, []byte, error) {
 			if total > s.l.Held().Size() { // larger than the whole budget: refused at once
 				err = &app.BudgetError{N: total, Size: s.l.Held().Size()}
 			} else {
-				res, err = s.l.Held().Reserve(context.Background(), int64(len(body)))
+				res, err = s.l.Held().Reserve(s.ctx, int64(len(body)))
 			}
 			var be *app.BudgetError
 			if errors.As(err, &be) {

@@ -111,6 +111,9 @@ func (s *session) rpc(m tds.Message) error {
 		}
 	}
 	u.render = func() string { return strings.Join(renders, "\n") + onDatabase(db) }
+	if s.ctx.Err() != nil { // the client left while a text waited: uncheckable, nothing forwarded
+		return errGoneUnread
+	}
 	return s.decideAndRun(set, u, m, tds.TokenDoneProc, exchangeOpts{wantHandle: prep != nil}, func(resp response) {
 		if resp.failed || resp.attn {
 			return
@@ -155,7 +158,7 @@ func (s *session) forgetAll() {
 
 // execCall adds a call that runs text with values to u.
 func (s *session) execCall(u *unit, renders *[]string, decl, text string, values []tds.Param, db string) {
-	s.addResult(u, s.p.cache.Analyze(text, db))
+	s.addResult(u, s.p.cache.AnalyzeContext(s.ctx, text, db))
 	u.canonical = appendExec(u.canonical, decl, text, values)
 	*renders = append(*renders, displayExec(text, values))
 }

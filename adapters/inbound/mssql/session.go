@@ -2,6 +2,7 @@ package mssql
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -77,6 +78,11 @@ type session struct {
 	reqs     chan request  // reader → decider
 	respDone chan response // relay → decider: the forwarded request's answer ended
 	stop     chan struct{} // closed when the session ends
+	// ctx ends when the session does (the reader saw the client hang up,
+	// the drain or a failure closed it): the analyzer's wait for its parse
+	// budget and the reader's for the held-payload budget end with it.
+	ctx    context.Context
+	cancel context.CancelFunc
 
 	// Under mu: shared by the three goroutines and the drain.
 	mu          sync.Mutex
@@ -131,6 +137,7 @@ func newSession(p *Protocol, l *app.Listener, log *slog.Logger, client net.Conn,
 		prepared: map[int32]*prepared{}, reqs: make(chan request), respDone: make(chan response, 1),
 		stop: make(chan struct{})}
 	s.cond = sync.NewCond(&s.mu)
+	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.packetSize.Store(tds.DefaultPacketSize)
 	return s
 }
@@ -186,6 +193,7 @@ func (s *session) close() {
 		s.cond.Broadcast()
 		s.mu.Unlock()
 		close(s.stop)
+		s.cancel()
 		s.client.Close()
 		s.up.Close()
 	})

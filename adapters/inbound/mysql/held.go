@@ -1,12 +1,12 @@
 package mysql
 
 import (
-	"context"
 	"errors"
 	"io"
 
 	"github.com/hoophq/sidecar/adapters/inbound/mysql/wire"
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
 // smallPacket is the size up to which a client command is read without
@@ -45,7 +45,15 @@ func (s *session) readCommand() (p []byte, seq byte, held app.Reservations, err 
 			return nil, 0, nil, wire.Errorf("command longer than %d bytes", maxCommand)
 		}
 		if n > smallPacket || len(p) > 0 {
-			r, err := s.l.Held().Reserve(context.Background(), int64(n))
+			// The payload is not read yet: the watch sees a hang-up only once
+			// what the client sent fits the reader's buffer, or a reset.
+			ctx, done := analyzerkit.WhileConnected(n, s.clientWatch())
+			r, err := s.l.Held().Reserve(ctx, int64(n))
+			if done() {
+				r.Release()
+				held.Release()
+				return nil, 0, nil, errGoneUnread
+			}
 			if err != nil {
 				held.Release()
 				return nil, 0, nil, s.refuseUnread(n, seq, err)

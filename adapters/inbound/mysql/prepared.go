@@ -1,7 +1,6 @@
 package mysql
 
 import (
-	"context"
 	"encoding/binary"
 	"fmt"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/hoophq/sidecar/adapters/inbound/mysql/wire"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
 // prepared is one prepared statement of a session, as the upstream
@@ -86,7 +86,10 @@ func (s *session) execute(p []byte, seq byte) error {
 		return err
 	}
 	set := s.rules()
-	res := s.analyze(st.text, st.db)
+	res, err := s.analyze(st.text, st.db)
+	if err != nil {
+		return err
+	}
 	stmt := app.Statement{Canonical: canonicalExecute(st.text, params), Render: func() string { return displayExecute(st.text, params, st.db) }}
 	out := s.decideOn(st.db, func() app.Outcome { return s.decide(set, res, stmt) })
 	if !out.Forward {
@@ -150,7 +153,12 @@ func (s *session) longData(p []byte) error {
 	if st == nil || param >= st.params {
 		return s.forward(p, 0) // the upstream reports it at COM_STMT_EXECUTE
 	}
-	r, err := s.l.Held().Reserve(context.Background(), int64(len(p)))
+	ctx, done := analyzerkit.WhileConnected(len(p), s.clientWatch())
+	r, err := s.l.Held().Reserve(ctx, int64(len(p)))
+	if done() {
+		r.Release()
+		return errGoneUnread
+	}
 	if err != nil {
 		return fmt.Errorf("held-payload budget: %w", err)
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/hoophq/sidecar/adapters/inbound/mysql/analyzer"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/internal/analyzerkit"
+	"github.com/hoophq/sidecar/internal/hangup"
 )
 
 // query decides a COM_QUERY: its text is one unit, every statement of a
@@ -21,7 +23,10 @@ func (s *session) query(p []byte, seq byte) error {
 		}
 	}
 	set := s.rules()
-	res := s.analyze(sql, s.database)
+	res, err := s.analyze(sql, s.database)
+	if err != nil {
+		return err
+	}
 	db := s.database
 	st := app.Statement{Canonical: canonicalQuery(sql), Render: func() string { return displayQuery(sql, db) }}
 	out := s.decide(set, res, st)
@@ -60,9 +65,28 @@ func (s *session) query(p []byte, seq byte) error {
 }
 
 // analyze reads sql as the upstream will: in the session's character set
-// and sql_mode (charset.go) and its current database.
-func (s *session) analyze(sql, db string) analyzer.Result {
-	return s.p.cache.AnalyzeMode(sql, db, s.analysisMode())
+// and sql_mode (charset.go) and its current database. A text large enough
+// to wait for the parse budget waits only while its client is connected
+// (analyzerkit.WhileConnected): when the client hangs up first, the
+// analysis is uncheckable and errGoneUnread ends the session, so nothing
+// of the text is forwarded.
+func (s *session) analyze(sql, db string) (analyzer.Result, error) {
+	ctx, done := analyzerkit.WhileConnected(len(sql), s.clientWatch())
+	res := s.p.cache.AnalyzeModeContext(ctx, sql, db, s.analysisMode())
+	if done() {
+		return res, errGoneUnread
+	}
+	return res, nil
+}
+
+// errGoneUnread ends a session whose client hung up while its text waited
+// for its turn to be analysed (or its payload for the held-payload budget).
+var errGoneUnread = errors.New("the client hung up while its text waited to be analysed")
+
+// clientWatch watches the client connection while the session does not
+// read it (internal/hangup.Watcher).
+func (s *session) clientWatch() func(gone func(error)) (stop func()) {
+	return hangup.Watcher(s.cr, s.client.SetReadDeadline)
 }
 
 // follow records what a text the upstream ran changed in the session:

@@ -93,7 +93,10 @@ func (s *session) extended(typ byte, frame []byte) error {
 			return protoErr("malformed Parse message: %v", err)
 		}
 		m.exp.kind = expParse
-		res := s.p.cache.Analyze(msg.Query)
+		res, err := s.analyze(msg.Query)
+		if err != nil {
+			return err
+		}
 		if m.refuse = s.refusal(msg.Query, s.pendingExecute()); m.refuse == nil {
 			m.refuse = s.uncheckable(res)
 		}

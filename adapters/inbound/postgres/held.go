@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
 // maxAuthMessage is the longest message a client may send before it is
@@ -63,7 +63,15 @@ func (s *session) readClientFrame() error {
 	var held *app.Reservation
 	if n > smallFrame {
 		var err error
-		if held, err = s.l.Held().Reserve(context.Background(), 1+n); err != nil {
+		// The message is not read yet: the watch sees a hang-up only once
+		// what the client sent fits the reader's buffer, or a reset.
+		ctx, done := analyzerkit.WhileConnected(int(1+n), s.clientWatch())
+		held, err = s.l.Held().Reserve(ctx, 1+n)
+		if done() {
+			held.Release()
+			return errGoneUnread
+		}
+		if err != nil {
 			return s.refuseUnread(typ, n, err)
 		}
 	}

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"github.com/hoophq/sidecar/adapters/inbound/postgres/analyzer"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/internal/analyzerkit"
+	"github.com/hoophq/sidecar/internal/hangup"
 )
 
 // query decides one simple-protocol Query message. Its statements are one
@@ -34,7 +37,10 @@ func (s *session) query(frame []byte) error {
 	if e := s.refusal(q.String, false); e != nil {
 		return s.hold(e, nil, true)
 	}
-	res := s.p.cache.Analyze(q.String)
+	res, err := s.analyze(q.String)
+	if err != nil {
+		return err
+	}
 	if e := s.uncheckable(res); e != nil {
 		return s.hold(e, nil, true)
 	}
@@ -58,6 +64,30 @@ func (s *session) query(frame []byte) error {
 	s.push(exp)
 	s.markSent()
 	return s.forward(frame)
+}
+
+// analyze reads sql with the analyzer. A text large enough to wait for the
+// parse budget waits only while its client is connected
+// (analyzerkit.WhileConnected): when the client hangs up first, the
+// analysis is uncheckable and errGoneUnread ends the session, so nothing of
+// the text is forwarded.
+func (s *session) analyze(sql string) (analyzer.Result, error) {
+	ctx, done := analyzerkit.WhileConnected(len(sql), s.clientWatch())
+	res := s.p.cache.AnalyzeContext(ctx, sql)
+	if done() {
+		return res, errGoneUnread
+	}
+	return res, nil
+}
+
+// errGoneUnread ends a session whose client hung up while its text waited
+// for its turn to be analysed (or its message for the held-payload budget).
+var errGoneUnread = errors.New("the client hung up while its text waited to be analysed")
+
+// clientWatch watches the client connection while the session does not
+// read it (internal/hangup.Watcher).
+func (s *session) clientWatch() func(gone func(error)) (stop func()) {
+	return hangup.Watcher(s.cr, s.client.SetReadDeadline)
 }
 
 // functionCall decides a FunctionCall (the fastpath interface, e.g. libpq's

@@ -6,13 +6,14 @@ import (
 	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
-// Cache memoises Analyze by text and current database, keeping the most
-// recently used results within a bound in bytes (each entry costs its key
-// and its result's estimated size, analyzerkit.Cache.Put). Texts longer than
-// MaxText bytes are analysed but not kept. It is safe for concurrent use;
-// the zero value is not usable, call NewCache.
+// Cache memoises AnalyzeContext by text and current database
+// (analyzerkit.Memo: by the exact text, or for a single DML statement by its
+// shape, see shapeKey), keeping the most recently used results within a
+// bound in bytes. Texts longer than MaxText bytes are analysed but not
+// kept. It is safe for concurrent use; the zero value is not usable, call
+// NewCache.
 type Cache struct {
-	entries *analyzerkit.Cache[cacheKey, Result]
+	entries *analyzerkit.Memo[cacheKey, Result]
 }
 
 // MaxText is the longest text Cache keeps, in bytes.
@@ -27,42 +28,26 @@ type cacheKey struct{ text, db string }
 // NewCache returns a cache holding results whose estimated sizes sum to at
 // most maxBytes.
 func NewCache(maxBytes int64) *Cache {
-	return &Cache{entries: analyzerkit.NewCache[cacheKey, Result](maxBytes)}
-}
-
-// Analyze is AnalyzeContext without a client to wait for.
-func (c *Cache) Analyze(text, currentDB string) Result {
-	return c.AnalyzeContext(context.Background(), text, currentDB)
+	return &Cache{entries: analyzerkit.NewMemo(maxBytes, analyzerkit.MemoOf[cacheKey, Result]{
+		MaxText: MaxText,
+		KeepOwn: true, // the same text again is an exact hit, without a lexical pass
+		Shape: func(k cacheKey) (cacheKey, bool) {
+			shape, ok := shapeKey(k.text)
+			return cacheKey{shape, k.db}, ok
+		},
+		Analyze: func(ctx context.Context, k cacheKey) Result { return AnalyzeContext(ctx, k.text, k.db) },
+		Lone:    func(r Result) bool { return r.Err == nil && len(r.Statements) == 1 },
+		Own: func(r Result, text string) Result {
+			st := r.Statements[0]
+			st.Text = trimStatement(text)
+			return Result{Statements: []Statement{st}}
+		},
+	})}
 }
 
 // AnalyzeContext returns AnalyzeContext(ctx, text, currentDB), from the
-// cache when it has it: by the exact text, or for a single DML statement by
-// its shape (see shapeKey), with the statement's Text set to text's own.
-// The result is shared: callers must not modify its slices.
+// cache when it has it, with the statement's Text set to text's own. The
+// result is shared: callers must not modify its slices.
 func (c *Cache) AnalyzeContext(ctx context.Context, text, currentDB string) Result {
-	if len(text) > MaxText {
-		return AnalyzeContext(ctx, text, currentDB)
-	}
-	key := cacheKey{text, currentDB}
-	if r, ok := c.entries.Get(key); ok {
-		return r
-	}
-	shape, shaped := shapeKey(text)
-	skey := cacheKey{shape, currentDB}
-	if shaped {
-		if r, ok := c.entries.Get(skey); ok {
-			st := r.Statements[0]
-			st.Text = trimStatement(text)
-			r = Result{Statements: []Statement{st}}
-			c.entries.Put(r, key) // the same text again is an exact hit, without a lexical pass
-			return r
-		}
-	}
-	r := AnalyzeContext(ctx, text, currentDB)
-	if shaped && r.Err == nil && len(r.Statements) == 1 {
-		c.entries.Put(r, key, skey)
-	} else {
-		c.entries.Put(r, key)
-	}
-	return r
+	return c.entries.Analyze(ctx, text, cacheKey{text, currentDB})
 }

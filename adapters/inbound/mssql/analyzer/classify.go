@@ -6,7 +6,6 @@ import (
 	"github.com/antlr4-go/antlr/v4"
 	"github.com/bytebase/parser/tsql"
 
-	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
@@ -19,8 +18,8 @@ type walker struct {
 	dbs  []string // the databases unqualified names may read in
 	nest int      // dynamic SQL levels this statement is inside
 
-	actions, targets, functions map[string]struct{}
-	st                          Statement
+	analyzerkit.Found
+	st Statement
 	// nestedUse is the database of a USE inside IF or BEGIN … END: the
 	// statements after it may read in either database.
 	nestedUse string
@@ -29,33 +28,16 @@ type walker struct {
 }
 
 func newWalker(p *parsed, dbs []string, nest int) *walker {
-	return &walker{p: p, dbs: dbs, nest: nest, actions: map[string]struct{}{}, targets: map[string]struct{}{}, functions: map[string]struct{}{}}
+	return &walker{p: p, dbs: dbs, nest: nest, Found: analyzerkit.NewFound()}
 }
 
 func (w *walker) statement() Statement {
-	w.st.Analysis = domain.Analysis{Actions: keys(w.actions), Targets: keys(w.targets), Functions: keys(w.functions)}
+	w.st.Analysis = w.Analysis()
 	return w.st
 }
 
 // keys returns m's keys sorted (nil for none).
 func keys(m map[string]struct{}) []string { return analyzerkit.SortedKeys(m) }
-
-func (w *walker) act(a ...string) {
-	for _, s := range a {
-		w.actions[s] = struct{}{}
-	}
-}
-
-// add merges an analysis into the walker's.
-func (w *walker) add(a domain.Analysis) {
-	w.act(a.Actions...)
-	for _, t := range a.Targets {
-		w.targets[t] = struct{}{}
-	}
-	for _, f := range a.Functions {
-		w.functions[f] = struct{}{}
-	}
-}
 
 // top walks a top-level statement and records what the session acts on.
 func (w *walker) top(s antlr.ParserRuleContext) {
@@ -106,7 +88,7 @@ func children(ctx antlr.ParserRuleContext) []antlr.Tree {
 func (w *walker) classify(ctx antlr.ParserRuleContext) []antlr.Tree {
 	rule := ctx.GetRuleIndex()
 	if acts, ok := statementRules()[rule]; ok {
-		w.act(acts...)
+		w.Act(acts...)
 		if isCreateRule(rule) {
 			w.createOrAlter(ctx)
 		}
@@ -138,18 +120,18 @@ func (w *walker) classify(ctx antlr.ParserRuleContext) []antlr.Tree {
 		}
 		return nil
 	case tsql.TSqlParserRULE_query_specification:
-		w.act("SELECT")
+		w.Act("SELECT")
 		if hasToken(ctx, tsql.TSqlParserINTO) {
-			w.act("SELECT_INTO", "CREATE", "CREATE_TABLE")
+			w.Act("SELECT_INTO", "CREATE", "CREATE_TABLE")
 		}
 	case tsql.TSqlParserRULE_merge_matched:
 		if hasToken(ctx, tsql.TSqlParserDELETE) {
-			w.act("DELETE")
+			w.Act("DELETE")
 		} else {
-			w.act("UPDATE")
+			w.Act("UPDATE")
 		}
 	case tsql.TSqlParserRULE_merge_not_matched:
-		w.act("INSERT")
+		w.Act("INSERT")
 	case tsql.TSqlParserRULE_create_synonym:
 		// A synonym of a procedure that runs a text (sp_executesql …) would
 		// make EXEC synonym N'DELETE …' read as a plain EXEC.
@@ -162,13 +144,13 @@ func (w *walker) classify(ctx antlr.ParserRuleContext) []antlr.Tree {
 		if last != nil { // one token may hold a dotted name (master.sys.sp_executesql)
 			parts, err := splitName(last.GetText())
 			if err != nil {
-				w.act(Unknown)
+				w.Act(Unknown)
 			} else if runsText(parts[len(parts)-1]) {
-				w.act(Unknown)
+				w.Act(Unknown)
 			}
 		}
 	case tsql.TSqlParserRULE_openquery, tsql.TSqlParserRULE_opendatasource, tsql.TSqlParserRULE_rowset_function:
-		w.functions[strings.ToLower(ctx.GetStart().GetText())] = struct{}{}
+		w.Functions[strings.ToLower(ctx.GetStart().GetText())] = struct{}{}
 		// The pass-through query text runs as it is (on the server the
 		// connection names, which may be this one): its statements are the
 		// query's, as dynamic SQL's are.
@@ -183,26 +165,26 @@ func (w *walker) classify(ctx antlr.ParserRuleContext) []antlr.Tree {
 			if text, ok := sqlText(q.GetText()); ok {
 				w.dynamic(text)
 			} else {
-				w.act(Unknown)
+				w.Act(Unknown)
 			}
 		}
 	case tsql.TSqlParserRULE_execute_body, tsql.TSqlParserRULE_execute_body_batch:
 		return w.execute(ctx)
 	case tsql.TSqlParserRULE_execute_clause:
-		w.act("EXECUTE_AS")
+		w.Act("EXECUTE_AS")
 	case tsql.TSqlParserRULE_security_statement:
 		switch ctx.GetStart().GetTokenType() {
 		case tsql.TSqlParserGRANT:
-			w.act("GRANT")
+			w.Act("GRANT")
 		case tsql.TSqlParserREVERT:
-			w.act("REVERT")
+			w.Act("REVERT")
 		}
 	case tsql.TSqlParserRULE_transaction_statement:
-		w.act(transactionKind(ctx))
+		w.Act(transactionKind(ctx))
 	case tsql.TSqlParserRULE_use_statement:
 		if v, ok := ctx.(*tsql.Use_statementContext); ok {
 			db := name(v.Id_())
-			w.targets[db] = struct{}{}
+			w.Targets[db] = struct{}{}
 			if w.st.UseDB == "" {
 				w.nestedUse = db
 			}
@@ -210,7 +192,7 @@ func (w *walker) classify(ctx antlr.ParserRuleContext) []antlr.Tree {
 		return nil
 	case tsql.TSqlParserRULE_set_special:
 		if w.spanHas(ctx, tsql.TSqlParserXACT_ABORT) {
-			w.act("SET_XACT_ABORT")
+			w.Act("SET_XACT_ABORT")
 		}
 	case tsql.TSqlParserRULE_create_database, tsql.TSqlParserRULE_alter_database:
 		if id := firstID(ctx); id != "" {
@@ -225,10 +207,10 @@ func (w *walker) classify(ctx antlr.ParserRuleContext) []antlr.Tree {
 		return nil
 	case tsql.TSqlParserRULE_create_schema, tsql.TSqlParserRULE_drop_schema:
 		if id := firstID(ctx); id != "" {
-			w.targets[id] = struct{}{}
+			w.Targets[id] = struct{}{}
 			for _, db := range w.dbs {
 				if db != "" {
-					w.targets[db+"."+id] = struct{}{}
+					w.Targets[db+"."+id] = struct{}{}
 				}
 			}
 		}
@@ -237,11 +219,11 @@ func (w *walker) classify(ctx antlr.ParserRuleContext) []antlr.Tree {
 				if t, ok := c.(antlr.TerminalNode); ok {
 					switch t.GetSymbol().GetTokenType() {
 					case tsql.TSqlParserGRANT:
-						w.act("GRANT")
+						w.Act("GRANT")
 					case tsql.TSqlParserDENY:
-						w.act("DENY")
+						w.Act("DENY")
 					case tsql.TSqlParserREVOKE:
-						w.act("REVOKE")
+						w.Act("REVOKE")
 					}
 				}
 			}
@@ -253,7 +235,7 @@ func (w *walker) classify(ctx antlr.ParserRuleContext) []antlr.Tree {
 		tsql.TSqlParserRULE_drop_db_role, tsql.TSqlParserRULE_create_db_role, tsql.TSqlParserRULE_alter_db_role,
 		tsql.TSqlParserRULE_create_server_role, tsql.TSqlParserRULE_alter_server_role, tsql.TSqlParserRULE_drop_server_role:
 		if id := firstID(ctx); id != "" {
-			w.targets[id] = struct{}{}
+			w.Targets[id] = struct{}{}
 		}
 	case tsql.TSqlParserRULE_create_or_alter_procedure, tsql.TSqlParserRULE_create_or_alter_function,
 		tsql.TSqlParserRULE_create_or_alter_dml_trigger, tsql.TSqlParserRULE_create_or_alter_ddl_trigger:
@@ -268,7 +250,7 @@ func (w *walker) classify(ctx antlr.ParserRuleContext) []antlr.Tree {
 					// analyzer reads as what it runs (sp_executesql …) would
 					// run its own body under that reading.
 					if parts, err := splitName(r.GetText()); err != nil || runsText(parts[len(parts)-1]) {
-						w.act(Unknown)
+						w.Act(Unknown)
 					}
 				}
 			}
@@ -296,9 +278,9 @@ func (w *walker) createOrAlter(ctx antlr.ParserRuleContext) {
 	for _, a := range statementRules()[ctx.GetRuleIndex()] {
 		if strings.HasPrefix(a, "CREATE") {
 			alt := "ALTER" + strings.TrimPrefix(a, "CREATE")
-			w.act(alt)
+			w.Act(alt)
 			if !orAlter {
-				delete(w.actions, a)
+				delete(w.Actions, a)
 			}
 		}
 	}
@@ -386,7 +368,7 @@ func (w *walker) object(parts []string) {
 	if obj == "" || strings.HasPrefix(obj, "@") {
 		return
 	}
-	w.targets[obj] = struct{}{}
+	w.Targets[obj] = struct{}{}
 	if strings.HasPrefix(obj, "#") {
 		return
 	}
@@ -394,17 +376,17 @@ func (w *walker) object(parts []string) {
 	if n >= 2 && parts[n-2] != "" {
 		schema = parts[n-2]
 	}
-	w.targets[schema+"."+obj] = struct{}{}
+	w.Targets[schema+"."+obj] = struct{}{}
 	if n >= 3 && parts[n-3] != "" {
-		w.targets[parts[n-3]+"."+schema+"."+obj] = struct{}{}
+		w.Targets[parts[n-3]+"."+schema+"."+obj] = struct{}{}
 		if n >= 4 && parts[n-4] != "" {
-			w.targets[parts[n-4]+"."+parts[n-3]+"."+schema+"."+obj] = struct{}{}
+			w.Targets[parts[n-4]+"."+parts[n-3]+"."+schema+"."+obj] = struct{}{}
 		}
 		return
 	}
 	for _, db := range w.dbs {
 		if db != "" {
-			w.targets[db+"."+schema+"."+obj] = struct{}{}
+			w.Targets[db+"."+schema+"."+obj] = struct{}{}
 		}
 	}
 }
@@ -415,9 +397,9 @@ func (w *walker) function(parts []string) {
 	if parts[n-1] == "" {
 		return
 	}
-	w.functions[parts[n-1]] = struct{}{}
+	w.Functions[parts[n-1]] = struct{}{}
 	if n > 1 {
-		w.functions[strings.Join(parts, ".")] = struct{}{}
+		w.Functions[strings.Join(parts, ".")] = struct{}{}
 	}
 }
 
@@ -427,8 +409,8 @@ func (w *walker) database(db string) {
 	if db == "" {
 		return
 	}
-	w.targets[db] = struct{}{}
-	w.targets[db+".*"] = struct{}{}
+	w.Targets[db] = struct{}{}
+	w.Targets[db+".*"] = struct{}{}
 }
 
 // transactionKind names a transaction_statement.

@@ -58,7 +58,7 @@ func (w *walker) execute(ctx antlr.ParserRuleContext) []antlr.Tree {
 		case antlr.TerminalNode:
 			switch v.GetSymbol().GetTokenType() {
 			case tsql.TSqlParserLOGIN, tsql.TSqlParserUSER, tsql.TSqlParserCALLER:
-				w.act("EXECUTE_AS") // EXEC (…) AS LOGIN = '…', EXECUTE AS CALLER
+				w.Act("EXECUTE_AS") // EXEC (…) AS LOGIN = '…', EXECUTE AS CALLER
 			}
 		}
 	}
@@ -70,10 +70,10 @@ func (w *walker) execute(ctx antlr.ParserRuleContext) []antlr.Tree {
 			w.dynamicArg(args, pos)
 			return nil
 		}
-		w.act("EXEC")
+		w.Act("EXEC")
 		w.object(parts)
 		if opaqueProcs[p] {
-			w.act(Unknown)
+			w.Act(Unknown)
 		}
 		return argTrees(args)
 	case len(strs) > 0 && ctx.GetStart().GetTokenType() == tsql.TSqlParserLR_BRACKET:
@@ -81,7 +81,7 @@ func (w *walker) execute(ctx antlr.ParserRuleContext) []antlr.Tree {
 		for _, s := range strs {
 			lit, ok := w.literal(s)
 			if !ok {
-				w.act(Unknown)
+				w.Act(Unknown)
 				return nil
 			}
 			text.WriteString(lit)
@@ -89,7 +89,7 @@ func (w *walker) execute(ctx antlr.ParserRuleContext) []antlr.Tree {
 		w.dynamic(text.String())
 		return nil
 	case len(strs) > 0: // EXEC @proc, EXEC 'proc'
-		w.act("EXEC", Unknown)
+		w.Act("EXEC", Unknown)
 	}
 	return argTrees(args)
 }
@@ -152,12 +152,12 @@ func (w *walker) dynamicArg(args []*tsql.Execute_statement_argContext, pos int) 
 		}
 	}
 	if value == nil || value.Constant() == nil || value.Constant().STRING() == nil {
-		w.act(Unknown)
+		w.Act(Unknown)
 		return
 	}
 	text, ok := sqlText(value.Constant().STRING().GetText())
 	if !ok {
-		w.act(Unknown)
+		w.Act(Unknown)
 		return
 	}
 	w.dynamic(text)
@@ -176,12 +176,12 @@ func (w *walker) dynamic(text string) {
 		r.Statements = append(r.Statements, r2.Statements...)
 	}
 	if r.Err != nil {
-		w.act(Unknown)
+		w.Act(Unknown)
 		if isUncheckable(r.Err) {
 			w.err = r.Err
 		}
 	}
 	for _, st := range r.Statements {
-		w.add(st.Analysis)
+		w.Add(st.Analysis)
 	}
 }

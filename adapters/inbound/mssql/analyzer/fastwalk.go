@@ -79,7 +79,7 @@ func (f *fastWalker) node(v reflect.Value) bool {
 	if !known {
 		return false
 	}
-	f.w.act(acts...)
+	f.w.Act(acts...)
 	switch x := n.(type) {
 	case *ast.SchemaObjectName:
 		return f.object(&x.Fragment)
@@ -89,7 +89,7 @@ func (f *fastWalker) node(v reflect.Value) bool {
 		return f.node(reflect.ValueOf(x.Parameters)) // its name is a type's: int, nvarchar
 	case *ast.SelectStatement:
 		if x.Into != nil {
-			f.w.act("SELECT_INTO", "CREATE", "CREATE_TABLE")
+			f.w.Act("SELECT_INTO", "CREATE", "CREATE_TABLE")
 			f.into++
 		}
 		if x.On != nil {

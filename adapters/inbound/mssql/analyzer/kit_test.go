@@ -23,3 +23,9 @@ func TestCacheBoundInBytes(t *testing.T) {
 	kittest.CacheBoundInBytes(t, 32<<10, func(s string) { c.Analyze(s, "db") }, c.entries.Bytes,
 		func(s string) bool { _, ok := c.entries.Get(cacheKey{s, "db"}); return ok })
 }
+
+// Analyze is the tests' AnalyzeContext without a client to wait for (the
+// listeners always pass their client's).
+func (c *Cache) Analyze(text, currentDB string) Result {
+	return c.AnalyzeContext(context.Background(), text, currentDB)
+}

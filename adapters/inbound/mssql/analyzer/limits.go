@@ -2,7 +2,6 @@ package analyzer
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -36,8 +35,8 @@ var budget = analyzerkit.NewBudget(MaxSize, analyzerkit.LargeText)
 
 // checkLimits refuses a text over MaxSize before it is read.
 func checkLimits(text string) error {
-	if len(text) > MaxSize {
-		return fmt.Errorf("%w: the text is %d bytes, over the %d the Sidecar analyses", ErrUncheckable, len(text), MaxSize)
+	if err := analyzerkit.CheckSize(text, MaxSize); err != nil {
+		return err
 	}
 	if oddLineEnd(text) {
 		return errOddLineEnd
@@ -69,62 +68,44 @@ func oddLineEnd(text string) bool {
 	}
 }
 
-// checkDepth refuses a text nested deeper than MaxDepth.
+// checkDepth refuses a text nested deeper than MaxDepth (every token adds
+// at most one level).
 func checkDepth(toks []token, text string) error {
-	if len(toks) < MaxDepth {
-		return nil // every token adds at most one level
-	}
-	if d := depthBound(toks, text); d > MaxDepth {
-		return fmt.Errorf("%w: it nests about %d levels deep, over the %d the Sidecar analyses", ErrUncheckable, d, MaxDepth)
-	}
-	return nil
+	return analyzerkit.CheckDepth(len(toks), MaxDepth, func() int { return depthBound(toks, text) })
 }
 
 // depthBound returns an upper bound, up to a small factor, of how deep the
-// parser descends for a text, from its tokens: an open bracket is one more
-// level; a keyword that nests what follows (IF, WHILE, BEGIN, CASE …) and a
-// unary operator (- - - 1) count one at their bracket level; a comma starts
-// a new chain at its level. Binary operators (a OR b OR …) count nothing:
-// the grammar reads their chains in a loop, and the analyzer walks the
-// tree without recursion. Names and literals count nothing.
+// parser descends for a text, from its tokens (analyzerkit.Depth): an open
+// bracket is one more level; a keyword that nests what follows (IF, WHILE,
+// BEGIN, CASE …) and a unary operator (- - - 1) link at their bracket
+// level; a comma starts a new chain at its level. Binary operators (a OR b
+// OR …) count nothing: the grammar reads their chains in a loop, and the
+// analyzer walks the tree without recursion. Names and literals count
+// nothing.
 func depthBound(toks []token, text string) int {
-	levels := []int{0}
-	sum, best := 0, 0
-	reset := func() {
-		sum -= levels[len(levels)-1]
-		levels[len(levels)-1] = 0
-	}
+	var d analyzerkit.Depth
 	for k, t := range toks {
 		switch t.kind {
-		case tokNumber, tokString, tokQuoted, tokVar, tokSemicolon:
-			continue
 		case tokWord:
-			if !isNestingWord(text[t.start:t.end]) {
-				continue
+			if isNestingWord(text[t.start:t.end]) {
+				d.Link()
 			}
-			levels[len(levels)-1]++
-			sum++
 		case tokOp:
 			switch text[t.start] {
 			case '(':
-				levels = append(levels, 0)
+				d.Open()
 			case ')':
-				if len(levels) > 1 {
-					reset()
-					levels = levels[:len(levels)-1]
-				}
+				d.Close()
 			case ',':
-				reset()
+				d.Chain()
 			case '-', '+', '~':
 				if k == 0 || toks[k-1].kind == tokOp || toks[k-1].kind == tokSemicolon {
-					levels[len(levels)-1]++
-					sum++
+					d.Link()
 				}
 			}
 		}
-		best = max(best, sum+len(levels))
 	}
-	return best
+	return d.Max()
 }
 
 // isNestingWord reports keywords under which the grammar may descend.
@@ -163,3 +144,7 @@ func unicodeSpace(text string, toks []token) bool {
 	}
 	return false
 }
+
+// HoldBudget takes the whole parse budget until release is called, for
+// listener tests (analyzerkit.Budget.Hold).
+func HoldBudget() (release func()) { return budget.Hold() }

@@ -20,11 +20,11 @@ func AnalyzeProc(name, currentDB string) Result {
 		return unknown(name, err)
 	}
 	w := newWalker(nil, []string{strings.ToLower(currentDB)}, 0)
-	w.act("EXEC")
+	w.Act("EXEC")
 	w.object(parts)
 	p := parts[len(parts)-1]
 	if runsText(p) {
-		w.act(Unknown)
+		w.Act(Unknown)
 	}
 	st := w.statement()
 	st.Text = name

@@ -294,7 +294,7 @@ func (b *bulkReader) end(at int) {
 		return
 	}
 	w := newWalker(b.db, b.mode, 0)
-	w.act("INSERT")
+	w.Act("INSERT")
 	w.table(b.schema, b.name)
 	st := w.statement()
 	// As the parser gives it: from the previous semicolon, so with the

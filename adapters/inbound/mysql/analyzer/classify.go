@@ -3,7 +3,6 @@ package analyzer
 import (
 	"reflect"
 	"strings"
-	"unicode"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/auth"
@@ -15,17 +14,17 @@ import (
 // walker collects one statement's analysis while the parse tree is walked
 // (ast.Visitor).
 type walker struct {
-	db                          string
-	mode                        Mode
-	nest                        int // PREPARE texts this statement is inside
-	actions, targets, functions map[string]struct{}
-	st                          Statement
+	db   string
+	mode Mode
+	nest int // PREPARE texts this statement is inside
+	analyzerkit.Found
+	st Statement
 	// err is set when a nested text (PREPARE … FROM '…') is uncheckable.
 	err error
 }
 
 func newWalker(db string, m Mode, nest int) *walker {
-	return &walker{db: db, mode: m, nest: nest, actions: map[string]struct{}{}, targets: map[string]struct{}{}, functions: map[string]struct{}{}}
+	return &walker{db: db, mode: m, nest: nest, Found: analyzerkit.NewFound()}
 }
 
 // classifyStmt returns the analysis of one parsed statement.
@@ -36,7 +35,7 @@ func classifyStmt(n ast.StmtNode, db string, m Mode, nest int) (Statement, error
 }
 
 func (w *walker) statement() Statement {
-	w.st.Analysis = domain.Analysis{Actions: keys(w.actions), Targets: keys(w.targets), Functions: keys(w.functions)}
+	w.st.Analysis = w.Analysis()
 	return w.st
 }
 
@@ -50,12 +49,6 @@ func (w *walker) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 // keys returns m's keys sorted (nil for none).
 func keys(m map[string]struct{}) []string { return analyzerkit.SortedKeys(m) }
 
-func (w *walker) act(a ...string) {
-	for _, s := range a {
-		w.actions[s] = struct{}{}
-	}
-}
-
 // table adds a table (or view, sequence, procedure) name: db.table, with
 // the current database for an unqualified name, and the bare name, so a
 // rule reads `prod.users`, `prod.*`, `*.users` or `users`.
@@ -63,12 +56,12 @@ func (w *walker) table(schema, name string) {
 	if name == "" {
 		return
 	}
-	w.targets[name] = struct{}{}
+	w.Targets[name] = struct{}{}
 	if schema == "" {
 		schema = w.db
 	}
 	if schema != "" {
-		w.targets[schema+"."+name] = struct{}{}
+		w.Targets[schema+"."+name] = struct{}{}
 	}
 }
 
@@ -78,8 +71,8 @@ func (w *walker) database(name string) {
 	if name == "" {
 		return
 	}
-	w.targets[name] = struct{}{}
-	w.targets[name+".*"] = struct{}{}
+	w.Targets[name] = struct{}{}
+	w.Targets[name+".*"] = struct{}{}
 }
 
 func (w *walker) users(us ...*auth.UserIdentity) {
@@ -87,8 +80,8 @@ func (w *walker) users(us ...*auth.UserIdentity) {
 		if u == nil || u.Username == "" {
 			continue
 		}
-		w.targets[u.Username] = struct{}{}
-		w.targets[u.Username+"@"+u.Hostname] = struct{}{}
+		w.Targets[u.Username] = struct{}{}
+		w.Targets[u.Username+"@"+u.Hostname] = struct{}{}
 	}
 }
 
@@ -99,9 +92,9 @@ func (w *walker) function(schema, name string) {
 		return
 	}
 	name = strings.ToLower(name)
-	w.functions[name] = struct{}{}
+	w.Functions[name] = struct{}{}
 	if schema != "" {
-		w.functions[strings.ToLower(schema)+"."+name] = struct{}{}
+		w.Functions[strings.ToLower(schema)+"."+name] = struct{}{}
 	}
 }
 
@@ -118,74 +111,74 @@ func (w *walker) classify(n ast.Node) bool {
 	case *ast.WindowFuncExpr:
 		w.function("", v.Name)
 	case *ast.SelectStmt:
-		w.act("SELECT")
+		w.Act("SELECT")
 		if v.LockInfo != nil {
 			switch v.LockInfo.LockType {
 			case ast.SelectLockForUpdate, ast.SelectLockForUpdateNoWait, ast.SelectLockForUpdateWaitN, ast.SelectLockForUpdateSkipLocked:
-				w.act("SELECT_FOR_UPDATE")
+				w.Act("SELECT_FOR_UPDATE")
 			case ast.SelectLockForShare, ast.SelectLockForShareNoWait, ast.SelectLockForShareSkipLocked:
-				w.act("SELECT_FOR_SHARE")
+				w.Act("SELECT_FOR_SHARE")
 			}
 		}
 		if v.SelectIntoOpt != nil { // not a child the parser's walk visits
 			w.selectInto(v.SelectIntoOpt)
 		}
 	case *ast.SetOprStmt:
-		w.act("SELECT")
+		w.Act("SELECT")
 	case *ast.SelectIntoOption:
 		w.selectInto(v)
 	case *ast.InsertStmt:
 		if v.IsReplace {
-			w.act("REPLACE", "INSERT", "DELETE") // REPLACE deletes the rows it replaces
+			w.Act("REPLACE", "INSERT", "DELETE") // REPLACE deletes the rows it replaces
 		} else {
-			w.act("INSERT")
+			w.Act("INSERT")
 		}
 		if len(v.OnDuplicate) > 0 {
-			w.act("UPDATE")
+			w.Act("UPDATE")
 		}
 	case *ast.UpdateStmt:
-		w.act("UPDATE")
+		w.Act("UPDATE")
 	case *ast.DeleteStmt:
-		w.act("DELETE")
+		w.Act("DELETE")
 	case *ast.LoadDataStmt:
-		w.act("LOAD_DATA", "INSERT")
+		w.Act("LOAD_DATA", "INSERT")
 		if v.FileLocRef == ast.FileLocClient {
-			w.act("LOAD_DATA_LOCAL")
+			w.Act("LOAD_DATA_LOCAL")
 			w.st.LoadLocal = true
 		}
 		if v.OnDuplicate == ast.OnDuplicateKeyHandlingReplace {
-			w.act("REPLACE", "DELETE")
+			w.Act("REPLACE", "DELETE")
 		}
 	case *ast.CallStmt:
-		w.act("CALL")
+		w.Act("CALL")
 		w.st.change.unknown = true // a procedure may SET NAMES
 	case *ast.TruncateTableStmt:
-		w.act("TRUNCATE")
+		w.Act("TRUNCATE")
 	case *ast.DoStmt:
-		w.act("DO")
+		w.Act("DO")
 	case *ast.DropTableStmt:
 		if v.IsView {
-			w.act("DROP", "DROP_VIEW")
+			w.Act("DROP", "DROP_VIEW")
 		} else {
-			w.act("DROP", "DROP_TABLE")
+			w.Act("DROP", "DROP_TABLE")
 		}
 	case *ast.DropDatabaseStmt:
-		w.act("DROP", "DROP_DATABASE")
+		w.Act("DROP", "DROP_DATABASE")
 		w.database(v.Name.O)
 	case *ast.DropUserStmt:
 		if v.IsDropRole {
-			w.act("DROP", "DROP_ROLE")
+			w.Act("DROP", "DROP_ROLE")
 		} else {
-			w.act("DROP", "DROP_USER")
+			w.Act("DROP", "DROP_USER")
 		}
 		w.users(v.UserList...)
 	case *ast.DropProcedureStmt:
-		w.act("DROP", "DROP_PROCEDURE")
+		w.Act("DROP", "DROP_PROCEDURE")
 	case *ast.CreateDatabaseStmt:
-		w.act("CREATE", "CREATE_DATABASE")
+		w.Act("CREATE", "CREATE_DATABASE")
 		w.database(v.Name.O)
 	case *ast.AlterDatabaseStmt:
-		w.act("ALTER", "ALTER_DATABASE")
+		w.Act("ALTER", "ALTER_DATABASE")
 		if v.AlterDefaultDatabase {
 			w.database(w.db)
 		} else {
@@ -193,137 +186,137 @@ func (w *walker) classify(n ast.Node) bool {
 		}
 	case *ast.CreateUserStmt:
 		if v.IsCreateRole {
-			w.act("CREATE", "CREATE_ROLE")
+			w.Act("CREATE", "CREATE_ROLE")
 		} else {
-			w.act("CREATE", "CREATE_USER")
+			w.Act("CREATE", "CREATE_USER")
 		}
 		for _, s := range v.Specs {
 			w.users(s.User)
 		}
 	case *ast.AlterUserStmt:
-		w.act("ALTER", "ALTER_USER")
+		w.Act("ALTER", "ALTER_USER")
 		for _, s := range v.Specs {
 			w.users(s.User)
 		}
 	case *ast.RenameUserStmt:
-		w.act("ALTER", "ALTER_USER", "RENAME")
+		w.Act("ALTER", "ALTER_USER", "RENAME")
 		for _, u := range v.UserToUsers {
 			w.users(u.OldUser, u.NewUser)
 		}
 	case *ast.ProcedureInfo:
-		w.act("CREATE", "CREATE_PROCEDURE")
+		w.Act("CREATE", "CREATE_PROCEDURE")
 		if v.ProcedureName != nil {
 			w.table(v.ProcedureName.Schema.O, v.ProcedureName.Name.O)
 		}
 		return false // the body runs on CALL
 	case *ast.CreateViewStmt:
-		w.act("CREATE", "CREATE_VIEW")
+		w.Act("CREATE", "CREATE_VIEW")
 		if v.OrReplace {
-			w.act("ALTER", "ALTER_VIEW")
+			w.Act("ALTER", "ALTER_VIEW")
 		}
 	case *ast.AlterTableStmt:
-		w.act("ALTER", "ALTER_TABLE")
+		w.Act("ALTER", "ALTER_TABLE")
 		for _, s := range v.Specs {
 			if s.Tp == ast.AlterTableRenameTable {
-				w.act("RENAME")
+				w.Act("RENAME")
 			}
 		}
 	case *ast.RenameTableStmt:
-		w.act("ALTER", "ALTER_TABLE", "RENAME")
+		w.Act("ALTER", "ALTER_TABLE", "RENAME")
 	case *ast.GrantStmt:
-		w.act("GRANT")
+		w.Act("GRANT")
 		w.grantLevel(v.Level)
 		for _, s := range v.Users {
 			w.users(s.User)
 		}
 	case *ast.RevokeStmt:
-		w.act("REVOKE")
+		w.Act("REVOKE")
 		w.grantLevel(v.Level)
 		for _, s := range v.Users {
 			w.users(s.User)
 		}
 	case *ast.GrantRoleStmt:
-		w.act("GRANT", "GRANT_ROLE")
+		w.Act("GRANT", "GRANT_ROLE")
 		w.users(v.Users...)
 	case *ast.RevokeRoleStmt:
-		w.act("REVOKE", "REVOKE_ROLE")
+		w.Act("REVOKE", "REVOKE_ROLE")
 		w.users(v.Users...)
 	case *ast.GrantProxyStmt:
-		w.act("GRANT", "GRANT_PROXY")
+		w.Act("GRANT", "GRANT_PROXY")
 		w.users(v.LocalUser)
 		w.users(v.ExternalUsers...)
 	case *ast.BeginStmt:
-		w.act("BEGIN")
+		w.Act("BEGIN")
 	case *ast.CommitStmt:
-		w.act("COMMIT")
+		w.Act("COMMIT")
 	case *ast.RollbackStmt:
 		if v.SavepointName != "" {
-			w.act("ROLLBACK_TO")
+			w.Act("ROLLBACK_TO")
 		} else {
-			w.act("ROLLBACK")
+			w.Act("ROLLBACK")
 		}
 	case *ast.SavepointStmt:
-		w.act("SAVEPOINT")
+		w.Act("SAVEPOINT")
 	case *ast.ReleaseSavepointStmt:
-		w.act("RELEASE")
+		w.Act("RELEASE")
 	case *ast.SetStmt:
-		w.act("SET")
+		w.Act("SET")
 		w.setChange(v)
 		for _, a := range v.Variables {
 			if a != nil && a.IsSystem && (a.IsGlobal || a.IsInstance) {
-				w.act("SET_GLOBAL")
+				w.Act("SET_GLOBAL")
 			}
 		}
 	case *ast.SetPwdStmt:
-		w.act("SET", "SET_PASSWORD")
+		w.Act("SET", "SET_PASSWORD")
 		w.users(v.User)
 	case *ast.SetRoleStmt:
-		w.act("SET", "SET_ROLE")
+		w.Act("SET", "SET_ROLE")
 	case *ast.SetDefaultRoleStmt:
-		w.act("SET", "SET_DEFAULT_ROLE")
+		w.Act("SET", "SET_DEFAULT_ROLE")
 		w.users(v.UserList...)
 	case *ast.ShowStmt:
-		w.act("SHOW")
+		w.Act("SHOW")
 	case *ast.ExplainStmt:
-		w.act("EXPLAIN")
+		w.Act("EXPLAIN")
 		return v.Analyze // EXPLAIN ANALYZE runs the statement
 	case *ast.ExplainForStmt:
-		w.act("EXPLAIN")
+		w.Act("EXPLAIN")
 	case *ast.PrepareStmt:
-		w.act("PREPARE")
+		w.Act("PREPARE")
 		w.prepare(v)
 		return false // the text runs on EXECUTE
 	case *ast.ExecuteStmt:
-		w.act("EXECUTE")
+		w.Act("EXECUTE")
 		w.st.Execute = v.Name
 		w.st.change.unknown = true // the prepared text may be a SET
 	case *ast.DeallocateStmt:
-		w.act("DEALLOCATE")
+		w.Act("DEALLOCATE")
 		w.st.Deallocate = v.Name
 	case *ast.UseStmt:
-		w.act("USE")
+		w.Act("USE")
 		w.st.UseDB = v.DBName
-		w.targets[v.DBName] = struct{}{}
+		w.Targets[v.DBName] = struct{}{}
 	case *ast.KillStmt:
-		w.act("KILL")
+		w.Act("KILL")
 		if v.Expr == nil {
 			w.st.Kill = &Kill{ID: v.ConnectionID, QueryOnly: v.Query}
 		}
 	case *ast.FlushStmt:
-		w.act("FLUSH")
+		w.Act("FLUSH")
 		if v.ReadLock {
-			w.act("LOCK")
+			w.Act("LOCK")
 		}
 	case *ast.LockTablesStmt:
-		w.act("LOCK")
+		w.Act("LOCK")
 	case *ast.UnlockTablesStmt:
-		w.act("UNLOCK")
+		w.Act("UNLOCK")
 	case *ast.AnalyzeTableStmt:
-		w.act("ANALYZE")
+		w.Act("ANALYZE")
 	case *ast.OptimizeTableStmt:
-		w.act("OPTIMIZE")
+		w.Act("OPTIMIZE")
 	case *ast.RepairTableStmt:
-		w.act("REPAIR")
+		w.Act("REPAIR")
 	default:
 		if _, ok := n.(ast.StmtNode); ok {
 			w.generic(reflect.TypeOf(n).Elem().Name())
@@ -337,11 +330,11 @@ func (w *walker) classify(n ast.Node) bool {
 func (w *walker) selectInto(v *ast.SelectIntoOption) {
 	switch v.Tp {
 	case ast.SelectIntoOutfile:
-		w.act("SELECT_INTO", "SELECT_INTO_OUTFILE")
+		w.Act("SELECT_INTO", "SELECT_INTO_OUTFILE")
 	case ast.SelectIntoDumpfile:
-		w.act("SELECT_INTO", "SELECT_INTO_DUMPFILE")
+		w.Act("SELECT_INTO", "SELECT_INTO_DUMPFILE")
 	default:
-		w.act("SELECT_INTO")
+		w.Act("SELECT_INTO")
 	}
 }
 
@@ -356,7 +349,7 @@ func (w *walker) grantLevel(l *ast.GrantLevel) {
 	}
 	switch l.Level {
 	case ast.GrantLevelGlobal:
-		w.targets["*.*"] = struct{}{}
+		w.Targets["*.*"] = struct{}{}
 	case ast.GrantLevelDB:
 		w.database(db)
 	case ast.GrantLevelTable:
@@ -371,7 +364,7 @@ func (w *walker) prepare(v *ast.PrepareStmt) {
 	p := &Prepared{Name: v.Name}
 	w.st.Prepare = p
 	if v.SQLVar != nil {
-		w.act(Unknown)
+		w.Act(Unknown)
 		p.Analysis = domain.Analysis{Actions: []string{Unknown}}
 		return
 	}
@@ -381,28 +374,17 @@ func (w *walker) prepare(v *ast.PrepareStmt) {
 	}
 	r := analyze(v.SQLText, w.db, w.mode, w.nest+1)
 	if r.Err != nil {
-		w.act(Unknown)
+		w.Act(Unknown)
 		if isUncheckable(r.Err) {
 			w.err = r.Err
 		}
 	}
 	inner := newWalker(w.db, w.mode, 0)
 	for _, st := range r.Statements {
-		inner.add(st.Analysis)
-		w.add(st.Analysis)
+		inner.Add(st.Analysis)
+		w.Add(st.Analysis)
 	}
 	p.Analysis = inner.statement().Analysis
-}
-
-// add merges an analysis into the walker's.
-func (w *walker) add(a domain.Analysis) {
-	w.act(a.Actions...)
-	for _, t := range a.Targets {
-		w.targets[t] = struct{}{}
-	}
-	for _, f := range a.Functions {
-		w.functions[f] = struct{}{}
-	}
 }
 
 // generic names any other statement node after its type: CreateXStmt →
@@ -410,34 +392,9 @@ func (w *walker) add(a domain.Analysis) {
 // any other XStmt → X (CamelCase to SNAKE_CASE).
 func (w *walker) generic(name string) {
 	if a := genericActions(name); len(a) > 0 {
-		w.act(a...)
+		w.Act(a...)
 	}
 }
 
-func genericActions(name string) []string {
-	words := splitCamel(strings.TrimSuffix(name, "Stmt"))
-	if len(words) == 0 {
-		return nil
-	}
-	full := strings.Join(words, "_")
-	switch words[0] {
-	case "CREATE", "ALTER", "DROP":
-		return []string{words[0], full}
-	}
-	return []string{full}
-}
-
-func splitCamel(s string) []string {
-	var words []string
-	start := 0
-	for i := 1; i < len(s); i++ {
-		if unicode.IsUpper(rune(s[i])) && !unicode.IsUpper(rune(s[i-1])) {
-			words = append(words, strings.ToUpper(s[start:i]))
-			start = i
-		}
-	}
-	if s != "" {
-		words = append(words, strings.ToUpper(s[start:]))
-	}
-	return words
-}
+// genericActions is analyzerkit.NodeActions of a TiDB node's type name.
+func genericActions(name string) []string { return analyzerkit.NodeActions(name, nil) }

@@ -11,11 +11,11 @@ import "strings"
 func guessed(sql string) []string {
 	l := lex(sql, Mode{})
 	w := newWalker("", Mode{}, 0)
-	w.act(Unknown)
+	w.Act(Unknown)
 	var words []string
 	flush := func() {
 		if len(words) > 0 {
-			w.act(guessStatement(words)...)
+			w.Act(guessStatement(words)...)
 		}
 		words = words[:0]
 	}
@@ -28,7 +28,7 @@ func guessed(sql string) []string {
 		}
 	}
 	flush()
-	return keys(w.actions)
+	return keys(w.Actions)
 }
 
 // guessObjects are the object words of CREATE, ALTER and DROP statements

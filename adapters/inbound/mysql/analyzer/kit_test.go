@@ -23,3 +23,13 @@ func TestCacheBoundInBytes(t *testing.T) {
 	kittest.CacheBoundInBytes(t, 32<<10, func(s string) { c.Analyze(s, "db") }, c.entries.Bytes,
 		func(s string) bool { _, ok := c.entries.Get(cacheKey{s, "db", Mode{}}); return ok })
 }
+
+// Analyze and AnalyzeMode are the tests' AnalyzeModeContext without a
+// client to wait for (the listeners always pass their client's).
+func (c *Cache) Analyze(sql, currentDB string) Result {
+	return c.AnalyzeMode(sql, currentDB, Mode{})
+}
+
+func (c *Cache) AnalyzeMode(sql, currentDB string, m Mode) Result {
+	return c.AnalyzeModeContext(context.Background(), sql, currentDB, m)
+}

@@ -2,8 +2,6 @@ package analyzer
 
 import (
 	"context"
-	"fmt"
-
 	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
@@ -44,69 +42,48 @@ func AnalyzeModeContext(ctx context.Context, sql, currentDB string, m Mode) Resu
 // testHook, when set (by tests only), runs before each analysis.
 var testHook func(sql string)
 
-// checkDepth refuses a text nested deeper than MaxDepth.
+// checkDepth refuses a text nested deeper than MaxDepth (every token adds
+// at most one level).
 func checkDepth(toks []token, sql string) error {
-	if len(toks) < MaxDepth {
-		return nil // every token adds at most one level
-	}
-	if d := depthBound(toks, sql); d > MaxDepth {
-		return fmt.Errorf("%w: it nests about %d levels deep, over the %d the Sidecar analyses", ErrUncheckable, d, MaxDepth)
-	}
-	return nil
+	return analyzerkit.CheckDepth(len(toks), MaxDepth, func() int { return depthBound(toks, sql) })
 }
 
 // depthBound returns an upper bound, up to a small factor, of the depth of
-// the parse tree of a text, from its tokens. Each operator or keyword may add
-// a level to a left-deep chain (1+1+…, a OR b OR …, NOT NOT …) and counts one
-// at its bracket level; a comma starts a new chain at its level; an open
-// bracket counts one more level; UNION/EXCEPT/INTERSECT and JOIN chains cross
-// commas and count for the whole statement; a semicolon starts the next
-// statement. Literals and names count nothing.
+// the parse tree of a text, from its tokens (analyzerkit.Depth). Each
+// operator or keyword may add a level to a left-deep chain (1+1+…, a OR b
+// OR …, NOT NOT …) and links at its bracket level; a comma starts a new
+// chain at its level; an open bracket counts one more level;
+// UNION/EXCEPT/INTERSECT and JOIN chains cross commas and count for the
+// whole statement; a semicolon starts the next statement. Literals and
+// names count nothing.
 func depthBound(toks []token, sql string) int {
-	levels := []int{0}
-	sum, global, best := 0, 0, 0
-	reset := func() {
-		sum -= levels[len(levels)-1]
-		levels[len(levels)-1] = 0
-	}
+	var d analyzerkit.Depth
 	for _, t := range toks {
 		switch t.kind {
-		case tokNumber, tokString, tokQuoted, tokVar:
-			continue
 		case tokSemicolon:
-			levels, sum, global = levels[:1], 0, 0
-			levels[0] = 0
-			continue
+			d.Next()
 		case tokWord:
 			switch w := sql[t.start:t.end]; {
 			case eqFold(w, "UNION") || eqFold(w, "EXCEPT") || eqFold(w, "INTERSECT") || eqFold(w, "JOIN"):
-				global++
+				d.Global()
 			case isOperatorWord(w):
-				levels[len(levels)-1]++
-				sum++
-			default:
-				continue // a name or an ordinary keyword
+				d.Link()
 			}
 		case tokOp:
 			switch sql[t.start] {
 			case '(', '[', '{':
-				levels = append(levels, 0)
+				d.Open()
 			case ')', ']', '}':
-				if len(levels) > 1 {
-					reset()
-					levels = levels[:len(levels)-1]
-				}
+				d.Close()
 			case ',':
-				reset()
+				d.Chain()
 			case '.':
 			default:
-				levels[len(levels)-1]++
-				sum++
+				d.Link()
 			}
 		}
-		best = max(best, sum+global+len(levels))
 	}
-	return best
+	return d.Max()
 }
 
 // isOperatorWord reports keywords that chain expressions: AND, OR, XOR,
@@ -126,3 +103,7 @@ func isOperatorWord(w string) bool {
 
 // eqFold reports whether a, in any ASCII case, is the upper-case b.
 func eqFold(a, b string) bool { return analyzerkit.UpperEq(a, b) }
+
+// HoldBudget takes the whole parse budget until release is called, for
+// listener tests (analyzerkit.Budget.Hold).
+func HoldBudget() (release func()) { return budget.Hold() }

@@ -204,9 +204,9 @@ func routineHead(sql, db string, m Mode, nest int, toks []token) (st Statement, 
 		return st, 0, false
 	}
 	w := newWalker(db, m, nest)
-	w.act("CREATE", "CREATE_"+object)
+	w.Act("CREATE", "CREATE_"+object)
 	if replace {
-		w.act("ALTER", "ALTER_"+object)
+		w.Act("ALTER", "ALTER_"+object)
 	}
 	w.table(schema, name)
 	var body int

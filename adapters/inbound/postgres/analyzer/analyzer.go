@@ -131,23 +131,15 @@ func stmtText(sql string, loc, n int) string {
 
 // walker collects one statement's analysis.
 type walker struct {
-	actions, targets, functions map[string]struct{}
-	st                          Statement
+	analyzerkit.Found
+	st Statement
 }
 
-func newWalker() *walker {
-	return &walker{actions: map[string]struct{}{}, targets: map[string]struct{}{}, functions: map[string]struct{}{}}
-}
+func newWalker() *walker { return &walker{Found: analyzerkit.NewFound()} }
 
 func (w *walker) statement() Statement {
-	w.st.Analysis = domain.Analysis{Actions: analyzerkit.SortedKeys(w.actions), Targets: analyzerkit.SortedKeys(w.targets), Functions: analyzerkit.SortedKeys(w.functions)}
+	w.st.Analysis = w.Analysis()
 	return w.st
-}
-
-func (w *walker) act(a ...string) {
-	for _, s := range a {
-		w.actions[s] = struct{}{}
-	}
 }
 
 // relation adds a relation name: as written (schema-qualified when given),
@@ -157,15 +149,15 @@ func (w *walker) relation(catalog, schema, name string) {
 	if name == "" {
 		return
 	}
-	w.targets[name] = struct{}{}
+	w.Targets[name] = struct{}{}
 	switch {
 	case schema == "":
-		w.targets["public."+name] = struct{}{}
+		w.Targets["public."+name] = struct{}{}
 	case catalog != "":
-		w.targets[catalog+"."+schema+"."+name] = struct{}{}
-		w.targets[schema+"."+name] = struct{}{}
+		w.Targets[catalog+"."+schema+"."+name] = struct{}{}
+		w.Targets[schema+"."+name] = struct{}{}
 	default:
-		w.targets[schema+"."+name] = struct{}{}
+		w.Targets[schema+"."+name] = struct{}{}
 	}
 }
 
@@ -187,8 +179,8 @@ func (w *walker) function(parts []string) {
 	if len(parts) == 0 {
 		return
 	}
-	w.functions[strings.Join(parts, ".")] = struct{}{}
-	w.functions[parts[len(parts)-1]] = struct{}{}
+	w.Functions[strings.Join(parts, ".")] = struct{}{}
+	w.Functions[parts[len(parts)-1]] = struct{}{}
 }
 
 // node classifies m and walks its children (statements nested in CTEs,

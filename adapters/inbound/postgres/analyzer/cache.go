@@ -6,13 +6,13 @@ import (
 	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
-// Cache memoises Analyze by statement text, keeping the most recently used
-// results within a bound in bytes (each entry costs its text and its
-// result's estimated size, analyzerkit.Cache.Put). Texts longer than MaxText
-// bytes are analysed but not kept. It is safe for concurrent use; the zero
-// value is not usable, call NewCache.
+// Cache memoises AnalyzeContext by statement text (analyzerkit.Memo: by
+// the exact text, or for a single DML statement by its shape, see fastShape
+// and shapeKey), keeping the most recently used results within a bound in
+// bytes. Texts longer than MaxText bytes are analysed but not kept. It is
+// safe for concurrent use; the zero value is not usable, call NewCache.
 type Cache struct {
-	entries *analyzerkit.Cache[string, Result]
+	entries *analyzerkit.Memo[string, Result]
 }
 
 // MaxText is the longest text Cache keeps, in bytes.
@@ -25,41 +25,27 @@ const CacheBytes = 16 << 20
 // NewCache returns a cache holding results whose estimated sizes sum to at
 // most maxBytes.
 func NewCache(maxBytes int64) *Cache {
-	return &Cache{entries: analyzerkit.NewCache[string, Result](maxBytes)}
-}
-
-// Analyze is AnalyzeContext without a client to wait for.
-func (c *Cache) Analyze(sql string) Result {
-	return c.AnalyzeContext(context.Background(), sql)
-}
-
-// AnalyzeContext returns AnalyzeContext(ctx, sql), from the cache when it
-// has it: by the exact text, or for a single DML statement by its shape
-// (see fastShape and shapeKey), with the statement's Text set to sql's own.
-// The result is shared: callers must not modify its slices.
-func (c *Cache) AnalyzeContext(ctx context.Context, sql string) Result {
-	if len(sql) > MaxText {
-		return AnalyzeContext(ctx, sql)
-	}
-	if r, ok := c.entries.Get(sql); ok {
-		return r
-	}
-	shape, shaped := fastShape(sql) // most texts: no call into the C scanner
-	if !shaped {
-		shape, shaped = shapeKey(sql)
-	}
-	if shaped {
-		if r, ok := c.entries.Get(shape); ok {
+	return &Cache{entries: analyzerkit.NewMemo(maxBytes, analyzerkit.MemoOf[string, Result]{
+		MaxText: MaxText,
+		Shape: func(sql string) (string, bool) {
+			if shape, ok := fastShape(sql); ok { // most texts: no call into the C scanner
+				return shape, true
+			}
+			return shapeKey(sql)
+		},
+		Analyze: AnalyzeContext,
+		Lone:    func(r Result) bool { return r.Err == nil && len(r.Statements) == 1 },
+		Own: func(r Result, sql string) Result {
 			st := r.Statements[0]
 			st.Text = stmtText(sql, 0, 0)
 			return Result{Statements: []Statement{st}}
-		}
-	}
-	r := AnalyzeContext(ctx, sql)
-	if shaped && r.Err == nil && len(r.Statements) == 1 {
-		c.entries.Put(r, sql, shape)
-	} else {
-		c.entries.Put(r, sql)
-	}
-	return r
+		},
+	})}
+}
+
+// AnalyzeContext returns AnalyzeContext(ctx, sql), from the cache when it
+// has it, with the statement's Text set to sql's own. The result is shared:
+// callers must not modify its slices.
+func (c *Cache) AnalyzeContext(ctx context.Context, sql string) Result {
+	return c.entries.Analyze(ctx, sql, sql)
 }

@@ -2,10 +2,11 @@ package analyzer
 
 import (
 	"strings"
-	"unicode"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
 // classify records what node n says about the statement and reports whether
@@ -17,165 +18,143 @@ func (w *walker) classify(n proto.Message) bool {
 	case *pg.FuncCall:
 		w.function(strs(v.Funcname))
 	case *pg.SelectStmt:
-		w.act("SELECT")
+		w.Act("SELECT")
 		if v.IntoClause != nil {
-			w.act("SELECT_INTO", "CREATE", "CREATE_TABLE")
+			w.Act("SELECT_INTO", "CREATE", "CREATE_TABLE")
 		}
 	case *pg.InsertStmt:
-		w.act("INSERT")
+		w.Act("INSERT")
 	case *pg.OnConflictClause:
 		if v.Action == pg.OnConflictAction_ONCONFLICT_UPDATE {
-			w.act("UPDATE")
+			w.Act("UPDATE")
 		}
 	case *pg.UpdateStmt:
-		w.act("UPDATE")
+		w.Act("UPDATE")
 	case *pg.DeleteStmt:
-		w.act("DELETE")
+		w.Act("DELETE")
 	case *pg.MergeStmt:
-		w.act("MERGE")
+		w.Act("MERGE")
 	case *pg.MergeWhenClause:
 		switch v.CommandType {
 		case pg.CmdType_CMD_DELETE:
-			w.act("DELETE")
+			w.Act("DELETE")
 		case pg.CmdType_CMD_UPDATE:
-			w.act("UPDATE")
+			w.Act("UPDATE")
 		case pg.CmdType_CMD_INSERT:
-			w.act("INSERT")
+			w.Act("INSERT")
 		}
 	case *pg.TruncateStmt:
-		w.act("TRUNCATE")
+		w.Act("TRUNCATE")
 	case *pg.DoStmt:
-		w.act("DO")
+		w.Act("DO")
 	case *pg.CallStmt:
-		w.act("CALL")
+		w.Act("CALL")
 	case *pg.CopyStmt:
-		w.act("COPY", map[bool]string{true: "COPY_FROM", false: "COPY_TO"}[v.IsFrom])
+		w.Act("COPY", map[bool]string{true: "COPY_FROM", false: "COPY_TO"}[v.IsFrom])
 		if v.IsProgram {
-			w.act("COPY_PROGRAM")
+			w.Act("COPY_PROGRAM")
 		}
 	case *pg.ExplainStmt:
-		w.act("EXPLAIN")
+		w.Act("EXPLAIN")
 		if !explainAnalyze(v) {
 			return false // the statement is planned, not run
 		}
 	case *pg.PrepareStmt:
-		w.act("PREPARE")
+		w.Act("PREPARE")
 		inner := newWalker()
 		inner.node(v.Query.ProtoReflect())
 		w.st.Prepare = &Prepared{Name: v.Name, Analysis: inner.statement().Analysis}
 		return false // it runs on EXECUTE
 	case *pg.ExecuteStmt:
-		w.act("EXECUTE")
+		w.Act("EXECUTE")
 		w.st.Execute = v.Name
 	case *pg.DeallocateStmt:
-		w.act("DEALLOCATE")
+		w.Act("DEALLOCATE")
 		w.st.Deallocate, w.st.DeallocateAll = v.Name, v.Isall
 	case *pg.DropStmt:
-		w.act("DROP", "DROP_"+objectName(v.RemoveType.String()))
+		w.Act("DROP", "DROP_"+objectName(v.RemoveType.String()))
 		w.dropObjects(v.Objects)
 	case *pg.DropdbStmt:
-		w.act("DROP", "DROP_DATABASE")
-		w.targets[v.Dbname] = struct{}{}
+		w.Act("DROP", "DROP_DATABASE")
+		w.Targets[v.Dbname] = struct{}{}
 	case *pg.CreatedbStmt:
-		w.act("CREATE", "CREATE_DATABASE")
-		w.targets[v.Dbname] = struct{}{}
+		w.Act("CREATE", "CREATE_DATABASE")
+		w.Targets[v.Dbname] = struct{}{}
 	case *pg.CreateTableAsStmt:
-		w.act("CREATE", "CREATE_"+objectName(v.Objtype.String()))
+		w.Act("CREATE", "CREATE_"+objectName(v.Objtype.String()))
 		if v.IsSelectInto {
-			w.act("SELECT_INTO")
+			w.Act("SELECT_INTO")
 		}
 	case *pg.CreateFunctionStmt:
 		kind := "CREATE_FUNCTION"
 		if v.IsProcedure {
 			kind = "CREATE_PROCEDURE"
 		}
-		w.act("CREATE", kind)
-		w.targets[strings.Join(strs(v.Funcname), ".")] = struct{}{}
+		w.Act("CREATE", kind)
+		w.Targets[strings.Join(strs(v.Funcname), ".")] = struct{}{}
 	case *pg.DefineStmt:
-		w.act("CREATE", "CREATE_"+objectName(v.Kind.String()))
+		w.Act("CREATE", "CREATE_"+objectName(v.Kind.String()))
 	case *pg.AlterTableStmt:
-		w.act("ALTER", "ALTER_"+objectName(v.Objtype.String()))
+		w.Act("ALTER", "ALTER_"+objectName(v.Objtype.String()))
 	case *pg.RenameStmt:
-		w.act("ALTER", "ALTER_"+objectName(v.RenameType.String()), "RENAME")
+		w.Act("ALTER", "ALTER_"+objectName(v.RenameType.String()), "RENAME")
 	case *pg.AlterObjectSchemaStmt:
-		w.act("ALTER", "ALTER_"+objectName(v.ObjectType.String()))
+		w.Act("ALTER", "ALTER_"+objectName(v.ObjectType.String()))
 	case *pg.AlterOwnerStmt:
-		w.act("ALTER", "ALTER_"+objectName(v.ObjectType.String()))
+		w.Act("ALTER", "ALTER_"+objectName(v.ObjectType.String()))
 	case *pg.GrantStmt:
-		w.act(map[bool]string{true: "GRANT", false: "REVOKE"}[v.IsGrant])
+		w.Act(map[bool]string{true: "GRANT", false: "REVOKE"}[v.IsGrant])
 	case *pg.GrantRoleStmt:
 		g := map[bool]string{true: "GRANT", false: "REVOKE"}[v.IsGrant]
-		w.act(g, g+"_ROLE")
+		w.Act(g, g+"_ROLE")
 	case *pg.TransactionStmt:
-		w.act(transactionAction(v.Kind))
+		w.Act(transactionAction(v.Kind))
 	case *pg.VariableSetStmt:
 		if v.Kind == pg.VariableSetKind_VAR_RESET || v.Kind == pg.VariableSetKind_VAR_RESET_ALL {
-			w.act("RESET")
+			w.Act("RESET")
 		} else {
-			w.act("SET")
+			w.Act("SET")
 		}
 	case *pg.VariableShowStmt:
-		w.act("SHOW")
+		w.Act("SHOW")
 	case *pg.VacuumStmt:
-		w.act(map[bool]string{true: "VACUUM", false: "ANALYZE"}[v.IsVacuumcmd])
+		w.Act(map[bool]string{true: "VACUUM", false: "ANALYZE"}[v.IsVacuumcmd])
 	case *pg.FetchStmt:
-		w.act(map[bool]string{true: "MOVE", false: "FETCH"}[v.Ismove])
+		w.Act(map[bool]string{true: "MOVE", false: "FETCH"}[v.Ismove])
 	case *pg.DeclareCursorStmt:
-		w.act("DECLARE_CURSOR")
+		w.Act("DECLARE_CURSOR")
 	case *pg.CreateSeqStmt:
-		w.act("CREATE", "CREATE_SEQUENCE")
+		w.Act("CREATE", "CREATE_SEQUENCE")
 	case *pg.AlterSeqStmt:
-		w.act("ALTER", "ALTER_SEQUENCE")
+		w.Act("ALTER", "ALTER_SEQUENCE")
 	case *pg.CreateTrigStmt:
-		w.act("CREATE", "CREATE_TRIGGER")
+		w.Act("CREATE", "CREATE_TRIGGER")
 	case *pg.IndexStmt:
-		w.act("CREATE", "CREATE_INDEX")
+		w.Act("CREATE", "CREATE_INDEX")
 	case *pg.ViewStmt:
-		w.act("CREATE", "CREATE_VIEW")
+		w.Act("CREATE", "CREATE_VIEW")
 	case *pg.CreateStmt:
-		w.act("CREATE", "CREATE_TABLE")
+		w.Act("CREATE", "CREATE_TABLE")
 	default:
 		w.generic(string(n.ProtoReflect().Descriptor().Name()))
 	}
 	return true
 }
 
-// generic names any other statement node after its parser node:
-// CreateXStmt → CREATE, CREATE_X; AlterXStmt → ALTER, ALTER_X; DropXStmt →
-// DROP, DROP_X; any other XStmt → X (CamelCase to SNAKE_CASE).
+// generic names any other statement node after its parser node
+// (analyzerkit.NodeActions): CreateXStmt → CREATE, CREATE_X; AlterXStmt →
+// ALTER, ALTER_X; DropXStmt → DROP, DROP_X; any other XStmt → X.
 func (w *walker) generic(name string) {
 	if !strings.HasSuffix(name, "Stmt") || name == "RawStmt" {
 		return
 	}
-	words := splitCamel(strings.TrimSuffix(name, "Stmt"))
-	if len(words) == 0 {
-		return
-	}
-	full := strings.Join(words, "_")
-	full = strings.NewReplacer("CHECK_POINT", "CHECKPOINT", "TABLE_SPACE", "TABLESPACE",
-		"MAT_VIEW", "MATERIALIZED_VIEW").Replace(full)
-	switch words[0] {
-	case "CREATE", "ALTER", "DROP":
-		w.act(words[0], full)
-	default:
-		w.act(full)
-	}
+	w.Act(analyzerkit.NodeActions(name, pgNodeWords)...)
 }
 
-func splitCamel(s string) []string {
-	var words []string
-	start := 0
-	for i := 1; i < len(s); i++ {
-		if unicode.IsUpper(rune(s[i])) && !unicode.IsUpper(rune(s[i-1])) {
-			words = append(words, strings.ToUpper(s[start:i]))
-			start = i
-		}
-	}
-	if s != "" {
-		words = append(words, strings.ToUpper(s[start:]))
-	}
-	return words
-}
+// pgNodeWords spells as PostgreSQL's own commands do the words that
+// pg_query's node names split differently (CheckPointStmt is CHECKPOINT).
+var pgNodeWords = strings.NewReplacer("CHECK_POINT", "CHECKPOINT", "TABLE_SPACE", "TABLESPACE",
+	"MAT_VIEW", "MATERIALIZED_VIEW")
 
 // objectName turns a parser ObjectType name (OBJECT_TABLE) into the word of
 // an action (TABLE); OBJECT_MATVIEW reads MATERIALIZED_VIEW.
@@ -258,12 +237,12 @@ func (w *walker) dropObjects(objs []*pg.Node) {
 		case o.GetList() != nil:
 			w.qualified(strs(o.GetList().Items))
 		case o.GetString_() != nil:
-			w.targets[o.GetString_().Sval] = struct{}{}
+			w.Targets[o.GetString_().Sval] = struct{}{}
 		case o.GetObjectWithArgs() != nil:
 			parts := strs(o.GetObjectWithArgs().Objname)
-			w.targets[strings.Join(parts, ".")] = struct{}{}
+			w.Targets[strings.Join(parts, ".")] = struct{}{}
 			if len(parts) > 0 {
-				w.targets[parts[len(parts)-1]] = struct{}{}
+				w.Targets[parts[len(parts)-1]] = struct{}{}
 			}
 		case o.GetTypeName() != nil:
 			w.qualified(strs(o.GetTypeName().Names))

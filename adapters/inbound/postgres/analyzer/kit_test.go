@@ -48,3 +48,7 @@ func TestCacheBytesMatchHeap(t *testing.T) {
 		t.Fatalf("the cache held %d bytes of heap for a bound of %d: the estimate is too low", held, bound)
 	}
 }
+
+// Analyze is the tests' AnalyzeContext without a client to wait for (the
+// listeners always pass their client's).
+func (c *Cache) Analyze(sql string) Result { return c.AnalyzeContext(context.Background(), sql) }

@@ -1,8 +1,6 @@
 package analyzer
 
 import (
-	"fmt"
-
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/hoophq/sidecar/internal/analyzerkit"
@@ -36,64 +34,52 @@ const MaxDepth = 10000
 var budget = analyzerkit.NewBudget(MaxSize, analyzerkit.LargeText)
 
 // checkLimits returns an ErrUncheckable error for a text over MaxSize or
-// nested deeper than MaxDepth, before it reaches the parser.
+// nested deeper than MaxDepth, before it reaches the parser. Every token
+// depthBound counts is at least one byte long.
 func checkLimits(sql string) error {
-	if len(sql) > MaxSize {
-		return fmt.Errorf("%w: the text is %d bytes, over the %d the Sidecar analyses", ErrUncheckable, len(sql), MaxSize)
+	if err := analyzerkit.CheckSize(sql, MaxSize); err != nil {
+		return err
 	}
-	// Every token counted below is at least one byte long.
-	if len(sql) >= MaxDepth {
-		if d := depthBound(sql); d > MaxDepth {
-			return fmt.Errorf("%w: it nests about %d levels deep, over the %d the Sidecar analyses", ErrUncheckable, d, MaxDepth)
-		}
-	}
-	return nil
+	return analyzerkit.CheckDepth(len(sql), MaxDepth, func() int { return depthBound(sql) })
 }
 
 // depthBound returns an upper bound, up to a small factor, of the depth of
-// sql's parse tree, from its tokens. Each token that may add a level to a
-// left-recursive chain (operators, casts, keywords) counts one at its
-// bracket level; a comma, OR (flattened into one node) and the arms of a
-// CASE start a new chain at their level, since a chain cannot continue
-// through them without brackets; each open bracket counts one more; set
-// operations and joins, whose chains cross commas, count for the whole
-// statement. A text the scanner refuses returns 0: the parser stops at the
-// same place with a syntax error.
+// sql's parse tree, from its tokens (analyzerkit.Depth). Each token that
+// may add a level to a left-recursive chain (operators, casts, keywords)
+// links at its bracket level; a comma, OR (flattened into one node) and the
+// arms of a CASE start a new chain at their level, since a chain cannot
+// continue through them without brackets; each open bracket counts one
+// more; set operations and joins, whose chains cross commas, count for the
+// whole statement. A text the scanner refuses returns 0: the parser stops
+// at the same place with a syntax error.
 func depthBound(sql string) int {
 	res, err := pg.Scan(sql)
 	if err != nil {
 		return 0
 	}
-	levels := []int{0}
-	sum, global, best := 0, 0, 0
-	reset := func() {
-		sum -= levels[len(levels)-1]
-		levels[len(levels)-1] = 0
-	}
+	var d analyzerkit.Depth
 	for _, t := range res.Tokens {
 		switch t.Token {
 		case pg.Token_SQL_COMMENT, pg.Token_C_COMMENT, pg.Token_IDENT, pg.Token_UIDENT, pg.Token_PARAM,
 			pg.Token_ICONST, pg.Token_FCONST, pg.Token_SCONST, pg.Token_USCONST, pg.Token_BCONST, pg.Token_XCONST,
 			pg.Token_ASCII_46: // '.'
 		case pg.Token_ASCII_40, pg.Token_ASCII_91, pg.Token_CASE: // '(' '[' CASE
-			levels = append(levels, 0)
+			d.Open()
 		case pg.Token_ASCII_41, pg.Token_ASCII_93, pg.Token_END_P: // ')' ']' END
-			if len(levels) > 1 {
-				reset()
-				levels = levels[:len(levels)-1]
-			}
+			d.Close()
 		case pg.Token_ASCII_44, pg.Token_OR, pg.Token_WHEN, pg.Token_THEN, pg.Token_ELSE: // ','
-			reset()
+			d.Chain()
 		case pg.Token_ASCII_59: // ';': the next statement
-			levels, sum, global = levels[:1], 0, 0
-			levels[0] = 0
+			d.Next()
 		case pg.Token_UNION, pg.Token_INTERSECT, pg.Token_EXCEPT, pg.Token_JOIN:
-			global++
+			d.Global()
 		default:
-			levels[len(levels)-1]++
-			sum++
+			d.Link()
 		}
-		best = max(best, sum+global+len(levels))
 	}
-	return best
+	return d.Max()
 }
+
+// HoldBudget takes the whole parse budget until release is called, for
+// listener tests (analyzerkit.Budget.Hold).
+func HoldBudget() (release func()) { return budget.Hold() }

@@ -39,7 +39,7 @@ var vocabulary = analyzerkit.NewVocabulary(func(add func(...string)) {
 		for _, m := range variants(mt) {
 			w := newWalker()
 			w.classify(m.Interface())
-			for a := range w.actions {
+			for a := range w.Actions {
 				// Each enum's zero value is pg_query's placeholder
 				// (OBJECT_TYPE_UNDEFINED…), which the parser never emits.
 				if !strings.HasSuffix(a, "UNDEFINED") {
