@@ -23,9 +23,11 @@ type Options struct {
 	// Token is the Sidecar token: StaticToken("…"), TokenFromEnv or
 	// TokenFromFile. Required.
 	Token TokenSource
-	// Timeout bounds each HTTP exchange (each try of a retried read; a try
-	// that runs out of it is not retried); DefaultTimeout (5 s) when zero.
-	// The caller's context bounds the whole call, retries included.
+	// Timeout bounds each HTTP exchange (each try of a retried call; a read
+	// whose try runs out of it is not retried, a keyed claim or settle is,
+	// so a hung Control Plane costs a claim up to three timeouts);
+	// DefaultTimeout (5 s) when zero. The caller's context bounds the whole
+	// call, retries included.
 	Timeout time.Duration
 	// SidecarVersion is sent as X-Hoop-Sidecar-Version (informative).
 	SidecarVersion string
