@@ -31,3 +31,21 @@ func WhileConnected(n int, watch func(gone func(error)) (stop func())) (ctx cont
 		return gone
 	}
 }
+
+// ErrGoneUnread ends a session whose client hung up while its text waited
+// for its turn to be analysed (or its payload for the held-payload budget):
+// nothing of the text is forwarded.
+var ErrGoneUnread = errors.New("the client hung up while its text waited to be analysed")
+
+// AnalyzeConnected runs analyze for a text of n bytes with the context of
+// WhileConnected(n, watch). It returns analyze's result, and ErrGoneUnread
+// when the client hung up meanwhile (the result is then whatever the ended
+// wait gave, uncheckable: the caller ends the session and forwards nothing).
+func AnalyzeConnected[R any](n int, watch func(gone func(error)) (stop func()), analyze func(context.Context) R) (R, error) {
+	ctx, done := WhileConnected(n, watch)
+	res := analyze(ctx)
+	if done() {
+		return res, ErrGoneUnread
+	}
+	return res, nil
+}

@@ -52,7 +52,7 @@ func (s *session) readCommand() (p []byte, seq byte, held app.Reservations, err 
 			if done() {
 				r.Release()
 				held.Release()
-				return nil, 0, nil, errGoneUnread
+				return nil, 0, nil, analyzerkit.ErrGoneUnread
 			}
 			if err != nil {
 				held.Release()

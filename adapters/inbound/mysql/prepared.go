@@ -157,7 +157,7 @@ func (s *session) longData(p []byte) error {
 	r, err := s.l.Held().Reserve(ctx, int64(len(p)))
 	if done() {
 		r.Release()
-		return errGoneUnread
+		return analyzerkit.ErrGoneUnread
 	}
 	if err != nil {
 		return fmt.Errorf("held-payload budget: %w", err)

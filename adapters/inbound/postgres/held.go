@@ -69,7 +69,7 @@ func (s *session) readClientFrame() error {
 		held, err = s.l.Held().Reserve(ctx, 1+n)
 		if done() {
 			held.Release()
-			return errGoneUnread
+			return analyzerkit.ErrGoneUnread
 		}
 		if err != nil {
 			return s.refuseUnread(typ, n, err)

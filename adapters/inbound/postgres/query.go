@@ -1,8 +1,8 @@
 package postgres
 
 import (
+	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -69,20 +69,13 @@ func (s *session) query(frame []byte) error {
 // analyze reads sql with the analyzer. A text large enough to wait for the
 // parse budget waits only while its client is connected
 // (analyzerkit.WhileConnected): when the client hangs up first, the
-// analysis is uncheckable and errGoneUnread ends the session, so nothing of
+// analysis is uncheckable and analyzerkit.ErrGoneUnread ends the session, so nothing of
 // the text is forwarded.
 func (s *session) analyze(sql string) (analyzer.Result, error) {
-	ctx, done := analyzerkit.WhileConnected(len(sql), s.clientWatch())
-	res := s.p.cache.AnalyzeContext(ctx, sql)
-	if done() {
-		return res, errGoneUnread
-	}
-	return res, nil
+	return analyzerkit.AnalyzeConnected(len(sql), s.clientWatch(), func(ctx context.Context) analyzer.Result {
+		return s.p.cache.AnalyzeContext(ctx, sql)
+	})
 }
-
-// errGoneUnread ends a session whose client hung up while its text waited
-// for its turn to be analysed (or its message for the held-payload budget).
-var errGoneUnread = errors.New("the client hung up while its text waited to be analysed")
 
 // clientWatch watches the client connection while the session does not
 // read it (internal/hangup.Watcher).
