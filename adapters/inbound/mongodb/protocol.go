@@ -7,6 +7,7 @@ import (
 
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/internal/drain"
+	"github.com/hoophq/sidecar/internal/logging"
 	"github.com/hoophq/sidecar/internal/tlsconf"
 )
 
@@ -18,10 +19,7 @@ type Protocol struct {
 
 // New returns the mongodb protocol, logging to log (discarded when nil).
 func New(log *slog.Logger) *Protocol {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &Protocol{log: log}
+	return &Protocol{log: logging.OrDiscard(log)}
 }
 
 // Name returns "mongodb", the protocol's name in the config file.

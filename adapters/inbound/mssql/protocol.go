@@ -12,6 +12,7 @@ import (
 	"github.com/hoophq/sidecar/adapters/inbound/mssql/analyzer"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/internal/drain"
+	"github.com/hoophq/sidecar/internal/logging"
 	"github.com/hoophq/sidecar/internal/tlsconf"
 )
 
@@ -27,10 +28,7 @@ type Protocol struct {
 
 // New returns the mssql protocol, logging to log (discarded when nil).
 func New(log *slog.Logger) *Protocol {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &Protocol{log: log, cache: analyzer.NewCache(analyzer.CacheBytes)}
+	return &Protocol{log: logging.OrDiscard(log), cache: analyzer.NewCache(analyzer.CacheBytes)}
 }
 
 // Name returns "mssql", the protocol's name in the config file.

@@ -14,6 +14,7 @@ import (
 	"github.com/hoophq/sidecar/adapters/inbound/mysql/wire"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/internal/drain"
+	"github.com/hoophq/sidecar/internal/logging"
 	"github.com/hoophq/sidecar/internal/tlsconf"
 )
 
@@ -32,10 +33,7 @@ type Protocol struct {
 
 // New returns the mysql protocol, logging to log (discarded when nil).
 func New(log *slog.Logger) *Protocol {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &Protocol{log: log, cache: analyzer.NewCache(analyzer.CacheBytes), threads: newThreads()}
+	return &Protocol{log: logging.OrDiscard(log), cache: analyzer.NewCache(analyzer.CacheBytes), threads: newThreads()}
 }
 
 // Name returns "mysql", the protocol's name in the config file.

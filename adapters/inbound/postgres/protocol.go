@@ -8,6 +8,7 @@ import (
 	"github.com/hoophq/sidecar/adapters/inbound/postgres/analyzer"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/internal/drain"
+	"github.com/hoophq/sidecar/internal/logging"
 	"github.com/hoophq/sidecar/internal/tlsconf"
 )
 
@@ -24,10 +25,7 @@ type Protocol struct {
 
 // New returns the postgres protocol, logging to log (discarded when nil).
 func New(log *slog.Logger) *Protocol {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &Protocol{log: log, cache: analyzer.NewCache(analyzer.CacheBytes), cancels: newCancelRegistry()}
+	return &Protocol{log: logging.OrDiscard(log), cache: analyzer.NewCache(analyzer.CacheBytes), cancels: newCancelRegistry()}
 }
 
 // Name returns "postgres", the protocol's name in the config file.
