@@ -4,8 +4,10 @@
 // life (login, run, a panic logged with its stack), and the set of a Serve
 // call's sessions, which close once idle after the listener stops and all
 // at once, in parallel, at the drain deadline (app.Listener.DrainDeadline).
-// What "idle" means and what a client is told when its session closes is
-// each protocol's own (its drain.go), written within ShutdownWrite.
+// drain.go holds Serve and the Set; guard.go the Guard a session embeds for
+// its part of that rule. What "idle" means and what a client is told when
+// its session closes is each protocol's own (its drain.go), written within
+// ShutdownWrite.
 package drain
 
 import (
@@ -18,6 +20,7 @@ import (
 	"time"
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/tlsconf"
 )
 
 // ShutdownWrite bounds the write of a shutdown message to one client (ERR
@@ -43,11 +46,18 @@ type Conn interface {
 	Run()
 }
 
-// Login logs in the client on conn, with log (which names the listener and
-// the client). It returns the session to run, or nil when the connection
-// ended or was answered during login (Login logs and answers why itself, in
-// its protocol's words).
-type Login func(conn net.Conn, log *slog.Logger) Conn
+// Startup logs in the client on conn for l: certs serves l's certificate
+// (one CertLoader per Serve call, following reloads) and log names the
+// listener and the client. It returns the session to run; a nil session
+// and a nil error when the client was answered during login (a refused
+// login, a CancelRequest); or the error that ended the connection during
+// login, which Serve hands to the protocol's Ended. S is the protocol's
+// session type, a pointer.
+type Startup[S Conn] func(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, log *slog.Logger) (S, error)
+
+// Ended tells why a connection ended during login: it logs err and, when
+// its protocol has words for it, answers the client on conn.
+type Ended func(conn net.Conn, err error, log *slog.Logger)
 
 // Set holds the sessions of one Serve call.
 type Set struct {
@@ -104,16 +114,32 @@ func (d *Set) Expire() {
 }
 
 // Serve accepts clients on ln until ctx is cancelled or ln is closed; it
-// returns nil then. Each connection runs in a goroutine of its own: login
-// logs it in, and the session it returns runs (Conn.Run) as a member of the
-// Serve call's Set. Those sessions start draining when Serve returns and
+// returns nil then. Each connection runs in a goroutine of its own: startup
+// logs it in (ended is told when that fails), and the session it returns
+// runs (Conn.Run) as a member of the Serve call's Set. Those sessions start draining when Serve returns and
 // are expired when l.DrainDeadline is closed. A panic while serving a
 // connection closes that connection only, logged as "<protocol> connection
 // failed; closed" with the panic and its stack. A failed Accept is logged
 // as "<protocol> listener: accept failed" and retried after 5 ms, doubling
 // up to 1 s.
-func Serve(ctx context.Context, ln net.Listener, l *app.Listener, log *slog.Logger, protocol string, login Login) error {
+func Serve[S interface {
+	comparable
+	Conn
+}](ctx context.Context, ln net.Listener, l *app.Listener, log *slog.Logger, protocol string, startup Startup[S], ended Ended) error {
 	d := NewSet()
+	certs := tlsconf.NewCertLoader(l)
+	login := func(conn net.Conn, log *slog.Logger) Conn {
+		s, err := startup(conn, l, certs, log)
+		if err != nil {
+			ended(conn, err, log)
+			return nil
+		}
+		var none S
+		if s == none {
+			return nil
+		}
+		return s
+	}
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
 	defer d.Start()
@@ -140,7 +166,7 @@ func Serve(ctx context.Context, ln net.Listener, l *app.Listener, log *slog.Logg
 }
 
 // serveConn runs one client connection to its end.
-func serveConn(conn net.Conn, l *app.Listener, d *Set, log *slog.Logger, protocol string, login Login) {
+func serveConn(conn net.Conn, l *app.Listener, d *Set, log *slog.Logger, protocol string, login func(net.Conn, *slog.Logger) Conn) {
 	defer conn.Close()
 	log = log.With("listener", l.Settings().Name, "client", conn.RemoteAddr().String())
 	defer func() {

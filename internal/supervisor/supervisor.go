@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/logging"
 	"github.com/hoophq/sidecar/internal/tlsconf"
 )
 
@@ -71,9 +72,7 @@ func New(core *app.Core, protocols []app.Protocol, grace time.Duration, log *slo
 	if grace <= 0 {
 		grace = DefaultGrace
 	}
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log = logging.OrDiscard(log)
 	m := map[string]app.Protocol{}
 	for _, p := range protocols {
 		m[p.Name()] = p

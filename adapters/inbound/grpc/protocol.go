@@ -14,6 +14,7 @@ import (
 	_ "google.golang.org/grpc/encoding/gzip" // accept gzip-compressed requests from clients
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/logging"
 	"github.com/hoophq/sidecar/internal/tlsconf"
 )
 
@@ -35,10 +36,7 @@ type Protocol struct {
 // New returns the grpc protocol, logging through log (a discarding logger
 // when nil).
 func New(log *slog.Logger) *Protocol {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &Protocol{log: log}
+	return &Protocol{log: logging.OrDiscard(log)}
 }
 
 // Name returns "grpc".

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/logging"
 	"github.com/hoophq/sidecar/internal/tlsconf"
 )
 
@@ -33,10 +34,7 @@ type Protocol struct {
 // New returns the http protocol, logging through log (a discarding logger
 // when nil).
 func New(log *slog.Logger) *Protocol {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &Protocol{log: log, transports: map[transportKey]*http.Transport{}}
+	return &Protocol{log: logging.OrDiscard(log), transports: map[transportKey]*http.Transport{}}
 }
 
 // Name returns "http".

@@ -7,7 +7,9 @@
 //
 // What lives here, one job per file:
 //
-//   - protocol.go: New, Name, Serve (internal/drain.Serve: the accept loop and the connection skeleton), login.
+//   - protocol.go: New, Name, Serve (internal/drain.Serve: the accept loop,
+//     the connection skeleton and its certificate loader, around startup),
+//     what is logged of a connection that ended before its first command.
 //   - drain.go: a stopped listener's sessions: closed once idle, or at the
 //     drain deadline.
 //   - startup.go, tls.go: TLS from the first byte towards clients (tls:,

@@ -7,7 +7,7 @@ import (
 
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/internal/drain"
-	"github.com/hoophq/sidecar/internal/tlsconf"
+	"github.com/hoophq/sidecar/internal/logging"
 )
 
 // Protocol is the mongodb listener protocol. One value serves any number of
@@ -18,10 +18,7 @@ type Protocol struct {
 
 // New returns the mongodb protocol, logging to log (discarded when nil).
 func New(log *slog.Logger) *Protocol {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &Protocol{log: log}
+	return &Protocol{log: logging.OrDiscard(log)}
 }
 
 // Name returns "mongodb", the protocol's name in the config file.
@@ -33,19 +30,11 @@ func (p *Protocol) Name() string { return "mongodb" }
 // it is in flight, and those left when l.DrainDeadline is closed are closed
 // then.
 func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) error {
-	certs := tlsconf.NewCertLoader(l)
-	return drain.Serve(ctx, ln, l, p.log, "mongodb", func(conn net.Conn, log *slog.Logger) drain.Conn {
-		return login(conn, l, certs, log)
-	})
+	return drain.Serve(ctx, ln, l, p.log, p.Name(), startup, startupEnded)
 }
 
-// login logs one client in (drain.Login): nil when the connection ended
-// before its first command.
-func login(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, log *slog.Logger) drain.Conn {
-	s, err := startup(conn, l, certs, log)
-	if err != nil {
-		log.Info("mongodb connection ended before its first command", "error", err)
-		return nil
-	}
-	return s
+// startupEnded logs a connection that ended before its first command
+// (drain.Ended).
+func startupEnded(_ net.Conn, err error, log *slog.Logger) {
+	log.Info("mongodb connection ended before its first command", "error", err)
 }

@@ -8,8 +8,9 @@
 //
 // What lives here, one job per file:
 //
-//   - protocol.go: New, Name, Serve (internal/drain.Serve; login; warms the T-SQL
-//     parser in the background).
+//   - protocol.go: New, Name, Serve (internal/drain.Serve around startup;
+//     warms the T-SQL parser in the background), what a connection that
+//     ended during login is told.
 //   - drain.go: a stopped listener's sessions: closed once idle, or at the
 //     drain deadline, with ERROR 6005.
 //   - startup.go: the login: PRELOGIN both ways, LOGIN7 relayed as the

@@ -12,7 +12,7 @@ import (
 	"github.com/hoophq/sidecar/adapters/inbound/mssql/analyzer"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/internal/drain"
-	"github.com/hoophq/sidecar/internal/tlsconf"
+	"github.com/hoophq/sidecar/internal/logging"
 )
 
 // Protocol is the mssql listener protocol (SQL Server, Azure SQL with SQL
@@ -27,10 +27,7 @@ type Protocol struct {
 
 // New returns the mssql protocol, logging to log (discarded when nil).
 func New(log *slog.Logger) *Protocol {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &Protocol{log: log, cache: analyzer.NewCache(analyzer.CacheBytes)}
+	return &Protocol{log: logging.OrDiscard(log), cache: analyzer.NewCache(analyzer.CacheBytes)}
 }
 
 // Name returns "mssql", the protocol's name in the config file.
@@ -54,28 +51,18 @@ func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) 
 			p.log.Info("mssql T-SQL analyzer warmed: first sights of typical statements are fast now", "took", time.Since(start).Round(time.Millisecond))
 		}()
 	})
-	certs := tlsconf.NewCertLoader(l)
-	return drain.Serve(ctx, ln, l, p.log, "mssql", func(conn net.Conn, log *slog.Logger) drain.Conn {
-		return p.login(conn, l, certs, log)
-	})
+	return drain.Serve(ctx, ln, l, p.log, p.Name(), p.startup, loginEnded)
 }
 
-// login logs one client in (drain.Login): nil when the connection ended
-// during login or was refused (the client got its ERROR).
-func (p *Protocol) login(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, log *slog.Logger) drain.Conn {
-	s, err := p.startup(conn, l, certs, log)
-	if err != nil {
-		var pe *protocolError
-		if errors.As(err, &pe) {
-			log.Warn("mssql client broke the protocol during login; connection closed", "error", err)
-			writeLoginError(conn, errProtocol.with("hoop sidecar: "+pe.msg))
-		} else if !isClosed(err) {
-			log.Info("mssql connection ended during login", "error", err)
-		}
-		return nil
+// loginEnded tells why a connection ended during login (drain.Ended): a
+// client that broke the protocol gets ERROR 4002; one that closed is not
+// logged.
+func loginEnded(conn net.Conn, err error, log *slog.Logger) {
+	var pe *protocolError
+	if errors.As(err, &pe) {
+		log.Warn("mssql client broke the protocol during login; connection closed", "error", err)
+		writeLoginError(conn, errProtocol.with("hoop sidecar: "+pe.msg))
+	} else if !isClosed(err) {
+		log.Info("mssql connection ended during login", "error", err)
 	}
-	if s == nil {
-		return nil // refused during login; the client got its ERROR
-	}
-	return s
 }

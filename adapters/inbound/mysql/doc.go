@@ -7,8 +7,10 @@
 //
 // What lives here, one job per file:
 //
-//   - protocol.go: New, Name, Serve (internal/drain.Serve: the accept loop and the connection skeleton), login, the RSA key of the
-//     caching_sha2_password conversion.
+//   - protocol.go: New, Name, Serve (internal/drain.Serve: the accept loop,
+//     the connection skeleton and its certificate loader, around startup),
+//     what a connection that ended during login is told, the RSA key of
+//     the caching_sha2_password conversion.
 //   - drain.go: a stopped listener's sessions: closed once idle, or at the
 //     drain deadline, with ERR 1053 ER_SERVER_SHUTDOWN.
 //   - charset.go: the session's client character set and sql_mode, asked

@@ -14,7 +14,7 @@ import (
 	"github.com/hoophq/sidecar/adapters/inbound/mysql/wire"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/internal/drain"
-	"github.com/hoophq/sidecar/internal/tlsconf"
+	"github.com/hoophq/sidecar/internal/logging"
 )
 
 // Protocol is the mysql listener protocol (MySQL and MariaDB). One value
@@ -32,10 +32,7 @@ type Protocol struct {
 
 // New returns the mysql protocol, logging to log (discarded when nil).
 func New(log *slog.Logger) *Protocol {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &Protocol{log: log, cache: analyzer.NewCache(analyzer.CacheBytes), threads: newThreads()}
+	return &Protocol{log: logging.OrDiscard(log), cache: analyzer.NewCache(analyzer.CacheBytes), threads: newThreads()}
 }
 
 // Name returns "mysql", the protocol's name in the config file.
@@ -47,33 +44,23 @@ func (p *Protocol) Name() string { return "mysql" }
 // those left when l.DrainDeadline is closed are closed then, each with ERR
 // 1053 ER_SERVER_SHUTDOWN.
 func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) error {
-	certs := tlsconf.NewCertLoader(l)
-	return drain.Serve(ctx, ln, l, p.log, "mysql", func(conn net.Conn, log *slog.Logger) drain.Conn {
-		return p.login(conn, l, certs, log)
-	})
+	return drain.Serve(ctx, ln, l, p.log, p.Name(), p.startup, loginEnded)
 }
 
-// login logs one client in (drain.Login): nil when the connection ended
-// during login or the upstream refused it (its ERR reached the client).
-func (p *Protocol) login(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, log *slog.Logger) drain.Conn {
-	s, err := p.startup(conn, l, certs, log)
-	if err != nil {
-		var pe *wire.Error
-		var done answered
-		if errors.As(err, &pe) {
-			log.Warn("mysql client broke the protocol during login; connection closed", "error", err)
-			if !errors.As(err, &done) {
-				wire.Write(conn, 0, errMalformed.With("hoop sidecar: "+pe.Msg).Encode())
-			}
-		} else if !wire.IsClosed(err) {
-			log.Info("mysql connection ended during login", "error", err)
+// loginEnded tells why a connection ended during login (drain.Ended): a
+// client that broke the protocol gets ERR 1835 ER_MALFORMED_PACKET unless
+// it was answered already; one that closed is not logged.
+func loginEnded(conn net.Conn, err error, log *slog.Logger) {
+	var pe *wire.Error
+	var done answered
+	if errors.As(err, &pe) {
+		log.Warn("mysql client broke the protocol during login; connection closed", "error", err)
+		if !errors.As(err, &done) {
+			wire.Write(conn, 0, errMalformed.With("hoop sidecar: "+pe.Msg).Encode())
 		}
-		return nil
+	} else if !wire.IsClosed(err) {
+		log.Info("mysql connection ended during login", "error", err)
 	}
-	if s == nil {
-		return nil // the upstream refused the login; its ERR reached the client
-	}
-	return s
 }
 
 // rsaKey returns the listener's RSA key for caching_sha2_password's full

@@ -5,7 +5,9 @@
 //
 // What lives here, one job per file:
 //
-//   - protocol.go: New, Name, Serve (internal/drain.Serve: the accept loop and the connection skeleton), login.
+//   - protocol.go: New, Name, Serve (internal/drain.Serve: the accept loop,
+//     the connection skeleton and its certificate loader, around startup),
+//     what is logged of a connection that ended during startup.
 //   - drain.go: a stopped listener's sessions: closed once idle, or at the
 //     drain deadline, with FATAL 57P01 admin_shutdown.
 //   - startup.go, tls.go: SSLRequest / GSSENCRequest / CancelRequest /

@@ -8,7 +8,7 @@ import (
 	"github.com/hoophq/sidecar/adapters/inbound/postgres/analyzer"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/internal/drain"
-	"github.com/hoophq/sidecar/internal/tlsconf"
+	"github.com/hoophq/sidecar/internal/logging"
 )
 
 // Protocol is the postgres listener protocol. One value serves any number of
@@ -24,10 +24,7 @@ type Protocol struct {
 
 // New returns the postgres protocol, logging to log (discarded when nil).
 func New(log *slog.Logger) *Protocol {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &Protocol{log: log, cache: analyzer.NewCache(analyzer.CacheBytes), cancels: newCancelRegistry()}
+	return &Protocol{log: logging.OrDiscard(log), cache: analyzer.NewCache(analyzer.CacheBytes), cancels: newCancelRegistry()}
 }
 
 // Name returns "postgres", the protocol's name in the config file.
@@ -39,24 +36,13 @@ func (p *Protocol) Name() string { return "postgres" }
 // those left when l.DrainDeadline is closed are closed then, each with
 // FATAL 57P01 admin_shutdown.
 func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) error {
-	certs := tlsconf.NewCertLoader(l)
-	return drain.Serve(ctx, ln, l, p.log, "postgres", func(conn net.Conn, log *slog.Logger) drain.Conn {
-		return p.login(conn, l, certs, log)
-	})
+	return drain.Serve(ctx, ln, l, p.log, p.Name(), p.startup, startupEnded)
 }
 
-// login logs one client in (drain.Login): nil when the connection ended
-// during startup or was a CancelRequest.
-func (p *Protocol) login(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, log *slog.Logger) drain.Conn {
-	s, err := p.startup(conn, l, certs, log)
-	if err != nil {
-		if !isClosed(err) {
-			log.Info("postgres connection ended during startup", "error", err)
-		}
-		return nil
+// startupEnded logs a connection that ended during startup (drain.Ended);
+// one the client closed, quietly.
+func startupEnded(_ net.Conn, err error, log *slog.Logger) {
+	if !isClosed(err) {
+		log.Info("postgres connection ended during startup", "error", err)
 	}
-	if s == nil {
-		return nil // a CancelRequest, handled
-	}
-	return s
 }

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hoophq/sidecar/internal/logging"
 	"github.com/hoophq/sidecar/ports"
 )
 
@@ -102,10 +103,7 @@ func Open(path string, opts Options) (*Writer, error) {
 
 // NewWriter returns a Writer on w (not closed by Close).
 func NewWriter(w io.Writer, opts Options) *Writer {
-	log := opts.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log := logging.OrDiscard(opts.Log)
 	n := opts.Queue
 	if n <= 0 {
 		n = DefaultQueue
