@@ -145,4 +145,3 @@ func count(t *testing.T, c *pgx.Conn, sql string) int {
 	}
 	return n
 }
-
