@@ -166,7 +166,7 @@ func (s *session) Run() {
 	switch {
 	case errors.As(err, &pe):
 		s.protocolFailure(err)
-	case errors.Is(err, errClientGone):
+	case errors.Is(err, app.ErrClientGone):
 		s.log.Info("mssql client hung up while its statement waited for approval; nothing of it was forwarded")
 	case err != nil && !isClosed(err):
 		s.log.Info("mssql connection ended", "error", err)

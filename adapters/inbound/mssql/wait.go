@@ -1,7 +1,6 @@
 package mssql
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 
@@ -10,10 +9,6 @@ import (
 	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/internal/tds"
 )
-
-// errClientGone ends a session whose client hung up while a statement of it
-// waited for approval: nothing of it is forwarded.
-var errClientGone = errors.New("the client hung up while its statement waited for approval")
 
 // unit is what the listener decides as one: a SQLBatch (every statement of
 // its text) or an RPC message (every call in it). If any part is held or
@@ -152,7 +147,7 @@ func proof(r response, atomic func() bool) domain.NothingRan {
 // request ends), else the denial's ERROR.
 func (s *session) deny(out app.Outcome, doneTok byte) error {
 	if out.ClientGone {
-		return errClientGone
+		return app.ErrClientGone
 	}
 	if out.Canceled {
 		s.mu.Lock()

@@ -171,7 +171,7 @@ func (s *session) decide(set *app.ListenerSettings, res analyzer.Result, st app.
 // transaction it fails the transaction first (transaction.go).
 func (s *session) deny(out app.Outcome, seq byte) error {
 	if out.ClientGone {
-		return errClientGone
+		return app.ErrClientGone
 	}
 	e := errInterrupted.With("Query execution was interrupted (hoop sidecar: the wait for approval was ended by KILL QUERY; the approval request stays)")
 	if !out.Canceled {

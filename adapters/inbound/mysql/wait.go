@@ -1,16 +1,10 @@
 package mysql
 
 import (
-	"errors"
-
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/internal/hangup"
 )
-
-// errClientGone ends a session whose client hung up while a statement of it
-// waited for approval: nothing of it is forwarded.
-var errClientGone = errors.New("the client hung up while its statement waited for approval")
 
 // check asks the gate about st with set, the settings read once for the
 // command, through app.Listener.Decide with the session's Hold (holdFor).

@@ -169,11 +169,11 @@ func combine(set *app.ListenerSettings, execs []*pendingMsg, covered []int) app.
 
 // deny answers a unit the gate did not forward: the gate's denial, or
 // 57014 for a wait the client cancelled. A client that hung up gets nothing:
-// errClientGone ends the session, so nothing it sent is forwarded.
+// app.ErrClientGone ends the session, so nothing it sent is forwarded.
 func (s *session) deny(out app.Outcome, b *batch, final bool) error {
 	switch {
 	case out.ClientGone:
-		return errClientGone
+		return app.ErrClientGone
 	case out.Canceled:
 		return s.hold(canceledError(), b, final)
 	}

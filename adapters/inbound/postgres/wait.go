@@ -1,18 +1,12 @@
 package postgres
 
 import (
-	"errors"
-
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/internal/hangup"
 )
-
-// errClientGone ends a session whose client hung up while a statement of it
-// waited for approval: nothing of it, or after it, is forwarded.
-var errClientGone = errors.New("the client hung up while its statement waited for approval")
 
 // check asks the gate about st with set, the settings read once for the
 // whole unit (a reload in between cannot pair one rule set's reading with
