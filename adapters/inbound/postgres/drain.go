@@ -16,27 +16,16 @@ import (
 // once. Either way the client gets FATAL 57P01 admin_shutdown first, as from
 // a PostgreSQL server that shuts down.
 
-// Expire closes s at the drain deadline with FATAL 57P01 (drain.Session).
-func (s *session) Expire() { s.terminate(adminShutdown("")) }
-
-// StartDrain marks s to close once idle; it closes it now if it is (drain.Session).
-func (s *session) StartDrain() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.draining = true
-	s.closeIfIdleLocked()
+// idleLocked reports whether s has nothing in flight (drain.Guard): logged
+// in, no client message being handled, no extended-protocol unit begun
+// without its Sync, no answer owed, and no transaction open (a transaction
+// gets until the drain deadline to end). Called with mu held.
+func (s *session) idleLocked() bool {
+	return s.authed.Load() && !s.busy && !s.midUnit && len(s.fifo) == 0 && s.txStatus == 'I'
 }
 
-// closeIfIdleLocked ends a draining session that has nothing in flight:
-// logged in, no client message being handled, no extended-protocol unit
-// begun without its Sync, no answer owed, and no transaction open (a
-// transaction gets until the drain deadline to end). Called with mu held.
-func (s *session) closeIfIdleLocked() {
-	if !s.draining || s.terminated || !s.authed.Load() || s.busy || s.midUnit || len(s.fifo) > 0 || s.txStatus != 'I' {
-		return
-	}
-	s.terminateLocked(adminShutdown(""))
-}
+// shutdownLocked ends s with FATAL 57P01 (drain.Guard). Called with mu held.
+func (s *session) shutdownLocked() { s.terminateLocked(adminShutdown("")) }
 
 // terminate sends e (a FATAL ErrorResponse) and closes both connections.
 func (s *session) terminate(e *pgproto3.ErrorResponse) {

@@ -310,7 +310,7 @@ func (s *session) readyForQuery(frame []byte) error {
 		return err
 	}
 	s.drainInjections()
-	s.closeIfIdleLocked()
+	s.CloseIfIdleLocked()
 	return nil
 }
 

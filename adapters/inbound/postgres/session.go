@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/drain"
 )
 
 // session is one client connection and its upstream connection. One
@@ -62,9 +63,10 @@ type session struct {
 	relayDone      bool
 	cancelKeys     []string
 	// Drain (drain.go): the listener stopped; close once idle.
-	draining, terminated bool
-	busy                 bool // the reader is handling a client message
-	midUnit              bool // the last client message began or continued an extended-protocol unit
+	drain.Guard
+	terminated bool
+	busy       bool // the reader is handling a client message
+	midUnit    bool // the last client message began or continued an extended-protocol unit
 
 	// The wait of a held statement (wait mode), ended by a CancelRequest
 	// or by the end of the connection (wait.go); holdSpec is made once by
@@ -91,6 +93,7 @@ func newSession(p *Protocol, l *app.Listener, log *slog.Logger, client net.Conn,
 		ur: bufio.NewReaderSize(up, 32<<10), uw: bufio.NewWriterSize(up, 32<<10), cw: bufio.NewWriterSize(client, 32<<10),
 		txStatus: 'I', names: newNames()}
 	s.drained = sync.NewCond(&s.mu)
+	s.Guard.Init(&s.mu, s.idleLocked, s.shutdownLocked)
 	return s
 }
 
@@ -161,7 +164,7 @@ func (s *session) readClient() error {
 		case 'Q', 'S', 'F':
 			s.midUnit = false
 		}
-		s.closeIfIdleLocked()
+		s.CloseIfIdleLocked()
 		s.mu.Unlock()
 	}
 }
