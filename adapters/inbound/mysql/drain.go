@@ -13,22 +13,9 @@ import (
 // way the client gets ERR 1053 ER_SERVER_SHUTDOWN first, as from a MySQL
 // server that shuts down.
 
-// Expire closes s at the drain deadline with ERR 1053 (drain.Session).
-func (s *session) Expire() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.terminateLocked()
-}
-
-// StartDrain marks s to close once idle, and closes it now if it is (drain.Session).
-func (s *session) StartDrain() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.draining = true
-	if !s.busy && !s.idleInTx {
-		s.terminateLocked()
-	}
-}
+// idleLocked reports whether s may close while draining (drain.Guard): no
+// command in flight, no transaction open. Called with mu held.
+func (s *session) idleLocked() bool { return !s.busy && !s.idleInTx }
 
 // setBusy marks a command in flight (the reader got its first bytes).
 func (s *session) setBusy() {
@@ -43,9 +30,7 @@ func (s *session) idle() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.busy, s.idleInTx = false, s.inTransaction()
-	if s.draining && !s.idleInTx {
-		s.terminateLocked()
-	}
+	s.CloseIfIdleLocked()
 	return !s.closed
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/hoophq/sidecar/adapters/inbound/mysql/wire"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/internal/drain"
 	"github.com/hoophq/sidecar/internal/hangup"
 )
 
@@ -62,11 +63,11 @@ type session struct {
 	sqlPrepared map[string]domain.Analysis
 
 	// Shared with the drain (internal/drain) and other sessions' KILL QUERY, under mu.
-	mu       sync.Mutex
-	busy     bool
-	idleInTx bool // a transaction was open when the session last went idle
-	draining bool
-	closed   bool
+	mu          sync.Mutex
+	busy        bool
+	idleInTx    bool // a transaction was open when the session last went idle
+	closed      bool
+	drain.Guard // drain.go: the listener stopped; close once idle
 
 	// The wait of a held statement, ended by a KILL QUERY (threads.go) or
 	// the end of the connection (wait.go); holdSpec and the identity values
@@ -79,6 +80,7 @@ type session struct {
 
 func newSession(p *Protocol, l *app.Listener, log *slog.Logger, client, up net.Conn) *session {
 	s := &session{p: p, l: l, log: log, stmts: map[uint32]*prepared{}, sqlPrepared: map[string]domain.Analysis{}}
+	s.Guard.Init(&s.mu, s.idleLocked, s.terminateLocked)
 	s.setClient(client, bufio.NewReaderSize(client, 32<<10))
 	s.setUpstream(up)
 	return s
