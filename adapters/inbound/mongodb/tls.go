@@ -3,9 +3,7 @@ package mongodb
 import (
 	"context"
 	"crypto/tls"
-	"fmt"
 	"net"
-	"time"
 
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/internal/tlsconf"
@@ -37,27 +35,7 @@ func serverTLS(conn net.Conn, t app.TLSServer, certs *tlsconf.CertLoader) (net.C
 }
 
 // dialUpstream connects to the upstream at addr, with TLS from the first
-// byte when t is enabled.
+// byte when t is enabled (tlsconf.DialUpstream).
 func dialUpstream(ctx context.Context, addr string, t app.TLSClient) (net.Conn, error) {
-	d := net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
-	conn, err := d.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		return nil, err
-	}
-	if !t.Enabled {
-		return conn, nil
-	}
-	cfg, err := tlsconf.Client(t, addr)
-	if err != nil {
-		conn.Close()
-		return nil, err
-	}
-	tc := tls.Client(conn, cfg)
-	hctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if err := tc.HandshakeContext(hctx); err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("TLS handshake with upstream %s: %w", addr, err)
-	}
-	return tc, nil
+	return tlsconf.DialUpstream(ctx, addr, t, nil)
 }

@@ -74,7 +74,7 @@ func (p *Protocol) startup(conn net.Conn, l *app.Listener, certs *tlsconf.CertLo
 	if err != nil {
 		return nil, err
 	}
-	tlsCfg, err := serverTLS(set.TLS, certs)
+	tlsCfg, err := certs.Offered(set.TLS)
 	if err != nil {
 		wire.Write(conn, 0, errUnavailable.With("hoop sidecar: the listener's TLS certificate cannot be loaded").Encode())
 		return nil, err

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
-	"fmt"
 	"net"
 	"time"
 
@@ -13,33 +12,13 @@ import (
 	"github.com/hoophq/sidecar/internal/tlsconf"
 )
 
-// serverTLS returns the TLS config offered to clients on one connection
-// (nil without a certificate), with the certificate that certs holds for
-// the listener's current settings.
-func serverTLS(t app.TLSServer, certs *tlsconf.CertLoader) (*tls.Config, error) {
-	if !t.Enabled() {
-		return nil, nil
-	}
-	return certs.Pinned()
-}
-
 // upgradeUpstream sends the upstream an SSLRequest (seq) and completes the
 // TLS handshake on conn (MySQL Client/Server Protocol, "SSL Handshake").
 func upgradeUpstream(ctx context.Context, conn net.Conn, r *bufio.Reader, addr string, t app.TLSClient, ssl []byte, seq byte) (net.Conn, error) {
-	cfg, err := tlsconf.Client(t, addr)
-	if err != nil {
-		return nil, err
-	}
 	if _, err := wire.Write(conn, seq, ssl); err != nil {
 		return nil, err
 	}
-	tc := tls.Client(bufferedConn{conn, r}, cfg)
-	hctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if err := tc.HandshakeContext(hctx); err != nil {
-		return nil, fmt.Errorf("TLS handshake with upstream %s: %w", addr, err)
-	}
-	return tc, nil
+	return tlsconf.HandshakeUpstream(ctx, bufferedConn{conn, r}, addr, t)
 }
 
 // upgradeClient completes a client's TLS handshake after its SSLRequest;

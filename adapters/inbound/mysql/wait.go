@@ -28,7 +28,7 @@ func (s *session) check(set *app.ListenerSettings, st app.Statement) app.Outcome
 func (s *session) holdFor() *app.Hold {
 	if s.holdSpec == nil {
 		s.holdSpec = &app.Hold{Handle: &s.wait, Watch: hangup.Watcher(s.cr, s.client.SetReadDeadline),
-			OnWait: func(id, _ string) { s.log.Info("mysql statement waits for approval", "approval_id", id) },
+			OnWait:     func(id, _ string) { s.log.Info("mysql statement waits for approval", "approval_id", id) },
 			OnShutdown: func(*domain.Denial) { s.MarkDraining() }} // the session ends after this answer
 	}
 	return s.holdSpec

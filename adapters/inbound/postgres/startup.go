@@ -35,7 +35,7 @@ const (
 func (p *Protocol) startup(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, log *slog.Logger) (*session, error) {
 	set := l.Settings()
 	conn.SetDeadline(time.Now().Add(startupTimeout))
-	cfg, err := serverTLS(set.TLS, certs)
+	cfg, err := certs.Offered(set.TLS, "postgresql") // ALPN of direct TLS (PostgreSQL 17 sslnegotiation=direct)
 	if err != nil {
 		// Never answer 'N' to an SSLRequest when tls is configured: a client
 		// with sslmode=prefer would go on in plaintext without a word.
