@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -40,4 +41,15 @@ func Shown(rendering string, canonical []byte) string {
 	return rendering[:n] + "\n-- [cut by the Sidecar: the first " + strconv.Itoa(n) +
 		" bytes of the rendering are shown; the whole statement is " + strconv.Itoa(len(canonical)) +
 		" bytes, SHA-256 " + hex.EncodeToString(sum[:]) + "]"
+}
+
+// WithParameters renders a statement for the approver with its bound
+// values: text alone when there are none, else text, a new line and
+// "-- parameters: " with the values (each already rendered by its
+// protocol, e.g. "$1 = 42" or "@id = 42") joined by ", ".
+func WithParameters(text string, values []string) string {
+	if len(values) == 0 {
+		return text
+	}
+	return text + "\n-- parameters: " + strings.Join(values, ", ")
 }

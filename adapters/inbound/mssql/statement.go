@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/internal/tds"
 )
 
@@ -74,23 +75,14 @@ func appendField(dst, b []byte) []byte {
 
 // displayExec renders a text run with values for the approver.
 func displayExec(text string, values []tds.Param) string {
-	if len(values) == 0 {
-		return text
-	}
-	var b strings.Builder
-	b.WriteString(text)
-	b.WriteString("\n-- parameters: ")
+	shown := make([]string, len(values))
 	for i, v := range values {
-		if i > 0 {
-			b.WriteString(", ")
-		}
+		shown[i] = renderParam(v)
 		if v.Name != "" {
-			b.WriteString(v.Name)
-			b.WriteString(" = ")
+			shown[i] = v.Name + " = " + shown[i]
 		}
-		b.WriteString(renderParam(v))
 	}
-	return b.String()
+	return app.WithParameters(text, shown)
 }
 
 // displayProc renders a procedure call for the approver, as EXEC.

@@ -10,6 +10,7 @@ import (
 	gm "github.com/go-mysql-org/go-mysql/mysql"
 
 	"github.com/hoophq/sidecar/adapters/inbound/mysql/wire"
+	"github.com/hoophq/sidecar/app"
 )
 
 // The canonical bytes of a statement are what the fingerprint covers (with
@@ -47,10 +48,7 @@ func canonicalExecute(sql string, params []string) []byte {
 // displayExecute renders a COM_STMT_EXECUTE for the approver: the text and
 // its bound values in order.
 func displayExecute(sql string, params []string, db string) string {
-	if len(params) == 0 {
-		return sql + onDatabase(db)
-	}
-	return sql + "\n-- parameters: " + strings.Join(params, ", ") + onDatabase(db)
+	return app.WithParameters(sql, params) + onDatabase(db)
 }
 
 // decodeParams reads the values of a COM_STMT_EXECUTE payload after its

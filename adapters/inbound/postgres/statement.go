@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/hoophq/sidecar/app"
 )
 
 // canonicalBind returns the canonical bytes of an extended-protocol
@@ -65,23 +67,15 @@ func formatOf(formats []int16, i int) int16 {
 // type is known (given in Parse or described by the upstream), else shown
 // in hex.
 func displayBind(query string, oids []uint32, formats []int16, params [][]byte) string {
-	if len(params) == 0 {
-		return query
-	}
-	var b strings.Builder
-	b.WriteString(query)
-	b.WriteString("\n-- parameters:")
+	values := make([]string, len(params))
 	for i, p := range params {
-		if i > 0 {
-			b.WriteByte(',')
-		}
 		var oid uint32
 		if i < len(oids) {
 			oid = oids[i]
 		}
-		fmt.Fprintf(&b, " $%d = %s", i+1, renderParam(p, formatOf(formats, i), oid))
+		values[i] = fmt.Sprintf("$%d = %s", i+1, renderParam(p, formatOf(formats, i), oid))
 	}
-	return b.String()
+	return app.WithParameters(query, values)
 }
 
 const maxShown = 200
