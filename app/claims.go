@@ -3,98 +3,122 @@ package app
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/ports"
 )
 
-// maxUnsettledClaims bounds the claims a gate remembers whose answer was
-// lost; past it the oldest-inserted is forgotten (its approval then reads
-// as the Control Plane left it).
+// maxUnsettledClaims bounds the statements (fingerprints) a gate remembers
+// lost claims for; past it the oldest-inserted is forgotten (its approval
+// then reads as the Control Plane left it).
 const maxUnsettledClaims = 4096
 
+// maxLostPerStatement bounds the lost claims kept for one fingerprint
+// (concurrent sends of one statement, each with its own key, whose answers
+// were all lost); past it the newest is not kept.
+const maxLostPerStatement = 8
+
 // lostClaim is a claim whose answer never arrived (the Control Plane may
-// have applied it): the approval it was for and the key it was sent with.
+// have applied it): the approval it was for, the key it was sent with, and
+// the approval's expires_at (zero without a time limit), after which it is
+// not repeated.
 type lostClaim struct {
-	id  string
-	key ports.ClaimKey
+	id    string
+	key   ports.ClaimKey
+	until time.Time
 }
 
-// lostClaims remembers, per fingerprint, the claim whose answer was lost,
-// so the agent's identical resend asks again with the same key and is
+// lostClaims remembers, per fingerprint, the claims whose answer was lost,
+// so the agent's identical resend asks again with the same keys and is
 // answered as the first claim would have been (docs/control-plane-api.md,
 // "Claim"): a claim the Control Plane applied is won by the resend and the
-// statement runs once, instead of the approval reading EXECUTED with
-// nothing run. It lives in one Sidecar process; another replica does not
-// know the key. The zero value is ready; it is safe for concurrent use.
+// statement runs once, instead of the approval reading EXECUTED with nothing
+// run. Every lost key is kept (any of them may be the one that won). It
+// lives in one Sidecar process; another replica does not know the keys.
+// The zero value is ready; it is safe for concurrent use.
 type lostClaims struct {
 	mu    sync.Mutex
-	m     map[string]lostClaim
+	m     map[string][]lostClaim
 	order []string // fingerprints in insertion order, for the bound
 }
 
-func (l *lostClaims) remember(fp string, c lostClaim) {
+// remember adds cs to fp's lost claims (a key kept already is not added
+// twice).
+func (l *lostClaims) remember(fp string, cs ...lostClaim) {
+	if len(cs) == 0 {
+		return
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.m == nil {
-		l.m = make(map[string]lostClaim)
+		l.m = make(map[string][]lostClaim)
 	}
-	if _, ok := l.m[fp]; !ok {
+	kept, ok := l.m[fp]
+	if !ok {
 		l.order = append(l.order, fp)
 	}
-	l.m[fp] = c
+	for _, c := range cs {
+		if len(kept) < maxLostPerStatement && !slices.Contains(kept, c) {
+			kept = append(kept, c)
+		}
+	}
+	l.m[fp] = kept
 	for len(l.m) > maxUnsettledClaims && len(l.order) > 0 {
 		delete(l.m, l.order[0])
 		l.order = l.order[1:]
 	}
 }
 
-// take removes and returns fp's lost claim: of concurrent resends of one
-// statement only one repeats it (two repeats of a key that won would both
+// take removes and returns fp's lost claims: of concurrent resends of one
+// statement only one repeats them (two repeats of a key that won would both
 // be told they won, and both would forward).
-func (l *lostClaims) take(fp string) (lostClaim, bool) {
+func (l *lostClaims) take(fp string) []lostClaim {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	c, ok := l.m[fp]
-	if ok {
-		delete(l.m, fp)
-		if i := indexOf(l.order, fp); i >= 0 {
-			l.order = append(l.order[:i], l.order[i+1:]...)
-		}
-	}
-	return c, ok
+	cs := l.m[fp]
+	l.drop(fp)
+	return cs
 }
 
-// forget drops fp's lost claim if it is still c.
+// forget drops c from fp's lost claims.
 func (l *lostClaims) forget(fp string, c lostClaim) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.m[fp] == c {
-		delete(l.m, fp)
-		if i := indexOf(l.order, fp); i >= 0 {
-			l.order = append(l.order[:i], l.order[i+1:]...)
-		}
+	kept, ok := l.m[fp]
+	if !ok {
+		return
+	}
+	kept = slices.DeleteFunc(kept, func(k lostClaim) bool { return k == c })
+	if len(kept) == 0 {
+		l.drop(fp)
+		return
+	}
+	l.m[fp] = kept
+}
+
+// drop removes fp; l.mu is held.
+func (l *lostClaims) drop(fp string) {
+	if _, ok := l.m[fp]; !ok {
+		return
+	}
+	delete(l.m, fp)
+	if i := slices.Index(l.order, fp); i >= 0 {
+		l.order = slices.Delete(l.order, i, i+1)
 	}
 }
 
-func indexOf(s []string, v string) int {
-	for i := range s {
-		if s[i] == v {
-			return i
-		}
-	}
-	return -1
-}
-
-// claim asks the Control Plane to spend approval id for fingerprint fp
-// with key, detached from the client (a claim is never cut in half by a
-// hang-up: spent at the Control Plane, yet not forwarded). When the answer
-// is lost (ports.ErrUnavailable after the client's retries) the claim is
-// remembered for fp, so the resend repeats it; any answer forgets it.
-func (g *Gate) claim(ctx context.Context, s *ListenerSettings, id, fp string, key ports.ClaimKey) (domain.Approval, bool, error) {
+// claim asks the Control Plane to spend approval id (expiring at until,
+// zero for none) for fingerprint fp with key, detached from the client (a
+// claim is never cut in half by a hang-up: spent at the Control Plane, yet
+// not forwarded). When the answer is lost (ports.ErrUnavailable after the
+// client's retries) the claim is remembered for fp, so the resend repeats
+// it; any answer forgets it.
+func (g *Gate) claim(ctx context.Context, s *ListenerSettings, id, fp string, key ports.ClaimKey, until time.Time) (domain.Approval, bool, error) {
 	ap, won, err := g.CP.Claim(context.WithoutCancel(ctx), id, fp, s.SpendOn, key)
-	c := lostClaim{id: id, key: key}
+	c := lostClaim{id: id, key: key, until: until}
 	if errors.Is(err, ports.ErrUnavailable) {
 		g.lost.remember(fp, c)
 		g.Log.Warn("the answer to a claim was lost; the identical resend asks again with the same claim key",
@@ -108,28 +132,58 @@ func (g *Gate) claim(ctx context.Context, s *ListenerSettings, id, fp string, ke
 	return ap, won, err
 }
 
-// reclaim repeats fp's lost claim, if there is one, before anything is
-// filed, taking it so that only this resend repeats it (claim remembers it
-// again when the answer is lost again): done is true when that decided the statement (won: forwarded; the
-// Control Plane still unreachable: denied as unavailable). A claim the
-// Control Plane answers as lost leaves the statement to the ordinary path.
+// reclaim repeats fp's lost claims, if there are any, before anything is
+// filed, taking them so that only this resend repeats them (claim
+// remembers one again when its answer is lost again): done is true when
+// that decided the statement (one won: forwarded; the Control Plane still
+// unreachable: denied as unavailable). Claims not reached are kept. A claim
+// past its approval's time limit is not repeated, and one the Control Plane
+// answers as lost is released (release); when none won the statement takes
+// the ordinary path.
 func (g *Gate) reclaim(ctx context.Context, audit ports.AuditEvent, s *ListenerSettings, rule, fp string) (Outcome, bool) {
 	if ctx.Err() != nil {
 		return Outcome{}, false
 	}
-	c, ok := g.lost.take(fp)
-	if !ok {
-		return Outcome{}, false
-	}
-	claimed, won, err := g.claim(ctx, s, c.id, fp, c.key)
-	switch {
-	case err != nil && errors.Is(err, ports.ErrUnavailable):
-		return g.unavailable(audit, rule, err), true
-	case err == nil && won:
-		g.Log.Info("a claim whose answer was lost was won on the resend", "listener", s.Name, "approval_id", c.id)
-		return g.forwardClaimed(audit, s, claimed, c.key), true
+	cs := g.lost.take(fp)
+	for i, c := range cs {
+		if !c.until.IsZero() && !g.Clock.Now().Before(c.until) {
+			g.Log.Info("a claim whose answer was lost is not repeated: its approval's time limit has passed",
+				"listener", s.Name, "approval_id", c.id)
+			g.release(s, c)
+			continue
+		}
+		claimed, won, err := g.claim(ctx, s, c.id, fp, c.key, c.until)
+		switch {
+		case err != nil && errors.Is(err, ports.ErrUnavailable):
+			g.lost.remember(fp, cs[i+1:]...)
+			return g.unavailable(audit, rule, err), true
+		case err == nil && won:
+			g.lost.remember(fp, cs[i+1:]...)
+			g.Log.Info("a claim whose answer was lost was won on the resend", "listener", s.Name, "approval_id", c.id)
+			return g.forwardClaimed(audit, s, claimed, c.key), true
+		case err == nil && claimed.Status == domain.StatusProcessing:
+			g.release(s, c)
+		}
 	}
 	return Outcome{}, false
+}
+
+// release gives back, under spend_approval_on: accepted, a lost claim that
+// will not be repeated: if the Control Plane applied it, the approval is
+// PROCESSING under its key with nothing forwarded, and nobody else would
+// settle it. The settle carries the key, so it touches only that claim; it
+// is sent only to a Control Plane that keeps claim keys (one that ignores
+// them would give back whatever claim holds the approval), once.
+func (g *Gate) release(s *ListenerSettings, c lostClaim) {
+	if s.SpendOn != ports.SpendOnAccepted || !ports.KeepsClaimKeys(g.CP) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := g.CP.Settle(ctx, c.id, c.key, false); err == nil {
+		g.Log.Info("a lost claim that will not be repeated was given back: its statement was never forwarded",
+			"listener", s.Name, "approval_id", c.id)
+	}
 }
 
 // forwardClaimed records a won claim and returns the Outcome that forwards

@@ -197,7 +197,11 @@ func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Out
 	}
 	if a.EffectiveStatus(g.Clock.Now()) == domain.StatusApproved {
 		key := ports.NewClaimKey()
-		claimed, won, err := g.claim(ctx, s, a.ID, fp, key)
+		var until time.Time
+		if a.ExpiresAt != nil {
+			until = *a.ExpiresAt
+		}
+		claimed, won, err := g.claim(ctx, s, a.ID, fp, key, until)
 		if err != nil {
 			return g.unavailable(audit, rule.Name, err)
 		}

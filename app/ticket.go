@@ -52,8 +52,10 @@ func (t *Ticket) Spend() { t.settle(domain.NothingRan{}, 10*time.Second) }
 // GiveBack returns the approval to APPROVED, so the agent may resend, when
 // proof shows that nothing of the statement ran (domain.NothingRan); with a
 // zero proof it spends, as Spend does. It is safe on a nil Ticket and
-// settles at most once; it is retried as Spend is (the claim's key keeps a
-// retry from giving back an approval another attempt claimed since).
+// settles at most once. It is retried as Spend is only where the Control
+// Plane keeps claim keys (ports.KeepsClaimKeys: the key keeps a retry from
+// giving back an approval another attempt claimed since); elsewhere it is
+// tried once.
 func (t *Ticket) GiveBack(proof domain.NothingRan) { t.settle(proof, 10*time.Second) }
 
 // settle settles t once within budget; a second call waits (up to budget)
@@ -84,9 +86,19 @@ func (t *Ticket) run(proof domain.NothingRan, budget time.Duration) {
 	accepted := !proof.Proves()
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
+	// A give-back is repeated only where the Control Plane keeps claim
+	// keys: one that ignores them would apply a late repeat to the next
+	// attempt's claim, and the approval would run the statement again.
+	tries := 3
+	if !accepted && !ports.KeepsClaimKeys(t.gate.CP) {
+		tries = 1
+	}
 	var err error
-	for i := 0; i < 3; i++ {
+	for i := 0; i < tries; i++ {
 		if _, err = t.gate.CP.Settle(ctx, t.id, t.key, accepted); err == nil || !errors.Is(err, ports.ErrUnavailable) {
+			break
+		}
+		if i == tries-1 {
 			break
 		}
 		select {

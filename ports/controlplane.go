@@ -53,6 +53,25 @@ type ClaimKey string
 // NewClaimKey returns a fresh random key (26 characters, 130 random bits).
 func NewClaimKey() ClaimKey { return ClaimKey(rand.Text()) }
 
+// ClaimKeyKeeper is a ControlPlane that can say whether its Control Plane
+// keeps claim keys: answers a repeated claim or settle by its key and
+// refuses a settle with another attempt's key. A Control Plane that ignores
+// keys would apply a repeated give-back to the next attempt's claim, so a
+// give-back is repeated only where keys are kept (KeepsClaimKeys).
+type ClaimKeyKeeper interface {
+	// KeepsClaimKeys is true once the Control Plane has shown that it keeps
+	// claim keys (the reference one echoes claim_key in a won claim's
+	// answer); false while unknown.
+	KeepsClaimKeys() bool
+}
+
+// KeepsClaimKeys reports whether cp is a ClaimKeyKeeper that keeps claim
+// keys; false for any other ControlPlane.
+func KeepsClaimKeys(cp ControlPlane) bool {
+	k, ok := cp.(ClaimKeyKeeper)
+	return ok && k.KeepsClaimKeys()
+}
+
 // FileRequest asks the Control Plane to file an approval request for a
 // fingerprint, or to return the one it may reuse (domain.Reusable).
 type FileRequest struct {

@@ -26,6 +26,9 @@ type Record struct {
 	Identity    string
 	// ClaimKey is the key of the claim that last won it.
 	ClaimKey ports.ClaimKey
+	// givenBack holds the keys whose claims were given back: they never
+	// win again (the reference Control Plane's rule).
+	givenBack map[ports.ClaimKey]bool
 }
 
 // CP is the fake. The zero value is not usable; call New.
@@ -44,7 +47,17 @@ type CP struct {
 	// their answer lost: each returns ports.ErrUnavailable as a dropped
 	// answer would (set it under no other call).
 	LoseClaimAnswers atomic.Int64
+	// LoseSettleAnswers is how many of the next settles are applied with
+	// their answer lost (ports.ErrUnavailable), as LoseClaimAnswers.
+	LoseSettleAnswers atomic.Int64
+	// Keyless makes the fake a Control Plane older than claim keys: it
+	// ignores every key (no claim wins twice, a settle applies to whatever
+	// claim holds the request) and KeepsClaimKeys is false.
+	Keyless bool
 }
+
+// KeepsClaimKeys implements ports.ClaimKeyKeeper: true unless Keyless.
+func (c *CP) KeepsClaimKeys() bool { return !c.Keyless }
 
 // New returns an empty fake using now as its clock (time.Now when nil).
 func New(now func() time.Time) *CP {
@@ -136,7 +149,8 @@ func (c *CP) List(_ context.Context, status domain.Status, limit int) ([]domain.
 
 // Claim implements ports.ControlPlane, with the reference Control Plane's
 // claim keys: a claim whose key won already, of a request still in the
-// status it moved it to, wins again.
+// status it moved it to and within its time limit, wins again; a key whose
+// claim was given back never wins.
 func (c *CP) Claim(_ context.Context, id, fp string, spend ports.SpendOn, key ports.ClaimKey) (domain.Approval, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -147,17 +161,21 @@ func (c *CP) Claim(_ context.Context, id, fp string, spend ports.SpendOn, key po
 	if r == nil {
 		return domain.Approval{}, false, ports.ErrNotFound
 	}
+	if c.Keyless {
+		key = ""
+	}
 	to := domain.StatusExecuted
 	if spend == ports.SpendOnAccepted {
 		to = domain.StatusProcessing
 	}
 	a := c.effective(r)
-	won := a.Status == domain.StatusApproved && r.Fingerprint == fp
+	won := a.Status == domain.StatusApproved && r.Fingerprint == fp && (key == "" || !r.givenBack[key])
 	if won {
 		r.Status, r.ClaimKey = to, key
 		a = r.Approval
 	} else {
-		won = key != "" && r.ClaimKey == key && r.Fingerprint == fp && a.Status == to
+		won = key != "" && r.ClaimKey == key && r.Fingerprint == fp && a.Status == to &&
+			(a.ExpiresAt == nil || c.now().Before(*a.ExpiresAt))
 	}
 	if c.LoseClaimAnswers.Load() > 0 {
 		c.LoseClaimAnswers.Add(-1)
@@ -178,6 +196,9 @@ func (c *CP) Settle(_ context.Context, id string, key ports.ClaimKey, accepted b
 	if r == nil {
 		return domain.Approval{}, ports.ErrNotFound
 	}
+	if c.Keyless {
+		key = ""
+	}
 	to := domain.StatusApproved
 	if accepted {
 		to = domain.StatusExecuted
@@ -190,6 +211,16 @@ func (c *CP) Settle(_ context.Context, id string, key ports.ClaimKey, accepted b
 		return r.Approval, ports.ErrConflict
 	}
 	r.Status = to
+	if !accepted && key != "" {
+		if r.givenBack == nil {
+			r.givenBack = make(map[ports.ClaimKey]bool)
+		}
+		r.givenBack[key] = true
+	}
+	if c.LoseSettleAnswers.Load() > 0 {
+		c.LoseSettleAnswers.Add(-1)
+		return domain.Approval{}, fmt.Errorf("fakecp: settle answer dropped: %w", ports.ErrUnavailable)
+	}
 	return r.Approval, nil
 }
 

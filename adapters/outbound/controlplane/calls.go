@@ -2,6 +2,7 @@ package controlplane
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
@@ -151,6 +152,13 @@ func (c *Client) Claim(ctx context.Context, id, fingerprint string, spend ports.
 		if ap, err = approvalOf("claim", a); err != nil {
 			return err
 		}
+		if key != "" {
+			var echo struct {
+				ClaimKey string `json:"claim_key"`
+			}
+			_ = json.Unmarshal(a.body, &echo) // approvalOf read it already
+			c.keysKept.Store(echo.ClaimKey == string(key))
+		}
 		won = true
 		return nil
 	})
@@ -159,7 +167,10 @@ func (c *Client) Claim(ctx context.Context, id, fingerprint string, spend ports.
 
 // Settle ends a PROCESSING request (POST /api/sidecars/reviews/{id}/settle):
 // accepted → EXECUTED, refused → APPROVED, for the claim that key names.
-// Retried as a keyed write when key is not "" (as Claim). Errors:
+// Retried as a keyed write when key is not "" (as Claim), except a
+// give-back at a Control Plane not known to keep keys (KeepsClaimKeys):
+// there a repeated give-back could land after the next attempt's claim and
+// give that one back, so it is tried once. Errors:
 // ErrConflict (409 not_processing; the approval returned is the current
 // state when the answer carried one), ErrNotFound, ErrUnavailable, ErrOlder,
 // ErrUnauthorized, ErrRejected, ErrBadAnswer.
@@ -173,7 +184,11 @@ func (c *Client) Settle(ctx context.Context, id string, key ports.ClaimKey, acce
 			return err
 		}
 		var a answer
-		a, err = c.write(ctx, key, request{call: "settle", method: http.MethodPost, path: reviewPath(id, "/settle"),
+		retryKey := key
+		if !accepted && !c.KeepsClaimKeys() {
+			retryKey = ""
+		}
+		a, err = c.write(ctx, retryKey, request{call: "settle", method: http.MethodPost, path: reviewPath(id, "/settle"),
 			body: settleBody{Outcome: outcome, ClaimKey: string(key)}})
 		if err != nil {
 			if a.status == http.StatusConflict {
@@ -188,6 +203,12 @@ func (c *Client) Settle(ctx context.Context, id string, key ports.ClaimKey, acce
 	})
 	return ap, err
 }
+
+// KeepsClaimKeys implements ports.ClaimKeyKeeper: true when the last won
+// keyed claim's answer echoed its claim_key (the reference Control Plane
+// does, docs/control-plane-api.md, "Claim"); false before any and after an
+// answer without it.
+func (c *Client) KeepsClaimKeys() bool { return c.keysKept.Load() }
 
 // Info reads which Control Plane this is (GET /api/sidecars/info); retried
 // like Get. Used for /readyz and the startup log line. Errors: ErrUnavailable,

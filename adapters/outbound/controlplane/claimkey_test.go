@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
@@ -61,5 +62,40 @@ func TestUnkeyedClaimIsNotRetried(t *testing.T) {
 	_, won, err := newClient(t, s.URL, nil).Claim(context.Background(), "9f97", "v1:4f0c", ports.SpendOnSent, "")
 	if won || !errors.Is(err, ports.ErrUnavailable) || len(s.requests()) != 1 {
 		t.Fatalf("won=%v err=%v after %d requests; want one try, unavailable", won, err, len(s.requests()))
+	}
+}
+
+// A won keyed claim whose answer echoes claim_key shows that the Control
+// Plane keeps keys, and a give-back whose answer was lost is then asked
+// again; one whose answer does not echo it (a Control Plane older than
+// claim keys) makes the client try a give-back once, since a repeat could
+// give back the next attempt's claim there. A spend is retried either way.
+func TestGiveBackIsRetriedOnlyWhereClaimKeysAreKept(t *testing.T) {
+	for _, echo := range []bool{true, false} {
+		won := with(approvalJSON("9f97", "PROCESSING"), "claimed", true)
+		if echo {
+			won = with(won, "claim_key", "key-1")
+		}
+		s := newServer(t, reply(200, won))
+		c := newClient(t, s.URL, nil)
+		if _, w, err := c.Claim(context.Background(), "9f97", "v1:4f0c", ports.SpendOnAccepted, "key-1"); !w || err != nil {
+			t.Fatalf("claim: won=%v %v", w, err)
+		}
+		if c.KeepsClaimKeys() != echo {
+			t.Fatalf("echo=%v: KeepsClaimKeys %v", echo, c.KeepsClaimKeys())
+		}
+		for _, accepted := range []bool{false, true} {
+			s := newServer(t, dropAnswer, reply(200, approvalJSON("9f97", "APPROVED")))
+			u, _ := url.Parse(s.URL)
+			c.base = u
+			_, err := c.Settle(context.Background(), "9f97", "key-1", accepted)
+			want := 2
+			if !accepted && !echo {
+				want = 1
+			}
+			if n := len(s.requests()); n != want {
+				t.Fatalf("echo=%v accepted=%v: %d settle tries (err %v), want %d", echo, accepted, n, err, want)
+			}
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -97,6 +98,9 @@ type Client struct {
 	version string
 	observe func(string, float64, string)
 	http    *http.Client
+	// keysKept is set by each won keyed claim: whether its answer echoed
+	// the key (KeepsClaimKeys).
+	keysKept *atomic.Bool
 }
 
 // New checks o and returns a Client. Errors: an empty or non-http(s) URL, a
@@ -124,7 +128,7 @@ func New(o Options) (*Client, error) {
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
-	c := &Client{base: u, token: o.Token, timeout: o.Timeout, version: o.SidecarVersion,
+	c := &Client{keysKept: new(atomic.Bool), base: u, token: o.Token, timeout: o.Timeout, version: o.SidecarVersion,
 		observe: o.Observe, http: o.HTTPClient}
 	if c.timeout <= 0 {
 		c.timeout = DefaultTimeout

@@ -156,10 +156,13 @@ func (s *srv) claim(w http.ResponseWriter, r *http.Request, sidecar string) {
 		}{Error{"claim_lost", msg}, false, approvalOf(rec)})
 		return
 	}
+	// claim_key echoes the winning key: it tells the Sidecar that this
+	// Control Plane keeps keys, so a give-back may be repeated.
 	writeJSON(w, http.StatusOK, struct {
 		Approval
-		Claimed bool `json:"claimed"`
-	}{approvalOf(rec), true})
+		Claimed  bool   `json:"claimed"`
+		ClaimKey string `json:"claim_key,omitempty"`
+	}{approvalOf(rec), true, rec.ClaimKey})
 }
 
 // settle: POST /api/sidecars/reviews/{id}/settle.

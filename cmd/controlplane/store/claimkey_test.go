@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/hoophq/sidecar/cmd/controlplane/store"
 	"github.com/hoophq/sidecar/domain"
@@ -81,6 +82,60 @@ func TestGiveBackRepeatedWithItsKeyDoesNotTouchTheNextClaim(t *testing.T) {
 		}
 		if r, _, _ := s.Claim(ctx, "demo", a.ID, "v1:gb", "k1", domain.StatusProcessing, t0); r.Status != domain.StatusProcessing {
 			t.Fatalf("status after k1's late calls: %s; want PROCESSING (k2's)", r.Status)
+		}
+	})
+}
+
+// A claim key whose claim was given back never wins again: the late first
+// try of a retried claim, arriving after its attempt gave the approval back
+// (one round or several later), loses and leaves the approval APPROVED for
+// the next attempt, instead of taking it to PROCESSING with nobody left to
+// settle it.
+func TestGivenBackKeyNeverWinsAgain(t *testing.T) {
+	eachKind(t, func(t *testing.T, _ string, s store.Store) {
+		ctx := context.Background()
+		a, _, _ := s.File(ctx, "demo", in("v1:late"), t0)
+		mustDecide(t, s, a.ID, domain.StatusApproved)
+		keys := []string{"k1", "k_%!2", "k3"} // LIKE's special characters are keys like any other
+		for _, k := range keys {
+			if _, won, err := s.Claim(ctx, "demo", a.ID, "v1:late", k, domain.StatusProcessing, t0); !won || err != nil {
+				t.Fatalf("claim %s: won=%v %v", k, won, err)
+			}
+			if r, err := s.Settle(ctx, "demo", a.ID, k, false, t0); err != nil || r.Status != domain.StatusApproved {
+				t.Fatalf("give-back %s: %+v %v", k, r, err)
+			}
+			for _, late := range keys {
+				if r, won, err := s.Claim(ctx, "demo", a.ID, "v1:late", late, domain.StatusProcessing, t0); won || err != nil || r.Status != domain.StatusApproved {
+					t.Fatalf("a late try of %s after %s was given back: %+v won=%v %v; want lost, still APPROVED", late, k, r, won, err)
+				}
+				if late == k {
+					break
+				}
+			}
+		}
+		if _, won, err := s.Claim(ctx, "demo", a.ID, "v1:late", "k_%!", domain.StatusProcessing, t0); !won || err != nil {
+			t.Fatalf("a new key that a given-back key's pattern would match lost: won=%v %v", won, err)
+		}
+	})
+}
+
+// A claim repeated with its key wins again only within the approval's time
+// limit: past it the statement whose claim answer was lost does not run.
+func TestRepeatedClaimLosesAfterTheTimeLimit(t *testing.T) {
+	eachKind(t, func(t *testing.T, _ string, s store.Store) {
+		ctx := context.Background()
+		fi := in("v1:limit")
+		fi.TimeLimit = time.Hour
+		a, _, _ := s.File(ctx, "demo", fi, t0)
+		mustDecide(t, s, a.ID, domain.StatusApproved)
+		if _, won, err := s.Claim(ctx, "demo", a.ID, "v1:limit", "k1", domain.StatusExecuted, t0); !won || err != nil {
+			t.Fatalf("claim: won=%v %v", won, err)
+		}
+		if _, won, _ := s.Claim(ctx, "demo", a.ID, "v1:limit", "k1", domain.StatusExecuted, t0.Add(59*time.Minute)); !won {
+			t.Fatal("the repeat within the time limit lost")
+		}
+		if r, won, err := s.Claim(ctx, "demo", a.ID, "v1:limit", "k1", domain.StatusExecuted, t0.Add(time.Hour)); won || err != nil {
+			t.Fatalf("the repeat at the time limit: %+v won=%v %v; want lost", r, won, err)
 		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -233,7 +234,11 @@ func (s *sqlStore) List(ctx context.Context, f Filter, now time.Time) ([]Record,
 // Claim implements Store: one conditional UPDATE, so of any number of
 // concurrent claims (from any number of processes) exactly one wins. The
 // winner's key is kept with the request, so the same attempt claiming again
-// (its first answer was lost) is told it won, with the current state.
+// (its first answer was lost) is told it won, with the current state, while
+// the time limit lasts. A key whose claim was given back never wins again:
+// a late first try of a retried claim, arriving after its attempt gave the
+// approval back, would otherwise take it to PROCESSING with nobody left to
+// settle it.
 func (s *sqlStore) Claim(ctx context.Context, sidecar, id, fingerprint, key string, to domain.Status, now time.Time) (Record, bool, error) {
 	sidecar, id, fingerprint, key = text(sidecar), text(id), text(fingerprint), text(key)
 	if to != domain.StatusExecuted && to != domain.StatusProcessing {
@@ -241,7 +246,8 @@ func (s *sqlStore) Claim(ctx context.Context, sidecar, id, fingerprint, key stri
 	}
 	r, err := scanRecord(s.db.QueryRowContext(ctx, s.q(`UPDATE hoop_approvals SET status = ?, claim_key = ?
 		WHERE id = ? AND sidecar = ? AND status = 'APPROVED' AND fingerprint = ? AND `+notExpired+`
-		RETURNING `+columns), string(to), key, id, sidecar, fingerprint, sec(now)))
+		AND (? = '' OR given_back_keys NOT LIKE ? ESCAPE '!')
+		RETURNING `+columns), string(to), key, id, sidecar, fingerprint, sec(now), key, givenBackPattern(key)))
 	if err == nil {
 		return r.Effective(now), true, nil
 	}
@@ -252,29 +258,52 @@ func (s *sqlStore) Claim(ctx context.Context, sidecar, id, fingerprint, key stri
 	if err != nil {
 		return Record{}, false, err
 	}
-	return cur, ClaimedBy(cur, key, fingerprint, to), nil
+	return cur, ClaimedBy(cur, key, fingerprint, to, now), nil
 }
 
 // ClaimedBy reports whether rec is the state a claim with this key,
 // fingerprint and target status left (so a retry of that claim won): the key
-// is not empty, it is the key the request was claimed with, and the request
-// is still in the status the claim moved it to.
-func ClaimedBy(rec Record, key, fingerprint string, to domain.Status) bool {
-	return key != "" && rec.ClaimKey == key && rec.Fingerprint == fingerprint && rec.Status == to
+// is not empty, it is the key the request was claimed with, the request is
+// still in the status the claim moved it to, and its time limit (if any) has
+// not lapsed at now (a statement whose claim answer was lost does not run
+// after the approval's time limit).
+func ClaimedBy(rec Record, key, fingerprint string, to domain.Status, now time.Time) bool {
+	return key != "" && rec.ClaimKey == key && rec.Fingerprint == fingerprint && rec.Status == to &&
+		(rec.ExpiresAt == nil || now.Before(*rec.ExpiresAt))
+}
+
+// maxGivenBackKeys bounds given_back_keys, in bytes: past it the list
+// restarts with the latest key (about 140 give-backs of one approval are
+// kept; a late try of a claim older than that is not expected).
+const maxGivenBackKeys = 4096
+
+// givenBackPattern is the LIKE pattern (escape character !) matching a
+// given_back_keys list that holds key. The list is "\n" + each key + "\n";
+// a claim key is printable ASCII, so it holds no new line.
+func givenBackPattern(key string) string {
+	return "%\n" + strings.NewReplacer("!", "!!", "%", "!%", "_", "!_").Replace(key) + "\n%"
 }
 
 // Settle implements Store with one conditional UPDATE. A key that is not
 // empty must be the one the request was claimed with; a settle repeated with
-// that key after it took effect answers the current state (idempotent).
+// that key after it took effect answers the current state (idempotent). A
+// give-back adds the key to the keys given back (Claim).
 func (s *sqlStore) Settle(ctx context.Context, sidecar, id, key string, accepted bool, now time.Time) (Record, error) {
 	sidecar, id, key = text(sidecar), text(id), text(key)
 	to := domain.StatusApproved
 	if accepted {
 		to = domain.StatusExecuted
 	}
-	r, err := scanRecord(s.db.QueryRowContext(ctx, s.q(`UPDATE hoop_approvals SET status = ?
+	set, args := "status = ?", []any{string(to)}
+	if key != "" && !accepted {
+		set += `, given_back_keys = CASE WHEN given_back_keys = '' OR length(given_back_keys) > ? THEN ?
+			ELSE given_back_keys || ? END`
+		args = append(args, maxGivenBackKeys, "\n"+key+"\n", key+"\n")
+	}
+	args = append(args, id, sidecar, key, key)
+	r, err := scanRecord(s.db.QueryRowContext(ctx, s.q(`UPDATE hoop_approvals SET `+set+`
 		WHERE id = ? AND sidecar = ? AND status = 'PROCESSING' AND (? = '' OR claim_key = ?) RETURNING `+columns),
-		string(to), id, sidecar, key, key))
+		args...))
 	if err == nil {
 		return r.Effective(now), nil
 	}

@@ -212,13 +212,13 @@ var interactions = []interaction{
 		desc: "a request to claim an APPROVED approval request, spent when sent", method: http.MethodPost, path: reviewPath("/claim"),
 		body:   map[string]any{"fingerprint": "v1:pact-claim-sent", "spend_approval_on": "sent", "claim_key": contract.ClaimKey},
 		status: http.StatusOK,
-		answer: approval("EXECUTED", map[string]any{"decided_at": when(exampleDecided), "claimed": true}),
+		answer: approval("EXECUTED", map[string]any{"decided_at": when(exampleDecided), "claimed": true, "claim_key": contract.ClaimKey}),
 		check: func(ctx context.Context, c *cpclient.Client) error {
 			ap, won, err := c.Claim(ctx, exampleID, "v1:pact-claim-sent", ports.SpendOnSent, contract.ClaimKey)
 			if err != nil {
 				return err
 			}
-			return errors.Join(want("won", won, true), want("status", ap.Status, domain.StatusExecuted))
+			return errors.Join(want("won", won, true), want("status", ap.Status, domain.StatusExecuted), want("keeps claim keys", c.KeepsClaimKeys(), true))
 		},
 	},
 	{
@@ -226,13 +226,13 @@ var interactions = []interaction{
 		desc: "a request to claim an APPROVED approval request, spent when accepted", method: http.MethodPost, path: reviewPath("/claim"),
 		body:   map[string]any{"fingerprint": "v1:pact-claim-accepted", "spend_approval_on": "accepted", "claim_key": contract.ClaimKey},
 		status: http.StatusOK,
-		answer: approval("PROCESSING", map[string]any{"decided_at": when(exampleDecided), "claimed": true}),
+		answer: approval("PROCESSING", map[string]any{"decided_at": when(exampleDecided), "claimed": true, "claim_key": contract.ClaimKey}),
 		check: func(ctx context.Context, c *cpclient.Client) error {
 			ap, won, err := c.Claim(ctx, exampleID, "v1:pact-claim-accepted", ports.SpendOnAccepted, contract.ClaimKey)
 			if err != nil {
 				return err
 			}
-			return errors.Join(want("won", won, true), want("status", ap.Status, domain.StatusProcessing))
+			return errors.Join(want("won", won, true), want("status", ap.Status, domain.StatusProcessing), want("keeps claim keys", c.KeepsClaimKeys(), true))
 		},
 	},
 	{
@@ -257,13 +257,13 @@ var interactions = []interaction{
 		desc: "a claim repeated with the claim key that won it", method: http.MethodPost, path: reviewPath("/claim"),
 		body:   map[string]any{"fingerprint": "v1:pact-claim-repeated", "spend_approval_on": "sent", "claim_key": contract.ClaimKey},
 		status: http.StatusOK,
-		answer: approval("EXECUTED", map[string]any{"decided_at": when(exampleDecided), "claimed": true}),
+		answer: approval("EXECUTED", map[string]any{"decided_at": when(exampleDecided), "claimed": true, "claim_key": contract.ClaimKey}),
 		check: func(ctx context.Context, c *cpclient.Client) error {
 			ap, won, err := c.Claim(ctx, exampleID, "v1:pact-claim-repeated", ports.SpendOnSent, contract.ClaimKey)
 			if err != nil {
 				return err
 			}
-			return errors.Join(want("won", won, true), want("status", ap.Status, domain.StatusExecuted))
+			return errors.Join(want("won", won, true), want("status", ap.Status, domain.StatusExecuted), want("keeps claim keys", c.KeepsClaimKeys(), true))
 		},
 	},
 	{
