@@ -150,6 +150,10 @@ func (c *Client) Claim(ctx context.Context, id, fingerprint string, spend ports.
 			return err
 		}
 		if ap, err = approvalOf("claim", a); err != nil {
+			// A 2xx whose approval cannot be read may be a won claim: its
+			// outcome is as unknown as a lost answer's, so it is reported as
+			// one (the gate then remembers the key for the resend).
+			err = &Error{Call: "claim", Kind: ports.ErrUnavailable, HTTPStatus: a.status, Cause: err}
 			return err
 		}
 		if key != "" {

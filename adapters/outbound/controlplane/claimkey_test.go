@@ -99,3 +99,14 @@ func TestGiveBackIsRetriedOnlyWhereClaimKeysAreKept(t *testing.T) {
 		}
 	}
 }
+
+// A claim answered 200 with an approval the client cannot read may have
+// won: it is reported as unavailable, as a lost answer is, so the gate
+// remembers its key for the resend instead of taking it as a refusal.
+func TestUnreadableWonClaimIsUnavailable(t *testing.T) {
+	s := newServer(t, reply(200, with(approvalJSON("9f97", "EXECUTED"), "claimed", true, "created_at", 17)))
+	_, won, err := newClient(t, s.URL, nil).Claim(context.Background(), "9f97", "v1:4f0c", ports.SpendOnSent, "key-1")
+	if won || !errors.Is(err, ports.ErrUnavailable) {
+		t.Fatalf("won=%v err=%v; want unavailable", won, err)
+	}
+}
