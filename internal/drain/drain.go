@@ -4,7 +4,8 @@
 // life (login, run, a panic logged with its stack), and the set of a Serve
 // call's sessions, which close once idle after the listener stops and all
 // at once, in parallel, at the drain deadline (app.Listener.DrainDeadline).
-// drain.go holds Serve and the Set; guard.go the Guard a session embeds for
+// drain.go holds Serve and the Set; server.go the Server a protocol embeds
+// for its Name and Serve; guard.go the Guard a session embeds for
 // its part of that rule. What "idle" means and what a client is told when
 // its session closes is each protocol's own (its drain.go), written within
 // ShutdownWrite.

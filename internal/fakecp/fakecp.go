@@ -26,9 +26,6 @@ type Record struct {
 	Identity    string
 	// ClaimKey is the key of the claim that last won it.
 	ClaimKey ports.ClaimKey
-	// givenBack holds the keys whose claims were given back: they never
-	// win again (the reference Control Plane's rule).
-	givenBack map[ports.ClaimKey]bool
 }
 
 // CP is the fake. The zero value is not usable; call New.
@@ -36,7 +33,10 @@ type CP struct {
 	mu   sync.Mutex
 	seq  int
 	recs []*Record
-	now  func() time.Time
+	// givenBack holds, per approval id, the keys whose claims were given
+	// back: they never win again (the reference Control Plane's rule).
+	givenBack map[string]map[ports.ClaimKey]bool
+	now       func() time.Time
 	// Fail, when set, is returned by every call (e.g. ports.ErrUnavailable).
 	Fail error
 	// Gets counts Get calls (to check coalescing).
@@ -169,7 +169,7 @@ func (c *CP) Claim(_ context.Context, id, fp string, spend ports.SpendOn, key po
 		to = domain.StatusProcessing
 	}
 	a := c.effective(r)
-	won := a.Status == domain.StatusApproved && r.Fingerprint == fp && (key == "" || !r.givenBack[key])
+	won := a.Status == domain.StatusApproved && r.Fingerprint == fp && (key == "" || !c.givenBack[id][key])
 	if won {
 		r.Status, r.ClaimKey = to, key
 		a = r.Approval
@@ -212,10 +212,13 @@ func (c *CP) Settle(_ context.Context, id string, key ports.ClaimKey, accepted b
 	}
 	r.Status = to
 	if !accepted && key != "" {
-		if r.givenBack == nil {
-			r.givenBack = make(map[ports.ClaimKey]bool)
+		if c.givenBack == nil {
+			c.givenBack = make(map[string]map[ports.ClaimKey]bool)
 		}
-		r.givenBack[key] = true
+		if c.givenBack[id] == nil {
+			c.givenBack[id] = make(map[ports.ClaimKey]bool)
+		}
+		c.givenBack[id][key] = true
 	}
 	if c.LoseSettleAnswers.Load() > 0 {
 		c.LoseSettleAnswers.Add(-1)

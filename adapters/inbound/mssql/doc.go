@@ -8,7 +8,7 @@
 //
 // What lives here, one job per file:
 //
-//   - protocol.go: New, Name, Serve (internal/drain.Serve around startup;
+//   - protocol.go: New, Name from drain.Server, Serve (drain.Server's;
 //     warms the T-SQL parser in the background), what a connection that
 //     ended during login is told.
 //   - drain.go: a stopped listener's sessions: closed once idle, or at the

@@ -19,6 +19,7 @@ import (
 // logins). One value serves any number of listeners; it is safe for
 // concurrent use.
 type Protocol struct {
+	drain.Server[*session]
 	log   *slog.Logger
 	cache *analyzer.Cache
 	warm  sync.Once
@@ -27,18 +28,14 @@ type Protocol struct {
 
 // New returns the mssql protocol, logging to log (discarded when nil).
 func New(log *slog.Logger) *Protocol {
-	return &Protocol{log: logging.OrDiscard(log), cache: analyzer.NewCache(analyzer.CacheBytes)}
+	p := &Protocol{log: logging.OrDiscard(log), cache: analyzer.NewCache(analyzer.CacheBytes)}
+	p.Server = drain.NewServer("mssql", p.log, p.startup, loginEnded)
+	return p
 }
 
-// Name returns "mssql", the protocol's name in the config file.
-func (p *Protocol) Name() string { return "mssql" }
-
-// Serve accepts TDS clients on ln and passes each through to the
-// listener's upstream until ctx is cancelled or ln is closed. The T-SQL
-// parser is warmed in the background on the first Serve (its first parses
-// are slow). Then its sessions drain (drain.go, app.Protocol): each closes
-// once it is idle, and those left when l.DrainDeadline is closed are closed
-// then, each with ERROR 6005.
+// Serve is drain.Server's (the sessions left at the drain deadline get
+// ERROR 6005), after warming the T-SQL parser in the background on the
+// first Serve (its first parses are slow).
 func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) error {
 	p.warm.Do(func() {
 		go func() {
@@ -51,7 +48,7 @@ func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) 
 			p.log.Info("mssql T-SQL analyzer warmed: first sights of typical statements are fast now", "took", time.Since(start).Round(time.Millisecond))
 		}()
 	})
-	return drain.Serve(ctx, ln, l, p.log, p.Name(), p.startup, loginEnded)
+	return p.Server.Serve(ctx, ln, l)
 }
 
 // loginEnded tells why a connection ended during login (drain.Ended): a

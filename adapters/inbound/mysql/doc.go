@@ -7,7 +7,7 @@
 //
 // What lives here, one job per file:
 //
-//   - protocol.go: New, Name, Serve (internal/drain.Serve: the accept loop,
+//   - protocol.go: New, with Name and Serve from drain.Server (the accept loop,
 //     the connection skeleton and its certificate loader, around startup),
 //     what a connection that ended during login is told, the RSA key of
 //     the caching_sha2_password conversion.

@@ -1,7 +1,6 @@
 package mysql
 
 import (
-	"context"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
@@ -12,14 +11,16 @@ import (
 
 	"github.com/hoophq/sidecar/adapters/inbound/mysql/analyzer"
 	"github.com/hoophq/sidecar/adapters/inbound/mysql/wire"
-	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/internal/drain"
 	"github.com/hoophq/sidecar/internal/logging"
 )
 
-// Protocol is the mysql listener protocol (MySQL and MariaDB). One value
-// serves any number of listeners; it is safe for concurrent use.
+// Protocol is the mysql listener protocol (MySQL and MariaDB): Name and
+// Serve are drain.Server's; the sessions left at the drain deadline get
+// ERR 1053 ER_SERVER_SHUTDOWN. One value serves any number of listeners;
+// it is safe for concurrent use.
 type Protocol struct {
+	drain.Server[*session]
 	log     *slog.Logger
 	cache   *analyzer.Cache
 	threads *threads
@@ -32,19 +33,9 @@ type Protocol struct {
 
 // New returns the mysql protocol, logging to log (discarded when nil).
 func New(log *slog.Logger) *Protocol {
-	return &Protocol{log: logging.OrDiscard(log), cache: analyzer.NewCache(analyzer.CacheBytes), threads: newThreads()}
-}
-
-// Name returns "mysql", the protocol's name in the config file.
-func (p *Protocol) Name() string { return "mysql" }
-
-// Serve accepts MySQL clients on ln and passes each through to the
-// listener's upstream until ctx is cancelled or ln is closed. Then its
-// sessions drain (drain.go, app.Protocol): each closes once it is idle, and
-// those left when l.DrainDeadline is closed are closed then, each with ERR
-// 1053 ER_SERVER_SHUTDOWN.
-func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) error {
-	return drain.Serve(ctx, ln, l, p.log, p.Name(), p.startup, loginEnded)
+	p := &Protocol{log: logging.OrDiscard(log), cache: analyzer.NewCache(analyzer.CacheBytes), threads: newThreads()}
+	p.Server = drain.NewServer("mysql", p.log, p.startup, loginEnded)
+	return p
 }
 
 // loginEnded tells why a connection ended during login (drain.Ended): a

@@ -5,7 +5,7 @@
 //
 // What lives here, one job per file:
 //
-//   - protocol.go: New, Name, Serve (internal/drain.Serve: the accept loop,
+//   - protocol.go: New, with Name and Serve from drain.Server (the accept loop,
 //     the connection skeleton and its certificate loader, around startup),
 //     what is logged of a connection that ended during startup.
 //   - drain.go: a stopped listener's sessions: closed once idle, or at the

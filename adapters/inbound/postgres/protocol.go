@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"context"
 	"log/slog"
 	"net"
 
@@ -11,9 +10,12 @@ import (
 	"github.com/hoophq/sidecar/internal/logging"
 )
 
-// Protocol is the postgres listener protocol. One value serves any number of
-// listeners; it is safe for concurrent use.
+// Protocol is the postgres listener protocol: Name and Serve are
+// drain.Server's; the sessions left at the drain deadline get FATAL 57P01
+// admin_shutdown. One value serves any number of listeners; it is safe for
+// concurrent use.
 type Protocol struct {
+	drain.Server[*session]
 	log     *slog.Logger
 	cache   *analyzer.Cache
 	cancels *cancelRegistry
@@ -24,19 +26,9 @@ type Protocol struct {
 
 // New returns the postgres protocol, logging to log (discarded when nil).
 func New(log *slog.Logger) *Protocol {
-	return &Protocol{log: logging.OrDiscard(log), cache: analyzer.NewCache(analyzer.CacheBytes), cancels: newCancelRegistry()}
-}
-
-// Name returns "postgres", the protocol's name in the config file.
-func (p *Protocol) Name() string { return "postgres" }
-
-// Serve accepts PostgreSQL clients on ln and passes each through to the
-// listener's upstream until ctx is cancelled or ln is closed. Then its
-// sessions drain (drain.go, app.Protocol): each closes once it is idle, and
-// those left when l.DrainDeadline is closed are closed then, each with
-// FATAL 57P01 admin_shutdown.
-func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) error {
-	return drain.Serve(ctx, ln, l, p.log, p.Name(), p.startup, startupEnded)
+	p := &Protocol{log: logging.OrDiscard(log), cache: analyzer.NewCache(analyzer.CacheBytes), cancels: newCancelRegistry()}
+	p.Server = drain.NewServer("postgres", p.log, p.startup, startupEnded)
+	return p
 }
 
 // startupEnded logs a connection that ended during startup (drain.Ended);
