@@ -5,6 +5,11 @@ import (
 	"sync"
 )
 
+// ListenerCacheBytes is the bound, in bytes, of one SQL listener's
+// analysis cache (each analyzer's Cache, a Memo over a Cache); the memory
+// bound counts it per SQL listener (docs/config.md, "Memory bound").
+const ListenerCacheBytes = 16 << 20
+
 // Cache keeps the most recently used values, evicting the least recently
 // used until the sum of the entries' costs (bytes, as the caller estimates
 // them: see Size) is at most the bound given to NewCache. It is safe for

@@ -16,9 +16,8 @@ type Cache struct {
 	entries *analyzerkit.Memo[cacheKey, Result]
 }
 
-// CacheBytes is the bound of a listener's cache, in bytes; the memory bound
-// counts it per SQL listener (docs/config.md, "Memory bound").
-const CacheBytes = 16 << 20
+// CacheBytes is a listener's cache bound (analyzerkit.ListenerCacheBytes).
+const CacheBytes = analyzerkit.ListenerCacheBytes
 
 // MaxText is the longest text Cache keeps, in bytes.
 const MaxText = 8 << 10
