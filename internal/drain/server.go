@@ -6,6 +6,7 @@ import (
 	"net"
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/logging"
 )
 
 // Server is the part of app.Protocol every database listener shares: its
@@ -23,14 +24,17 @@ type Server[S interface {
 }
 
 // NewServer returns the Server of protocol name (its name in the config
-// file), logging to log (non-nil: logging.OrDiscard), logging clients in
-// with startup and telling a failed login with ended.
+// file), logging to log (discarded when nil), logging clients in with
+// startup and telling a failed login with ended.
 func NewServer[S interface {
 	comparable
 	Conn
 }](name string, log *slog.Logger, startup Startup[S], ended Ended) Server[S] {
-	return Server[S]{name: name, log: log, startup: startup, ended: ended}
+	return Server[S]{name: name, log: logging.OrDiscard(log), startup: startup, ended: ended}
 }
+
+// Log returns the protocol's logger (never nil).
+func (s Server[S]) Log() *slog.Logger { return s.log }
 
 // Name returns the protocol's name in the config file.
 func (s Server[S]) Name() string { return s.name }

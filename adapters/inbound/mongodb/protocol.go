@@ -5,7 +5,6 @@ import (
 	"net"
 
 	"github.com/hoophq/sidecar/internal/drain"
-	"github.com/hoophq/sidecar/internal/logging"
 )
 
 // Protocol is the mongodb listener protocol: Name and Serve are
@@ -17,7 +16,7 @@ type Protocol struct {
 
 // New returns the mongodb protocol, logging to log (discarded when nil).
 func New(log *slog.Logger) *Protocol {
-	return &Protocol{drain.NewServer("mongodb", logging.OrDiscard(log), startup, startupEnded)}
+	return &Protocol{drain.NewServer("mongodb", log, startup, startupEnded)}
 }
 
 // startupEnded logs a connection that ended before its first command

@@ -72,7 +72,7 @@ func FuzzSession(f *testing.F) {
 		client := listenertest.ReadConn{R: bytes.NewReader(in)}
 		upA, upB := net.Pipe()
 		go fakeUpstream(upB)
-		s := newSession(p, l, p.log, client, bufio.NewReader(client), upA, bufio.NewReader(upA))
+		s := newSession(p, l, p.Log(), client, bufio.NewReader(client), upA, bufio.NewReader(upA))
 		s.user, s.database = "fuzz", "master"
 		done := make(chan struct{})
 		go func() { defer close(done); s.Run() }()
@@ -119,7 +119,7 @@ func FuzzStartup(f *testing.F) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			if s, _ := p.startup(listenertest.ReadConn{R: bytes.NewReader(in)}, l, certs, p.log); s != nil {
+			if s, _ := p.startup(listenertest.ReadConn{R: bytes.NewReader(in)}, l, certs, p.Log()); s != nil {
 				s.close()
 			}
 		}()

@@ -12,7 +12,6 @@ import (
 	"github.com/hoophq/sidecar/adapters/inbound/mssql/analyzer"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/internal/drain"
-	"github.com/hoophq/sidecar/internal/logging"
 )
 
 // Protocol is the mssql listener protocol (SQL Server, Azure SQL with SQL
@@ -20,7 +19,6 @@ import (
 // concurrent use.
 type Protocol struct {
 	drain.Server[*session]
-	log   *slog.Logger
 	cache *analyzer.Cache
 	warm  sync.Once
 	selfSigned
@@ -28,8 +26,8 @@ type Protocol struct {
 
 // New returns the mssql protocol, logging to log (discarded when nil).
 func New(log *slog.Logger) *Protocol {
-	p := &Protocol{log: logging.OrDiscard(log), cache: analyzer.NewCache(analyzer.CacheBytes)}
-	p.Server = drain.NewServer("mssql", p.log, p.startup, loginEnded)
+	p := &Protocol{cache: analyzer.NewCache(analyzer.CacheBytes)}
+	p.Server = drain.NewServer("mssql", log, p.startup, loginEnded)
 	return p
 }
 
@@ -45,7 +43,7 @@ func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) 
 			// (tens of MiB): give those pages back rather than keep them
 			// in the process's RSS until the runtime's scavenger gets to it.
 			debug.FreeOSMemory()
-			p.log.Info("mssql T-SQL analyzer warmed: first sights of typical statements are fast now", "took", time.Since(start).Round(time.Millisecond))
+			p.Log().Info("mssql T-SQL analyzer warmed: first sights of typical statements are fast now", "took", time.Since(start).Round(time.Millisecond))
 		}()
 	})
 	return p.Server.Serve(ctx, ln, l)

@@ -54,7 +54,7 @@ func (p *Protocol) fallbackTLS() (*tls.Config, error) {
 			p.selfErr = err
 			return
 		}
-		p.log.Warn("mssql listener without a tls certificate: clients that ask for encryption get a self-signed one (they must trust it, e.g. TrustServerCertificate=true); configure tls to give clients proof of the Sidecar",
+		p.Log().Warn("mssql listener without a tls certificate: clients that ask for encryption get a self-signed one (they must trust it, e.g. TrustServerCertificate=true); configure tls to give clients proof of the Sidecar",
 			"sha256", fp)
 		p.self = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	})

@@ -12,7 +12,6 @@ import (
 	"github.com/hoophq/sidecar/adapters/inbound/mysql/analyzer"
 	"github.com/hoophq/sidecar/adapters/inbound/mysql/wire"
 	"github.com/hoophq/sidecar/internal/drain"
-	"github.com/hoophq/sidecar/internal/logging"
 )
 
 // Protocol is the mysql listener protocol (MySQL and MariaDB): Name and
@@ -21,7 +20,6 @@ import (
 // it is safe for concurrent use.
 type Protocol struct {
 	drain.Server[*session]
-	log     *slog.Logger
 	cache   *analyzer.Cache
 	threads *threads
 
@@ -33,8 +31,8 @@ type Protocol struct {
 
 // New returns the mysql protocol, logging to log (discarded when nil).
 func New(log *slog.Logger) *Protocol {
-	p := &Protocol{log: logging.OrDiscard(log), cache: analyzer.NewCache(analyzer.CacheBytes), threads: newThreads()}
-	p.Server = drain.NewServer("mysql", p.log, p.startup, loginEnded)
+	p := &Protocol{cache: analyzer.NewCache(analyzer.CacheBytes), threads: newThreads()}
+	p.Server = drain.NewServer("mysql", log, p.startup, loginEnded)
 	return p
 }
 

@@ -7,7 +7,6 @@ import (
 	"github.com/hoophq/sidecar/adapters/inbound/postgres/analyzer"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/internal/drain"
-	"github.com/hoophq/sidecar/internal/logging"
 )
 
 // Protocol is the postgres listener protocol: Name and Serve are
@@ -16,7 +15,6 @@ import (
 // concurrent use.
 type Protocol struct {
 	drain.Server[*session]
-	log     *slog.Logger
 	cache   *analyzer.Cache
 	cancels *cancelRegistry
 	// snapshot reads a listener's settings for one unit (nil: Settings);
@@ -26,8 +24,8 @@ type Protocol struct {
 
 // New returns the postgres protocol, logging to log (discarded when nil).
 func New(log *slog.Logger) *Protocol {
-	p := &Protocol{log: logging.OrDiscard(log), cache: analyzer.NewCache(analyzer.CacheBytes), cancels: newCancelRegistry()}
-	p.Server = drain.NewServer("postgres", p.log, p.startup, startupEnded)
+	p := &Protocol{cache: analyzer.NewCache(analyzer.CacheBytes), cancels: newCancelRegistry()}
+	p.Server = drain.NewServer("postgres", log, p.startup, startupEnded)
 	return p
 }
 
