@@ -148,7 +148,7 @@ func readHeldBody(r *http.Request) ([]byte, error) {
 // Other upgrades (WebSocket, SPDY) carry messages, not requests, and pass.
 func dropH2CUpgrade(r *http.Request) {
 	for _, v := range r.Header.Values("Upgrade") {
-		for _, p := range strings.Split(v, ",") {
+		for p := range strings.SplitSeq(v, ",") {
 			if name, _, _ := strings.Cut(strings.TrimSpace(p), "/"); strings.EqualFold(name, "h2c") {
 				r.Header.Del("Upgrade")
 				r.Header.Del("Http2-Settings")

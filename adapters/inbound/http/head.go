@@ -100,7 +100,7 @@ func parseRequestHead(h string) (rh requestHead, ok bool) {
 			strings.EqualFold(name, "Expect"):
 			return rh, false
 		case strings.EqualFold(name, "Connection"):
-			for _, t := range strings.Split(value, ",") {
+			for t := range strings.SplitSeq(value, ",") {
 				t = strings.ToLower(strings.TrimSpace(t))
 				switch t {
 				case "":

@@ -389,7 +389,7 @@ func dropRequestField(name string, connTokens []string) bool {
 
 // fieldHasToken reports whether the comma-separated value v holds token t.
 func fieldHasToken(v, t string) bool {
-	for _, p := range strings.Split(v, ",") {
+	for p := range strings.SplitSeq(v, ",") {
 		if strings.EqualFold(strings.TrimSpace(p), t) {
 			return true
 		}

@@ -115,7 +115,7 @@ func parseResponseHead(h []byte, method string, out []byte) (responseHead, error
 			lengths++
 			rh.length = x
 		case equalFold(name, "Transfer-Encoding"):
-			for _, t := range strings.Split(v, ",") {
+			for t := range strings.SplitSeq(v, ",") {
 				chunked = false
 				switch t = strings.TrimSpace(t); {
 				case strings.EqualFold(t, "chunked"):
@@ -125,7 +125,7 @@ func parseResponseHead(h []byte, method string, out []byte) (responseHead, error
 				}
 			}
 		case equalFold(name, "Connection"):
-			for _, t := range strings.Split(v, ",") {
+			for t := range strings.SplitSeq(v, ",") {
 				t = strings.TrimSpace(t)
 				switch {
 				case strings.EqualFold(t, "close"):
