@@ -7,6 +7,11 @@ import (
 	"time"
 )
 
+// ActionUnknown is the action an analyzer reports for a statement it could
+// not read (or whose text it cannot see, such as SQL built at run time): the
+// same word on every protocol, so one rule listing it covers them all.
+const ActionUnknown = "UNKNOWN"
+
 // Analysis is what a protocol's analyzer reads from one statement, in terms
 // rules can match. For SQL: Actions are statement kinds (DROP, DELETE,
 // TRUNCATE, UPDATE, …), Targets are relation names and Functions are called

@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/hoophq/sidecar/domain"
 )
 
 // targetKind says where a command names what it acts on.
@@ -26,9 +28,9 @@ type spec struct {
 
 // The actions with a meaning beyond one command (see Actions).
 const (
-	ActionUnknown        = "UNKNOWN"         // a command this table does not know
-	ActionServerJS       = "SERVER_JS"       // $where, $function, $accumulator, mapReduce, eval
-	ActionAggregateWrite = "AGGREGATE_WRITE" // aggregate with $out or $merge
+	ActionUnknown        = domain.ActionUnknown // a command this table does not know
+	ActionServerJS       = "SERVER_JS"          // $where, $function, $accumulator, mapReduce, eval
+	ActionAggregateWrite = "AGGREGATE_WRITE"    // aggregate with $out or $merge
 	ActionExplain        = "EXPLAIN"
 	ActionBulkWrite      = "BULK_WRITE"
 )

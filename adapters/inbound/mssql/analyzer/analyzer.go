@@ -12,10 +12,11 @@ import (
 	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
-// Unknown is the one action of a text the analyzer could not read, and of
-// a statement whose SQL it cannot see (EXEC (@sql), sp_executesql @sql). The
-// listener holds such texts whatever its rules say (fail closed).
-const Unknown = "UNKNOWN"
+// Unknown (domain.ActionUnknown) is the one action of a text the analyzer
+// could not read, and of a statement whose SQL it cannot see (EXEC (@sql),
+// sp_executesql @sql). The listener holds such texts whatever its rules say
+// (fail closed).
+const Unknown = domain.ActionUnknown
 
 // Statement is the analysis of one T-SQL statement of a batch.
 type Statement struct {

@@ -16,10 +16,11 @@ import (
 	"github.com/hoophq/sidecar/domain"
 )
 
-// Unknown is the one action of a text the parser could not read. The
-// listener holds such texts whatever its rules say (fail closed): the
-// upstream may still run them (MariaDB's DELETE … RETURNING, XA, HANDLER).
-const Unknown = "UNKNOWN"
+// Unknown (domain.ActionUnknown) is the one action of a text the parser
+// could not read. The listener holds such texts whatever its rules say (fail
+// closed): the upstream may still run them (MariaDB's DELETE … RETURNING,
+// XA, HANDLER).
+const Unknown = domain.ActionUnknown
 
 // Statement is the analysis of one SQL statement.
 type Statement struct {

@@ -14,9 +14,10 @@ import (
 	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
-// Unknown is the one action of a statement the parser could not read. A rule
-// that lists it holds such statements (the upstream usually refuses them too).
-const Unknown = "UNKNOWN"
+// Unknown (domain.ActionUnknown) is the one action of a statement the
+// parser could not read. A rule that lists it holds such statements (the
+// upstream usually refuses them too).
+const Unknown = domain.ActionUnknown
 
 // Statement is the analysis of one SQL statement.
 type Statement struct {
