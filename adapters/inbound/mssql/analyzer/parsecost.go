@@ -22,21 +22,26 @@ import (
 const TokenCost = 1024
 
 // analyzeBounded is analyze (database db, lower case) for a client whose
-// leaving ends ctx. A large text (analyzerkit.LargeText and more) that the
-// bulk reader reads is not parsed; another takes its estimate of parse
-// memory (TokenCost per token, counting the tokens of its string literals
-// too where it may run one as SQL) from analyzerkit.ParseTrees, waiting
-// for it until ctx ends, or is uncheckable when the estimate is over the
-// whole budget.
+// leaving ends ctx. A text past the fast path (fastMax) that the bulk
+// reader reads is not parsed; another large one (analyzerkit.LargeText
+// and more) takes its estimate of parse memory (TokenCost per token,
+// counting the tokens of its string literals too where it may run one as
+// SQL) from analyzerkit.ParseTrees, waiting for it until ctx ends, or is
+// uncheckable when the estimate is over the whole budget.
 func analyzeBounded(ctx context.Context, text, db string) Result {
-	if len(text) < analyzerkit.LargeText || len(text) > MaxSize {
-		return analyze(text, db, 0) // small, or never parsed
+	if len(text) <= fastMax || len(text) > MaxSize {
+		return analyze(text, db, 0) // the fast path's, or never parsed
 	}
 	if err := checkLimits(text); err != nil {
 		return unknown(text, err)
 	}
+	// Past the fast path a text goes to the grammar, so the bulk reader
+	// gives the same result: it spares texts under LargeText a tree too.
 	if r, ok := readBulk(text, db); ok {
 		return r
+	}
+	if len(text) < analyzerkit.LargeText {
+		return analyze(text, db, 0) // small: parsed without waiting
 	}
 	return analyzerkit.Parse(ctx, analyzerkit.ParseTrees, countTokens(text, 0), TokenCost,
 		"a multi-row INSERT of literal values is read at any size",

@@ -52,7 +52,7 @@ func TestParseCostCoversTheParser(t *testing.T) {
 }
 
 // A 4 MiB multi-row INSERT of literals is read by the bulk reader (no
-// parse: little memory); the same with a function call in its last row
+// parse: little memory), and so is a 32 KiB one; the same with a function call in its last row
 // has too many tokens to parse within the budget and is uncheckable, and
 // so is a small EXEC of it as dynamic SQL; a large text of few tokens is
 // still parsed.
@@ -70,6 +70,14 @@ func TestLargeTextsWithinTheParseBudget(t *testing.T) {
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4<<20 {
 		t.Errorf("4 MiB INSERT of literals allocated %d MiB, want it read without a parse tree", alloc>>20)
+	}
+	mid := rows(32<<10, "(1)", "") // past the fast path, under LargeText
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	r = Analyze(mid, "app")
+	runtime.ReadMemStats(&after)
+	if alloc := after.TotalAlloc - before.TotalAlloc; r.Err != nil || alloc > 1<<20 {
+		t.Errorf("32 KiB INSERT of literals: %v, allocated %d KiB, want it read without a parse tree", r.Err, alloc>>10)
 	}
 	call := rows(MaxSize-16, "(1)", ",(GETDATE())")
 	if r := Analyze(call, "app"); !isUncheckable(r.Err) || !strings.Contains(r.Err.Error(), "MiB the Sidecar parses at once") {
