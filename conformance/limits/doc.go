@@ -6,5 +6,7 @@
 // a PostgreSQL and an http listener with 200 clients while a loop of
 // SELECT 1 / GET keeps running (limits_test.go); one runs each database
 // listener alone, table-driven: mysql (1, 6 and 12 multi-row INSERTs of
-// 8 MiB), mssql (skipped: known over the bound) and mongodb (databases_test.go).
+// 8 MiB, and 12 that only the parser reads), mssql (12 multi-row INSERT
+// batches of 4 Mi characters, and 12 that only the grammar reads) and
+// mongodb (databases_test.go).
 package limits

@@ -43,7 +43,7 @@ func (b *Budget) Acquire(ctx context.Context, n int64) (release func(), err erro
 		return func() {}, nil
 	}
 	if err := b.sem.Acquire(ctx, n); err != nil {
-		return nil, fmt.Errorf("the text of %d bytes waited for its turn to be parsed until its client left: %w", n, err)
+		return nil, fmt.Errorf("the text waited for its turn to be parsed (%d bytes of the budget) until its client left: %w", n, err)
 	}
 	return func() { b.sem.Release(n) }, nil
 }

@@ -162,3 +162,26 @@ func TestVocabulary(t *testing.T) {
 		t.Errorf("build ran %d times", calls)
 	}
 }
+
+// Parse runs the parse within the budget, refuses at once a text whose
+// estimate alone is over it (naming its tokens, the estimate and the
+// budget), and refuses one whose client leaves while it waits.
+func TestParseBudget(t *testing.T) {
+	p := NewParseBudget(10 << 20)
+	refused := func(err error) error { return err }
+	ran := func() error { return nil }
+	if err := Parse(context.Background(), p, 1000, 1024, "", ran, refused); err != nil {
+		t.Fatalf("within the budget: %v", err)
+	}
+	err := Parse(context.Background(), p, 20000, 1024, "a bulk INSERT is read at any size", ran, refused)
+	if !errors.Is(err, ErrUncheckable) || err.Error() != "too complex to check: the text has 20000 tokens; parsing it would take about 19 MiB, over the 10 MiB the Sidecar parses at once (a bulk INSERT is read at any size)" {
+		t.Fatalf("over the budget: %v", err)
+	}
+	release := p.Hold()
+	defer release()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := Parse(ctx, p, 1000, 1024, "", ran, refused); !errors.Is(err, ErrUncheckable) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("client gone while waiting: %v", err)
+	}
+}

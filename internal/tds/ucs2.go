@@ -2,19 +2,39 @@ package tds
 
 import (
 	"encoding/binary"
+	"strings"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // DecodeUCS2 turns UCS-2/UTF-16 little-endian bytes (MS-TDS 2.2.5.1.1, the
 // encoding of every Unicode string on the wire) into a Go string. An odd
-// trailing byte is ignored; unpaired surrogates become U+FFFD.
+// trailing byte is ignored; unpaired surrogates become U+FFFD. It writes
+// the string directly: a 4 Mi-character SQLBatch costs its UTF-8 bytes, not
+// also 8 MiB of code units and 16 MiB of runes on the way.
 func DecodeUCS2(b []byte) string {
 	n := len(b) / 2
-	u := make([]uint16, n)
-	for i := range n {
-		u[i] = binary.LittleEndian.Uint16(b[2*i:])
+	var s strings.Builder
+	s.Grow(n)
+	for i := 0; i < n; i++ {
+		r := rune(binary.LittleEndian.Uint16(b[2*i:]))
+		switch {
+		case r < utf8.RuneSelf:
+			s.WriteByte(byte(r))
+			continue
+		case utf16.IsSurrogate(r):
+			if i+1 < n {
+				if d := utf16.DecodeRune(r, rune(binary.LittleEndian.Uint16(b[2*i+2:]))); d != utf8.RuneError {
+					s.WriteRune(d)
+					i++
+					continue
+				}
+			}
+			r = utf8.RuneError
+		}
+		s.WriteRune(r)
 	}
-	return string(utf16.Decode(u))
+	return s.String()
 }
 
 // AppendUCS2 appends s as UTF-16 little-endian to dst.

@@ -70,11 +70,13 @@ func Analyze(text, currentDB string) Result {
 }
 
 // AnalyzeContext is Analyze for a client whose leaving ends ctx: a large
-// text waiting for its turn to be parsed (budget) then stops waiting, and
-// its result wraps ErrUncheckable. A panic while analysing (classifying a
+// text waiting for its turn to be parsed (budget, analyzerkit.ParseTrees)
+// then stops waiting, and its result wraps ErrUncheckable; one whose
+// estimated parse memory alone is over analyzerkit.ParseTrees is
+// uncheckable at once, unless the bulk reader reads it (parsecost.go). A panic while analysing (classifying a
 // tree the parser built oddly) yields Unknown and Err saying so.
 func AnalyzeContext(ctx context.Context, text, currentDB string) Result {
-	return analyzerkit.Analyze(ctx, budget, text, testHook, func() Result { return analyze(text, strings.ToLower(currentDB), 0) },
+	return analyzerkit.Analyze(ctx, budget, text, testHook, func() Result { return analyzeBounded(ctx, text, strings.ToLower(currentDB)) },
 		func(err error) Result { return unknown(text, err) })
 }
 

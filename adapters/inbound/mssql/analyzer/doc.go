@@ -22,10 +22,15 @@
 //   - dynamic.go: EXEC ('…'), sp_executesql N'…' and procedure calls.
 //   - proc.go: AnalyzeProc, an RPC call of a procedure by name.
 //   - lexical.go: a T-SQL tokenizer (strings, [names], nested comments) for
-//     shapes, limits and guesses.
+//     shapes, limits, guesses, token counts and the bulk reader (lexEach,
+//     which keeps no tokens).
 //   - guess.go: the kinds a refused text's keywords name (DENY, BULK_INSERT…).
 //   - vocabulary.go: Actions and IsAction, what `sidecar validate` accepts.
 //   - limits.go: bounds on what one text may cost (ErrUncheckable).
+//   - parsecost.go: a large text's share of analyzerkit.ParseTrees,
+//     TokenCost per token, or uncheckable when its estimate is over it;
+//     bulk.go: the bulk reader, which reads a multi-row INSERT of literals
+//     of any size without a parse tree.
 //   - cache.go, shape.go: Cache, memoising results by text and by shape.
 //   - atomic.go: Atomic, whether a text is one statement SQL Server runs
 //     whole or not at all (spend_approval_on: accepted).

@@ -47,6 +47,15 @@ type lexed struct {
 // the parser refuses; the parser's own lexer (ANTLR) decides the analysis.
 func lex(sql string) lexed {
 	l := lexed{toks: make([]token, 0, min(len(sql)/4+4, 4096))}
+	l.unterminated = lexEach(sql, func(t token) { l.toks = append(l.toks, t) })
+	return l
+}
+
+// lexEach reads sql as lex does, passing each token to emit in order
+// instead of keeping them (a large text's tokens would cost more than its
+// bytes), and reports whether the text ends inside a string, quoted name
+// or comment (no token is emitted after that point).
+func lexEach(sql string, emit func(token)) (unterminated bool) {
 	n := len(sql)
 	i := 0
 	for i < n {
@@ -75,8 +84,7 @@ func lex(sql string) lexed {
 				}
 			}
 			if depth > 0 {
-				l.unterminated = true
-				return l
+				return true
 			}
 		case c == '\'' || ((c == 'N' || c == 'n') && i+1 < n && sql[i+1] == '\''):
 			q := i
@@ -85,33 +93,30 @@ func lex(sql string) lexed {
 			}
 			j, ok := quoted(sql, q, '\'')
 			if !ok {
-				l.unterminated = true
-				return l
+				return true
 			}
-			l.toks = append(l.toks, token{tokString, i, j})
+			emit(token{tokString, i, j})
 			i = j
 		case c == '"':
 			j, ok := quoted(sql, i, '"')
 			if !ok {
-				l.unterminated = true
-				return l
+				return true
 			}
-			l.toks = append(l.toks, token{tokQuoted, i, j})
+			emit(token{tokQuoted, i, j})
 			i = j
 		case c == '[':
 			j, ok := quoted(sql, i, ']')
 			if !ok {
-				l.unterminated = true
-				return l
+				return true
 			}
-			l.toks = append(l.toks, token{tokQuoted, i, j})
+			emit(token{tokQuoted, i, j})
 			i = j
 		case c == '@':
 			j := i + 1
 			for j < n && (isWordByte(sql[j]) || sql[j] == '@') {
 				j++
 			}
-			l.toks = append(l.toks, token{tokVar, i, j})
+			emit(token{tokVar, i, j})
 			i = j
 		case c >= '0' && c <= '9' || (c == '.' && i+1 < n && sql[i+1] >= '0' && sql[i+1] <= '9'):
 			j, plain := number(sql, i)
@@ -119,24 +124,24 @@ func lex(sql string) lexed {
 			if !plain {
 				kind = tokWord
 			}
-			l.toks = append(l.toks, token{kind, i, j})
+			emit(token{kind, i, j})
 			i = j
 		case isWordByte(c):
 			j := i + 1
 			for j < n && isWordByte(sql[j]) {
 				j++
 			}
-			l.toks = append(l.toks, token{tokWord, i, j})
+			emit(token{tokWord, i, j})
 			i = j
 		case c == ';':
-			l.toks = append(l.toks, token{tokSemicolon, i, i + 1})
+			emit(token{tokSemicolon, i, i + 1})
 			i++
 		default:
-			l.toks = append(l.toks, token{tokOp, i, i + 1})
+			emit(token{tokOp, i, i + 1})
 			i++
 		}
 	}
-	return l
+	return false
 }
 
 // quoted returns the end of the quoted token opening at sql[i] and closing

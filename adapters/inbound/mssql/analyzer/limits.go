@@ -148,3 +148,7 @@ func unicodeSpace(text string, toks []token) bool {
 // HoldBudget takes the whole parse budget until release is called, for
 // listener tests (analyzerkit.Budget.Hold).
 func HoldBudget() (release func()) { return budget.Hold() }
+
+// HoldParseBudget takes the whole of analyzerkit.ParseTrees until release
+// is called, for tests: a large text the parser must read then waits.
+func HoldParseBudget() (release func()) { return analyzerkit.ParseTrees.Hold() }

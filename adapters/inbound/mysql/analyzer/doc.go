@@ -26,8 +26,8 @@
 //   - vocabulary.go: Actions and IsAction, what `sidecar validate` accepts.
 //   - limits.go: bounds on what one text may cost (ErrUncheckable).
 //   - bulk.go: the linear reader of multi-row INSERTs of literals.
-//   - parsecost.go: which large texts go to bulk.go, and the budget of
-//     parse-tree memory the others are parsed within.
+//   - parsecost.go: which large texts go to bulk.go, and their estimate of
+//     parse-tree memory (TokenCost) within analyzerkit.ParseTrees.
 //   - cache.go, shape.go: Cache, memoising results by text and by shape.
 //
 // It is pure: no I/O, safe for concurrent use. A text the parser refuses is

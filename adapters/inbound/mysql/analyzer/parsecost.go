@@ -2,7 +2,6 @@ package analyzer
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/hoophq/sidecar/internal/analyzerkit"
@@ -11,8 +10,9 @@ import (
 // The parser's tree costs memory per token, not per byte: an 8 MiB
 // multi-row INSERT of one-number rows held 950 MiB of heap while parsed,
 // one of 1 KiB strings 9 MiB. A large text is therefore read by the bulk
-// reader when it can (linear, no tree), and otherwise parsed only within a
-// budget of estimated tree bytes shared by every connection.
+// reader when it can (linear, no tree), and otherwise parsed only within
+// analyzerkit.ParseTrees, the budget of estimated tree bytes that every
+// connection of the MySQL and SQL Server listeners shares.
 
 // TokenCost is the estimate, in bytes, of the memory analysing a text
 // allocates per token: measured 250–280 on multi-row INSERTs of small
@@ -20,19 +20,12 @@ import (
 // ParseCostCoversTheParser -v ./adapters/inbound/mysql/analyzer/).
 const TokenCost = 320
 
-// ParseBytes bounds the parser's estimated memory (TokenCost per token,
-// twice that where the text is read under other sql_modes too) for large
-// texts (analyzerkit.LargeText and more) being parsed at once, across every
-// connection. A text whose estimate alone is over it is uncheckable.
-const ParseBytes = 64 << 20
-
-var parseBudget = analyzerkit.NewBudget(ParseBytes, 0)
-
 // analyzeBounded is analyze for a client whose leaving ends ctx. A large
 // text that the bulk reader reads exactly as the parser would (bulkExact)
-// is not parsed; another takes its estimate of parse memory from
-// parseBudget, waiting for it until ctx ends, or is uncheckable when the
-// estimate is over the whole budget.
+// is not parsed; another takes its estimate of parse memory (TokenCost per
+// token, twice that where the text is read under other sql_modes too) from
+// analyzerkit.ParseTrees, waiting for it until ctx ends, or is uncheckable
+// when the estimate is over the whole budget.
 func analyzeBounded(ctx context.Context, sql, db string, m Mode) Result {
 	if len(sql) < analyzerkit.LargeText || len(sql) > MaxSize || m.Unmodelled != "" || (m.multiByte() && multiByteAmbiguous(sql)) {
 		return analyze(sql, db, m, 0) // small, or never parsed
@@ -42,20 +35,13 @@ func analyzeBounded(ctx context.Context, sql, db string, m Mode) Result {
 	}
 	n := 0
 	l := lexEach(sql, m, func(token) { n++ })
-	cost := int64(n) * TokenCost
+	perToken := int64(TokenCost)
 	if l.backslashInQuote && !m.Exact {
-		cost *= 2 // otherModes parses again while the first tree is held
+		perToken *= 2 // otherModes parses again while the first tree is held
 	}
-	if cost > ParseBytes {
-		return unknown(sql, fmt.Errorf("%w: the text has %d tokens; parsing it would take about %d MiB, over the %d MiB the Sidecar parses at once (a multi-row INSERT of literal values is read at any size)",
-			ErrUncheckable, n, cost>>20, ParseBytes>>20))
-	}
-	release, err := parseBudget.Acquire(ctx, cost)
-	if err != nil {
-		return unknown(sql, fmt.Errorf("%w: %v", ErrUncheckable, err))
-	}
-	defer release()
-	return analyze(sql, db, m, 0)
+	return analyzerkit.Parse(ctx, analyzerkit.ParseTrees, n, perToken, "a multi-row INSERT of literal values is read at any size",
+		func() Result { return analyze(sql, db, m, 0) },
+		func(err error) Result { return unknown(sql, err) })
 }
 
 // bulkExact reads sql with the bulk reader where that gives the parser's
