@@ -195,6 +195,7 @@ func (g *Gate) forwardClaimed(audit ports.AuditEvent, s *ListenerSettings, claim
 	if s.SpendOn == ports.SpendOnAccepted {
 		t = &Ticket{gate: g, id: claimed.ID, key: key, audit: audit, finished: make(chan struct{})}
 		g.lc.track(t)
+		t.keepLease()
 	}
 	return Outcome{Forward: true, Ticket: t}
 }

@@ -23,6 +23,7 @@ type Ticket struct {
 	once     sync.Once
 	done     atomic.Bool   // set when the settle begins
 	finished chan struct{} // closed when the settle has run; nil in tests that build a Ticket by hand
+	stop     chan struct{} // closed when the settle begins, ending renew (nil: no renewals)
 }
 
 // ApprovalID returns the claimed approval's id ("" on a nil Ticket).
@@ -45,8 +46,9 @@ func (t *Ticket) ApprovalID() string {
 // A settle that meets an unavailable Control Plane is tried up to three
 // times (and the client retries each, ports.ClaimKey): it carries the
 // claim's key, so a try that did land is answered again and a retry cannot
-// touch another attempt's claim. A request left PROCESSING is cleared by a
-// person with revoke.
+// touch another attempt's claim. A request left PROCESSING (every try
+// failed) is settled EXECUTED by the Control Plane when its lease lapses
+// (keepLease), or by a person with revoke.
 func (t *Ticket) Spend() { t.settle(domain.NothingRan{}, 10*time.Second) }
 
 // GiveBack returns the approval to APPROVED, so the agent may resend, when
@@ -68,6 +70,9 @@ func (t *Ticket) settle(proof domain.NothingRan, budget time.Duration) {
 	t.once.Do(func() {
 		ran = true
 		t.done.Store(true)
+		if t.stop != nil {
+			close(t.stop)
+		}
 		t.run(proof, budget)
 		t.gate.lc.untrack(t)
 		if t.finished != nil {

@@ -72,6 +72,20 @@ func KeepsClaimKeys(cp ControlPlane) bool {
 	return ok && k.KeepsClaimKeys()
 }
 
+// Renewer is a ControlPlane whose PROCESSING requests hold a lease that
+// the claim's owner renews while its statement is with the upstream
+// (docs/control-plane-api.md, "Renew"): a Sidecar that stops renewing (it
+// was killed, or lost the Control Plane) leaves the request to be settled
+// as EXECUTED, outcome unknown, when the lease lapses.
+type Renewer interface {
+	// Renew extends the lease of PROCESSING request id held by the claim
+	// that key names and returns the lease's length (0 when the Control
+	// Plane gave none). Errors: ErrConflict (not PROCESSING under that
+	// claim, or the lease lapsed), ErrOlder (a Control Plane without
+	// leases), ErrNotFound, ErrUnavailable, ErrUnauthorized.
+	Renew(ctx context.Context, id string, key ClaimKey) (lease time.Duration, err error)
+}
+
 // FileRequest asks the Control Plane to file an approval request for a
 // fingerprint, or to return the one it may reuse (domain.Reusable).
 type FileRequest struct {

@@ -78,7 +78,7 @@ HTTP request (health probes at debug) and stops cleanly on SIGINT or SIGTERM.
 // serve runs until ctx ends, then shuts down within 10 s.
 func serve(ctx context.Context, cfg *cpconfig.Config, apiVersion int, log *slog.Logger) error {
 	openCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	st, err := store.Open(openCtx, cfg.Store)
+	st, err := store.Open(openCtx, cfg.Store, store.WithProcessingLease(cfg.ProcessingLease))
 	cancel()
 	if err != nil {
 		return err
@@ -112,7 +112,10 @@ func serve(ctx context.Context, cfg *cpconfig.Config, apiVersion int, log *slog.
 	}
 	log.Info("control plane listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String(),
 		"store", store.Kind(st), "store_addr", cpconfig.Redact(cfg.Store), "sidecars", len(cfg.Sidecars),
-		"approvers", len(cfg.Approvers), "webhooks", len(cfg.Webhooks), "api_version", apiVersion, "version", version)
+		"approvers", len(cfg.Approvers), "webhooks", len(cfg.Webhooks), "processing_lease", cfg.ProcessingLease.String(), "api_version", apiVersion, "version", version)
+	sweepCtx, stopSweep := context.WithCancel(context.Background())
+	defer stopSweep()
+	go sweepLeases(sweepCtx, st, log)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

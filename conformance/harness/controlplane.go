@@ -25,6 +25,8 @@ type CPOptions struct {
 	APIVersion *int
 	// Addr to listen on; empty picks a free one.
 	Addr string
+	// ProcessingLease is the config's processing_lease ("" for the default).
+	ProcessingLease string
 }
 
 // ControlPlane is a running reference Control Plane.
@@ -57,6 +59,9 @@ func StartControlPlane(t testing.TB, o CPOptions) *ControlPlane {
 		fmt.Fprintf(&b, "  - {name: %s, token: %s}\n", name, tok)
 	}
 	fmt.Fprintf(&b, "approvers:\n  - {name: tester, token: %s}\n", ApproverToken)
+	if o.ProcessingLease != "" {
+		fmt.Fprintf(&b, "processing_lease: %s\n", o.ProcessingLease)
+	}
 	cfg := filepath.Join(dir, "controlplane.yaml")
 	if err := os.WriteFile(cfg, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
@@ -142,6 +147,7 @@ type Review struct {
 	DecidedAt      *time.Time `json:"decided_at"`
 	ExpiresAt      *time.Time `json:"expires_at"`
 	SidecarReads   int        `json:"sidecar_reads"`
+	SettledBy      string     `json:"settled_by"`
 }
 
 // Review reads id through the approver API.

@@ -50,6 +50,10 @@ type CP struct {
 	// LoseSettleAnswers is how many of the next settles are applied with
 	// their answer lost (ports.ErrUnavailable), as LoseClaimAnswers.
 	LoseSettleAnswers atomic.Int64
+	// Renews counts Renew calls.
+	Renews atomic.Int64
+	// RenewLease is the lease length Renew answers (0: none).
+	RenewLease time.Duration
 	// Keyless makes the fake a Control Plane older than claim keys: it
 	// ignores every key (no claim wins twice, a settle applies to whatever
 	// claim holds the request) and KeepsClaimKeys is false.
@@ -225,6 +229,25 @@ func (c *CP) Settle(_ context.Context, id string, key ports.ClaimKey, accepted b
 		return domain.Approval{}, fmt.Errorf("fakecp: settle answer dropped: %w", ports.ErrUnavailable)
 	}
 	return r.Approval, nil
+}
+
+// Renew implements ports.Renewer: the request must be PROCESSING under key.
+// The fake keeps no lease of its own; it answers RenewLease.
+func (c *CP) Renew(_ context.Context, id string, key ports.ClaimKey) (time.Duration, error) {
+	c.Renews.Add(1)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.Fail != nil {
+		return 0, c.Fail
+	}
+	r := c.find(id)
+	if r == nil {
+		return 0, ports.ErrNotFound
+	}
+	if r.Status != domain.StatusProcessing || (!c.Keyless && r.ClaimKey != key) {
+		return 0, ports.ErrConflict
+	}
+	return c.RenewLease, nil
 }
 
 // Decide is the approver's side: move id to st (APPROVED, REJECTED,

@@ -7,8 +7,10 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/hoophq/sidecar/cmd/controlplane/notify"
+	"github.com/hoophq/sidecar/cmd/controlplane/store"
 	"github.com/hoophq/sidecar/internal/yamldoc"
 )
 
@@ -37,6 +39,9 @@ type File struct {
 	// in notifications; default http://<listen>.
 	PublicURL string        `yaml:"public_url"`
 	Webhooks  []WebhookFile `yaml:"webhooks"`
+	// ProcessingLease is how long a PROCESSING request lasts without its
+	// Sidecar renewing it ("60s" by default, "0s" for no lease).
+	ProcessingLease string `yaml:"processing_lease"`
 }
 
 // Config is the validated config: defaults applied, tokens resolved.
@@ -54,6 +59,8 @@ type Config struct {
 	PublicURL string
 	// Webhooks are told of every new approval request (package notify).
 	Webhooks []notify.Webhook
+	// ProcessingLease is the lease of a claim to PROCESSING (0: none).
+	ProcessingLease time.Duration
 }
 
 // Load reads and validates the config file at path. Errors name the file and
@@ -124,7 +131,34 @@ func (f File) Validate() (*Config, error) {
 	if err := f.webhooks(c); err != nil {
 		return nil, err
 	}
+	lease, err := processingLease(f.ProcessingLease)
+	if err != nil {
+		return nil, fmt.Errorf("processing_lease: %w", err)
+	}
+	c.ProcessingLease = lease
 	return c, nil
+}
+
+// MinProcessingLease is the shortest processing_lease other than 0: the
+// Sidecar renews at a third of it, so a shorter one lapses on an ordinary
+// network hiccup.
+const MinProcessingLease = 3 * time.Second
+
+// processingLease reads processing_lease ("" for the default).
+func processingLease(v string) (time.Duration, error) {
+	if strings.TrimSpace(v) == "" {
+		return store.DefaultProcessingLease, nil
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(v))
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("%q is not a duration such as 60s or 5m", v)
+	case d < 0:
+		return 0, fmt.Errorf("%q is negative", v)
+	case d > 0 && d < MinProcessingLease:
+		return 0, fmt.Errorf("%q is shorter than %s (0s turns the lease off)", v, MinProcessingLease)
+	}
+	return d, nil
 }
 
 func resolveAll(key string, ps []Principal, into map[string]string, owner map[string]string) error {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseDefaultsAndTokens(t *testing.T) {
@@ -33,6 +34,15 @@ approvers:
 	if c.Approvers["file-token-1"] != "alice" {
 		t.Fatalf("approvers: %v", c.Approvers)
 	}
+	if c.ProcessingLease != time.Minute {
+		t.Fatalf("processing_lease default %s, want 1m", c.ProcessingLease)
+	}
+	for v, want := range map[string]time.Duration{"0s": 0, "90s": 90 * time.Second, "3s": 3 * time.Second} {
+		c, err := Parse([]byte("processing_lease: " + v + "\nsidecars: [{name: a, token: t0}]\napprovers: [{name: x, token: t2}]"))
+		if err != nil || c.ProcessingLease != want {
+			t.Fatalf("processing_lease %s: %v %v, want %s", v, c, err, want)
+		}
+	}
 }
 
 func TestParseErrorsNameThePath(t *testing.T) {
@@ -52,6 +62,9 @@ func TestParseErrorsNameThePath(t *testing.T) {
 		{"bad store", "store: mysql://x\nsidecars: [{name: a, token: t0}]\napprovers: [{name: x, token: t2}]", "store: \"mysql://x\" is neither"},
 		{"bad listen", "listen: nowhere\nsidecars: [{name: a, token: t0}]\napprovers: [{name: x, token: t2}]", "listen: \"nowhere\" is not host:port"},
 		{"unknown key", "sidecar: [{name: a, token: t0}]\napprovers: [{name: x, token: t2}]", "unknown field \"sidecar\""},
+		{"lease not a duration", "processing_lease: soon\nsidecars: [{name: a, token: t0}]\napprovers: [{name: x, token: t2}]", `processing_lease: "soon" is not a duration`},
+		{"lease too short", "processing_lease: 1s\nsidecars: [{name: a, token: t0}]\napprovers: [{name: x, token: t2}]", `processing_lease: "1s" is shorter than 3s`},
+		{"lease negative", "processing_lease: -5s\nsidecars: [{name: a, token: t0}]\napprovers: [{name: x, token: t2}]", `processing_lease: "-5s" is negative`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -49,6 +49,9 @@ type Review struct {
 	ReopenedFrom   string  `json:"reopened_from,omitempty"`
 	ReopenedBy     string  `json:"reopened_by,omitempty"`
 	ReopenedAs     string  `json:"reopened_as,omitempty"`
+	// SettledBy is "lease" on an EXECUTED request the Control Plane settled
+	// because its Sidecar stopped renewing the lease (outcome unknown).
+	SettledBy string `json:"settled_by,omitempty"`
 }
 
 func approvalOf(r store.Record) Approval {
@@ -62,7 +65,7 @@ func approvalOf(r store.Record) Approval {
 func reviewOf(r store.Record) Review {
 	v := Review{Approval: approvalOf(r), Sidecar: r.Sidecar, Statement: r.Statement,
 		ClientIdentity: r.ClientIdentity, SidecarReads: r.SidecarReads,
-		ReopenedFrom: r.ReopenedFrom, ReopenedBy: r.ReopenedBy, ReopenedAs: r.ReopenedAs}
+		ReopenedFrom: r.ReopenedFrom, ReopenedBy: r.ReopenedBy, ReopenedAs: r.ReopenedAs, SettledBy: r.SettledBy}
 	if r.DecidedBy != "" {
 		by := r.DecidedBy
 		v.DecidedBy = &by

@@ -87,6 +87,7 @@ func New(o Options) http.Handler {
 	mux.HandleFunc("GET /api/sidecars/reviews/{id}", s.sidecar(s.read))
 	mux.HandleFunc("POST /api/sidecars/reviews/{id}/claim", s.sidecar(s.claim))
 	mux.HandleFunc("POST /api/sidecars/reviews/{id}/settle", s.sidecar(s.settle))
+	mux.HandleFunc("POST /api/sidecars/reviews/{id}/renew", s.sidecar(s.renew))
 
 	mux.HandleFunc("GET /api/reviews", s.approver(s.listReviews))
 	mux.HandleFunc("GET /api/reviews/{id}", s.approver(s.getReview))

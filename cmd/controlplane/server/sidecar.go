@@ -162,7 +162,8 @@ func (s *srv) claim(w http.ResponseWriter, r *http.Request, sidecar string) {
 		Approval
 		Claimed  bool   `json:"claimed"`
 		ClaimKey string `json:"claim_key,omitempty"`
-	}{approvalOf(rec), true, rec.ClaimKey})
+		Lease
+	}{approvalOf(rec), true, rec.ClaimKey, leaseOf(rec, s.st.Lease())})
 }
 
 // settle: POST /api/sidecars/reviews/{id}/settle.
@@ -195,6 +196,57 @@ func (s *srv) settle(w http.ResponseWriter, r *http.Request, sidecar string) {
 	default:
 		writeJSON(w, http.StatusOK, approvalOf(rec))
 	}
+}
+
+// renew: POST /api/sidecars/reviews/{id}/renew.
+func (s *srv) renew(w http.ResponseWriter, r *http.Request, sidecar string) {
+	var b struct {
+		ClaimKey string `json:"claim_key"`
+	}
+	if err := s.decode(w, r, &b, false); err != nil {
+		badBody(w, err)
+		return
+	}
+	if b.ClaimKey == "" {
+		writeError(w, http.StatusBadRequest, "invalid", "claim_key must not be empty: a lease is renewed by the claim that holds it")
+		return
+	}
+	if !validClaimKey(w, b.ClaimKey) {
+		return
+	}
+	rec, err := s.st.Renew(r.Context(), sidecar, r.PathValue("id"), b.ClaimKey, s.now())
+	var ce *store.ConflictError
+	switch {
+	case errors.As(err, &ce):
+		writeJSON(w, http.StatusConflict, struct {
+			Error
+			Review Approval `json:"review"`
+		}{Error{"not_processing", "approval " + ce.Current.ID + " is " + string(ce.Current.Status) +
+			", not PROCESSING under this claim with its lease held"}, approvalOf(ce.Current)})
+	case err != nil:
+		s.fail(w, r, err)
+	default:
+		writeJSON(w, http.StatusOK, struct {
+			Approval
+			Lease
+		}{approvalOf(rec), leaseOf(rec, s.st.Lease())})
+	}
+}
+
+// Lease is what a claim to PROCESSING and a renew answer say of the
+// request's lease (docs/control-plane-api.md, "Renew"): when it lapses, and
+// its length in seconds, which the Sidecar renews at a third of. Both are
+// left out when the request has no lease.
+type Lease struct {
+	LeaseExpiresAt *time.Time `json:"lease_expires_at,omitempty"`
+	LeaseSeconds   int64      `json:"lease_seconds,omitempty"`
+}
+
+func leaseOf(rec store.Record, lease time.Duration) Lease {
+	if rec.LeaseUntil == nil || rec.Status != domain.StatusProcessing {
+		return Lease{}
+	}
+	return Lease{LeaseExpiresAt: second(rec.LeaseUntil), LeaseSeconds: int64(lease / time.Second)}
 }
 
 // MaxClaimKey is the longest claim_key a claim or settle takes, in bytes.

@@ -29,11 +29,13 @@ const tableBody = `
 	reopened_as      TEXT NOT NULL DEFAULT '',
 	reopened_by      TEXT NOT NULL DEFAULT '',
 	claim_key        TEXT NOT NULL DEFAULT '',
-	given_back_keys  TEXT NOT NULL DEFAULT ''
+	given_back_keys  TEXT NOT NULL DEFAULT '',
+	lease_until      BIGINT,
+	settled_by       TEXT NOT NULL DEFAULT ''
 )`
 
 // addedColumns are the columns added after the first release of the table
-// (reopen, then claim keys and the keys given back), with their declarations: Open adds each to a table that lacks it,
+// (reopen, claim keys and the keys given back, the PROCESSING lease), with their declarations: Open adds each to a table that lacks it,
 // so a store file or database of an older Control Plane keeps working.
 var addedColumns = [][2]string{
 	{"reopened_from", "TEXT NOT NULL DEFAULT ''"},
@@ -41,6 +43,8 @@ var addedColumns = [][2]string{
 	{"reopened_by", "TEXT NOT NULL DEFAULT ''"},
 	{"claim_key", "TEXT NOT NULL DEFAULT ''"},
 	{"given_back_keys", "TEXT NOT NULL DEFAULT ''"},
+	{"lease_until", "BIGINT"},
+	{"settled_by", "TEXT NOT NULL DEFAULT ''"},
 }
 
 var indexes = []string{

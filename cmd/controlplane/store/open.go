@@ -19,7 +19,7 @@ import (
 //	postgres://user@host:5432/db?…    PostgreSQL (also postgresql://); any number of replicas
 //
 // Errors name the store without its password.
-func Open(ctx context.Context, addr string) (Store, error) {
+func Open(ctx context.Context, addr string, opts ...Option) (Store, error) {
 	var s *sqlStore
 	switch {
 	case strings.HasPrefix(addr, "sqlite:"):
@@ -52,6 +52,10 @@ func Open(ctx context.Context, addr string) (Store, error) {
 		s = &sqlStore{db: db, d: postgresDialect}
 	default:
 		return nil, fmt.Errorf("store: %q is neither sqlite:PATH nor a postgres:// URL", redact(addr))
+	}
+	s.lease = DefaultProcessingLease
+	for _, o := range opts {
+		o(s)
 	}
 	if err := s.db.PingContext(ctx); err != nil {
 		s.db.Close()

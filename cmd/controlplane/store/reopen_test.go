@@ -80,7 +80,7 @@ func TestReopenFilesANewPendingRequestTheStatementFinds(t *testing.T) {
 // REVOKED is reopened too: revoked after approval and revoked while a
 // Sidecar never settled it (PROCESSING).
 func TestReopenRevoked(t *testing.T) {
-	eachKind(t, func(t *testing.T, _ string, s store.Store) {
+	eachKindWith(t, noLease, func(t *testing.T, _ string, s store.Store) {
 		ctx := context.Background()
 		for _, claim := range []bool{false, true} {
 			fp := "v1:revoked"
@@ -109,7 +109,7 @@ func TestReopenRevoked(t *testing.T) {
 // Every other status, a second reopen and an unknown id are refused, and
 // nothing is filed.
 func TestReopenRefusesWhatNoPersonRefused(t *testing.T) {
-	eachKind(t, func(t *testing.T, _ string, s store.Store) {
+	eachKindWith(t, noLease, func(t *testing.T, _ string, s store.Store) {
 		ctx := context.Background()
 		ids := map[domain.Status]string{}
 		pending, _, _ := s.File(ctx, "demo", in("v1:pending"), t0)

@@ -16,8 +16,9 @@ import (
 // sqlStore is the Store over database/sql; d holds what differs between
 // SQLite and PostgreSQL.
 type sqlStore struct {
-	db *sql.DB
-	d  dialect
+	db    *sql.DB
+	d     dialect
+	lease time.Duration // of a claim to PROCESSING (lease.go)
 }
 
 // dialect is what differs between the two databases.
@@ -39,7 +40,7 @@ type dialect struct {
 
 const columns = `id, sidecar, status, listener_name, approval_rule, protocol, fingerprint, statement,
 	client_identity, created_at, decided_at, expires_at, rejection_reason, decided_by, sidecar_reads,
-	reopened_from, reopened_as, reopened_by, claim_key`
+	reopened_from, reopened_as, reopened_by, claim_key, lease_until, settled_by`
 
 // notExpired is the SQL condition "the time limit has not lapsed at ?".
 const notExpired = `(expires_at IS NULL OR expires_at > ?)`
@@ -50,10 +51,10 @@ func scanRecord(s scanner) (Record, error) {
 	var r Record
 	var status string
 	var created int64
-	var decided, expires sql.NullInt64
+	var decided, expires, lease sql.NullInt64
 	err := s.Scan(&r.ID, &r.Sidecar, &status, &r.ListenerName, &r.ApprovalRule, &r.Protocol, &r.Fingerprint,
 		&r.Statement, &r.ClientIdentity, &created, &decided, &expires, &r.RejectionReason, &r.DecidedBy, &r.SidecarReads,
-		&r.ReopenedFrom, &r.ReopenedAs, &r.ReopenedBy, &r.ClaimKey)
+		&r.ReopenedFrom, &r.ReopenedAs, &r.ReopenedBy, &r.ClaimKey, &lease, &r.SettledBy)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, ErrNotFound
 	}
@@ -64,6 +65,7 @@ func scanRecord(s scanner) (Record, error) {
 	r.CreatedAt = time.Unix(created, 0).UTC()
 	r.DecidedAt = unixPtr(decided)
 	r.ExpiresAt = unixPtr(expires)
+	r.LeaseUntil = unixPtr(lease)
 	return r, nil
 }
 
@@ -206,6 +208,12 @@ func (s *sqlStore) List(ctx context.Context, f Filter, now time.Time) ([]Record,
 	case domain.StatusPending, domain.StatusApproved:
 		where += " AND status = ? AND " + notExpired
 		args = append(args, string(f.Status), n)
+	case domain.StatusProcessing:
+		where += " AND status = 'PROCESSING' AND " + leaseHolds
+		args = append(args, n)
+	case domain.StatusExecuted:
+		where += " AND (status = 'EXECUTED' OR (status = 'PROCESSING' AND NOT " + leaseHolds + "))"
+		args = append(args, n)
 	default:
 		where += " AND status = ?"
 		args = append(args, string(f.Status))
@@ -244,10 +252,10 @@ func (s *sqlStore) Claim(ctx context.Context, sidecar, id, fingerprint, key stri
 	if to != domain.StatusExecuted && to != domain.StatusProcessing {
 		return Record{}, false, fmt.Errorf("store: claim: target status %s is not EXECUTED or PROCESSING", to)
 	}
-	r, err := scanRecord(s.db.QueryRowContext(ctx, s.q(`UPDATE hoop_approvals SET status = ?, claim_key = ?
+	r, err := scanRecord(s.db.QueryRowContext(ctx, s.q(`UPDATE hoop_approvals SET status = ?, claim_key = ?, lease_until = ?
 		WHERE id = ? AND sidecar = ? AND status = 'APPROVED' AND fingerprint = ? AND `+notExpired+`
 		AND (? = '' OR given_back_keys NOT LIKE ? ESCAPE '!')
-		RETURNING `+columns), string(to), key, id, sidecar, fingerprint, sec(now), key, givenBackPattern(key)))
+		RETURNING `+columns), string(to), key, s.leaseFrom(to, now), id, sidecar, fingerprint, sec(now), key, givenBackPattern(key)))
 	if err == nil {
 		return r.Effective(now), true, nil
 	}
@@ -284,8 +292,9 @@ func givenBackPattern(key string) string {
 	return "%\n" + strings.NewReplacer("!", "!!", "%", "!%", "_", "!_").Replace(key) + "\n%"
 }
 
-// Settle implements Store with one conditional UPDATE. A key that is not
-// empty must be the one the request was claimed with; a settle repeated with
+// Settle implements Store with one conditional UPDATE, while the request's
+// lease holds (lease.go). A key that is not empty must be the one the
+// request was claimed with; a settle repeated with
 // that key after it took effect answers the current state (idempotent). A
 // give-back adds the key to the keys given back (Claim).
 func (s *sqlStore) Settle(ctx context.Context, sidecar, id, key string, accepted bool, now time.Time) (Record, error) {
@@ -294,16 +303,16 @@ func (s *sqlStore) Settle(ctx context.Context, sidecar, id, key string, accepted
 	if accepted {
 		to = domain.StatusExecuted
 	}
-	set, args := "status = ?", []any{string(to)}
+	set, args := "status = ?, lease_until = NULL", []any{string(to)}
 	if key != "" && !accepted {
 		set += `, given_back_keys = CASE WHEN given_back_keys = '' OR length(given_back_keys) > ? THEN ?
 			ELSE given_back_keys || ? END`
 		args = append(args, maxGivenBackKeys, "\n"+key+"\n", key+"\n")
 	}
-	args = append(args, id, sidecar, key, key)
+	args = append(args, id, sidecar, key, key, sec(now))
 	r, err := scanRecord(s.db.QueryRowContext(ctx, s.q(`UPDATE hoop_approvals SET `+set+`
-		WHERE id = ? AND sidecar = ? AND status = 'PROCESSING' AND (? = '' OR claim_key = ?) RETURNING `+columns),
-		args...))
+		WHERE id = ? AND sidecar = ? AND status = 'PROCESSING' AND (? = '' OR claim_key = ?) AND `+leaseHolds+`
+		RETURNING `+columns), args...))
 	if err == nil {
 		return r.Effective(now), nil
 	}

@@ -64,6 +64,12 @@ type Record struct {
 	// none did, or the Sidecar sent none): a claim or settle repeated with
 	// it is answered as the first was (docs/control-plane-api.md, "Claim").
 	ClaimKey string
+	// LeaseUntil is when a PROCESSING request's lease lapses unless its
+	// Sidecar renews it (nil: no lease, or not PROCESSING).
+	LeaseUntil *time.Time
+	// SettledBy is SettledByLease for a request the Control Plane settled
+	// as EXECUTED, outcome unknown, because its lease lapsed; "" otherwise.
+	SettledBy string
 }
 
 // FileInput is a Sidecar's request to file (or reuse) an approval request.
@@ -129,6 +135,17 @@ type Store interface {
 	// already; ErrNotFound. Serialised with File per (sidecar, fingerprint),
 	// so of concurrent reopens (on any number of replicas) exactly one wins.
 	Reopen(ctx context.Context, id, by string, now time.Time) (opened, refused Record, err error)
+	// Renew extends sidecar's PROCESSING request id, claimed with key (not
+	// ""), to now + the store's lease, while its lease holds. It returns the
+	// request; *ConflictError when it is not PROCESSING under that key or
+	// its lease lapsed; ErrNotFound.
+	Renew(ctx context.Context, sidecar, id, key string, now time.Time) (Record, error)
+	// Lapse writes EXECUTED, SettledBy SettledByLease, on every PROCESSING
+	// request whose lease lapsed at now (reads already see them so,
+	// Effective) and returns how many.
+	Lapse(ctx context.Context, now time.Time) (int64, error)
+	// Lease is the lease a claim to PROCESSING gets (0: none).
+	Lease() time.Duration
 	// Ping checks that the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the database.
@@ -143,10 +160,15 @@ var Actions = map[string]domain.Status{
 	"revoke":  domain.StatusRevoked,
 }
 
-// Effective returns r with the time limit applied at now: a PENDING or
-// APPROVED request at or past ExpiresAt reads EXPIRED with DecidedAt =
-// ExpiresAt.
+// Effective returns r with the time limit and the lease applied at now: a
+// PENDING or APPROVED request at or past ExpiresAt reads EXPIRED with
+// DecidedAt = ExpiresAt; a PROCESSING one at or past LeaseUntil reads
+// EXECUTED with SettledBy = SettledByLease (Lapse writes it so).
 func (r Record) Effective(now time.Time) Record {
+	if r.Status == domain.StatusProcessing && r.LeaseUntil != nil && !now.Before(*r.LeaseUntil) {
+		r.Status, r.SettledBy = domain.StatusExecuted, SettledByLease
+		return r
+	}
 	if st := r.EffectiveStatus(now); st != r.Status {
 		r.Status = st
 		if r.DecidedAt == nil && r.ExpiresAt != nil {

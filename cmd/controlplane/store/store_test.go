@@ -22,10 +22,20 @@ func in(fp string) store.FileInput {
 
 // eachKind runs f against a fresh SQLite store and a fresh PostgreSQL database.
 func eachKind(t *testing.T, f func(t *testing.T, kind string, s store.Store)) {
+	eachKindWith(t, nil, f)
+}
+
+// eachKindWith is eachKind with the stores opened with opts.
+func eachKindWith(t *testing.T, opts []store.Option, f func(t *testing.T, kind string, s store.Store)) {
 	for _, kind := range storetest.Kinds {
-		t.Run(kind, func(t *testing.T) { f(t, kind, storetest.Open(t, kind)) })
+		t.Run(kind, func(t *testing.T) { f(t, kind, storetest.Open(t, kind, opts...)) })
 	}
 }
+
+// noLease opens a store whose PROCESSING requests have no lease (they stay
+// PROCESSING until settled or revoked), for tests of what a person does
+// with one.
+var noLease = []store.Option{store.WithProcessingLease(0)}
 
 // atOnce makes n calls at the same moment, the i-th through
 // replicas[i%len(replicas)]: each waits for one common release, and atOnce
@@ -367,7 +377,7 @@ func TestConcurrentFileFilesOnce(t *testing.T) {
 // settled stays PROCESSING; a person clears it with revoke, also past its
 // time limit, and the Sidecar's late settle then finds it REVOKED.
 func TestRevokeClearsAnUnsettledProcessingRequest(t *testing.T) {
-	eachKind(t, func(t *testing.T, _ string, s store.Store) {
+	eachKindWith(t, noLease, func(t *testing.T, _ string, s store.Store) {
 		ctx := context.Background()
 		f := in("v1:stuck")
 		f.TimeLimit = 10 * time.Minute

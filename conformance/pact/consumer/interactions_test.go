@@ -306,6 +306,22 @@ var interactions = []interaction{
 		},
 	},
 	{
+		// docs/control-plane-api.md, "Renew": the claim's owner extends the
+		// PROCESSING lease while its statement is with the upstream.
+		state: contract.StateProcessing, params: fp("v1:pact-renew"),
+		desc: "a request to renew the lease of a PROCESSING approval request", method: http.MethodPost, path: reviewPath("/renew"),
+		body: map[string]any{"claim_key": contract.ClaimKey}, status: http.StatusOK,
+		answer: approval("PROCESSING", map[string]any{"decided_at": when(exampleDecided),
+			"lease_expires_at": when(exampleDecided), "lease_seconds": like(60)}),
+		check: func(ctx context.Context, c *cpclient.Client) error {
+			lease, err := c.Renew(ctx, exampleID, contract.ClaimKey)
+			if err != nil {
+				return err
+			}
+			return want("lease", lease, time.Minute)
+		},
+	},
+	{
 		state: contract.StateApproved, params: fp("v1:pact-settle-conflict"),
 		desc: "a request to settle an approval request that is not PROCESSING", method: http.MethodPost, path: reviewPath("/settle"),
 		body: map[string]any{"outcome": "accepted", "claim_key": contract.ClaimKey}, status: http.StatusConflict,

@@ -42,17 +42,17 @@ func Addr(t testing.TB, kind string) string {
 }
 
 // Open opens a fresh store of kind, closed when t ends.
-func Open(t testing.TB, kind string) store.Store {
+func Open(t testing.TB, kind string, opts ...store.Option) store.Store {
 	t.Helper()
-	return OpenAddr(t, Addr(t, kind))
+	return OpenAddr(t, Addr(t, kind), opts...)
 }
 
-// OpenAddr opens the store at addr, closed when t ends.
-func OpenAddr(t testing.TB, addr string) store.Store {
+// OpenAddr opens the store at addr with opts, closed when t ends.
+func OpenAddr(t testing.TB, addr string, opts ...store.Option) store.Store {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := store.Open(ctx, addr)
+	s, err := store.Open(ctx, addr, opts...)
 	if err != nil {
 		t.Fatalf("storetest: open %s: %v", addr, err)
 	}

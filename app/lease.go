@@ -1,0 +1,71 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/hoophq/sidecar/ports"
+)
+
+// firstRenew is when an open Ticket first renews its lease: a third of the
+// shortest lease a Control Plane gives (3 s), so a statement answered
+// sooner costs no renew at all.
+const firstRenew = time.Second
+
+// renewEvery is how often a Ticket renews after the first renew, given the
+// lease's length the Control Plane answered: a third of it, so two renews
+// may fail before it lapses; firstRenew when the answer gave none.
+func renewEvery(lease time.Duration) time.Duration {
+	if lease <= 0 {
+		return firstRenew
+	}
+	return max(lease/3, firstRenew)
+}
+
+// keepLease starts renewing t's lease (ports.Renewer) until t is settled,
+// when the Control Plane has leases: a PROCESSING request whose Sidecar
+// stops renewing is settled as EXECUTED, outcome unknown, when the lease
+// lapses (docs/control-plane-api.md, "Renew"), so a Sidecar killed between
+// claim and settle does not leave it PROCESSING.
+func (t *Ticket) keepLease() {
+	r, ok := t.gate.CP.(ports.Renewer)
+	if !ok {
+		return
+	}
+	t.stop = make(chan struct{})
+	go t.renew(r)
+}
+
+func (t *Ticket) renew(r ports.Renewer) {
+	wait := firstRenew
+	for {
+		timer := time.NewTimer(wait)
+		select {
+		case <-t.stop:
+			timer.Stop()
+			return
+		case <-timer.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		lease, err := r.Renew(ctx, t.id, t.key)
+		cancel()
+		if t.settled() {
+			return // a renew that crossed the settle says nothing
+		}
+		switch {
+		case err == nil:
+			wait = renewEvery(lease)
+		case errors.Is(err, ports.ErrOlder) || errors.Is(err, ports.ErrNotFound):
+			t.gate.Log.Debug("the Control Plane has no PROCESSING leases; not renewing", "approval_id", t.id, "error", err)
+			return
+		case errors.Is(err, ports.ErrConflict):
+			t.gate.Log.Error("the approval's lease was lost: the Control Plane settled it as EXECUTED (outcome unknown) or another claim holds it",
+				"approval_id", t.id, "error", err)
+			return
+		default:
+			t.gate.Log.Warn("could not renew the approval's lease; trying again", "approval_id", t.id, "error", err)
+			wait = firstRenew
+		}
+	}
+}

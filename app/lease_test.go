@@ -1,0 +1,75 @@
+package app
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/internal/fakecp"
+	"github.com/hoophq/sidecar/ports"
+)
+
+// An open Ticket renews its claim's lease a third of the lease apart (the
+// first after firstRenew) and stops once it is settled; a statement that is
+// answered within firstRenew costs no renew.
+func TestTicketRenewsItsLeaseUntilSettled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fake := fakecp.New(nil)
+		fake.RenewLease = 9 * time.Second
+		id := approvedFor(t, fake, "v1:lease", 0)
+		core := NewCore(CoreOptions{Sidecar: "s", CP: fake})
+		s := &ListenerSettings{Name: "l", SpendOn: ports.SpendOnAccepted}
+		claimed, won, err := core.Gate.claim(context.Background(), s, id, "v1:lease", "k1", time.Time{})
+		if !won || err != nil {
+			t.Fatalf("claim: %v %v", won, err)
+		}
+		tk := core.Gate.forwardClaimed(ports.AuditEvent{}, s, claimed, "k1").Ticket
+		time.Sleep(firstRenew + 3*(9*time.Second/3) + time.Millisecond) // 1 s, then every 3 s: 4 renews
+		synctest.Wait()
+		if n := fake.Renews.Load(); n != 4 {
+			t.Fatalf("%d renews in 10 s of a 9 s lease, want 4", n)
+		}
+		tk.Spend()
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if n := fake.Renews.Load(); n != 4 {
+			t.Fatalf("%d renews after the settle, want none more (4)", n)
+		}
+		if st := statusOf(t, fake, id); st != domain.StatusExecuted {
+			t.Fatalf("status %s, want EXECUTED", st)
+		}
+
+		quick := approvedFor(t, fake, "v1:quick", 0)
+		claimed, _, _ = core.Gate.claim(context.Background(), s, quick, "v1:quick", "k2", time.Time{})
+		core.Gate.forwardClaimed(ports.AuditEvent{}, s, claimed, "k2").Ticket.Spend()
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if n := fake.Renews.Load(); n != 4 {
+			t.Fatalf("a statement settled at once was renewed (%d renews, want 4)", n)
+		}
+	})
+}
+
+// A renew refused as a conflict (the Control Plane settled the request when
+// its lease lapsed) ends the renewals; the Ticket's settle still runs.
+func TestTicketStopsRenewingALostLease(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fake := fakecp.New(nil)
+		id := approvedFor(t, fake, "v1:lost", 0)
+		core := NewCore(CoreOptions{Sidecar: "s", CP: fake})
+		s := &ListenerSettings{Name: "l", SpendOn: ports.SpendOnAccepted}
+		claimed, _, _ := core.Gate.claim(context.Background(), s, id, "v1:lost", "k1", time.Time{})
+		tk := core.Gate.forwardClaimed(ports.AuditEvent{}, s, claimed, "k1").Ticket
+		if err := fake.Decide(id, domain.StatusRevoked, ""); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if n := fake.Renews.Load(); n != 1 {
+			t.Fatalf("%d renews after the conflict, want 1", n)
+		}
+		tk.Spend()
+	})
+}
