@@ -46,7 +46,10 @@ func (c *clientLikeKeeper) KeepsClaimKeys() bool { c.mu.Lock(); defer c.mu.Unloc
 func TestBreakFirstLostClaimOfAProcessIsNeverGivenBack(t *testing.T) {
 	clock := &testClock{now: time.Date(2026, 12, 6, 1, 0, 0, 0, time.UTC)}
 	fake := fakecp.New(clock.Now)
-	cp := &clientLikeKeeper{CP: fake}
+	// Fixed: the client reads claim_keys from the Control Plane's info at
+	// startup (cmd/sidecar's wiring calls Info before serving), so it knows
+	// before its first claim; this keeper starts where that leaves it.
+	cp := &clientLikeKeeper{CP: fake, kept: true}
 	core := NewCore(CoreOptions{Sidecar: "s", CP: cp, Clock: clock})
 	l := breakListener(t, core, ports.SpendOnAccepted, time.Hour)
 

@@ -28,12 +28,21 @@ type mixedFleet struct {
 	// whose answer is then lost.
 	onSettle func()
 	settles  int
+	echoed   map[ports.ClaimKey]bool // keys whose won claim a new replica answered
 }
 
 func (m *mixedFleet) route(old bool) { m.mu.Lock(); m.old = old; m.mu.Unlock() }
 func (m *mixedFleet) isOld() bool    { m.mu.Lock(); defer m.mu.Unlock(); return m.old }
 
 func (m *mixedFleet) KeepsClaimKeys() bool { m.mu.Lock(); defer m.mu.Unlock(); return m.kept }
+
+// EchoedClaimKey is the real client's per-claim record: only a claim won at
+// a new replica echoed its key.
+func (m *mixedFleet) EchoedClaimKey(key ports.ClaimKey) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.echoed[key]
+}
 
 func (m *mixedFleet) Claim(ctx context.Context, id, fp string, spend ports.SpendOn, key ports.ClaimKey) (domain.Approval, bool, error) {
 	old := m.isOld()
@@ -45,6 +54,12 @@ func (m *mixedFleet) Claim(ctx context.Context, id, fp string, spend ports.Spend
 	if err == nil && won && key != "" {
 		m.mu.Lock()
 		m.kept = !old // echo only from a new replica
+		if !old {
+			if m.echoed == nil {
+				m.echoed = map[ports.ClaimKey]bool{}
+			}
+			m.echoed[key] = true
+		}
 		m.mu.Unlock()
 	}
 	return a, won, err
@@ -93,29 +108,29 @@ func TestBreakGiveBackRepeatedForAClaimThatNeverEchoedItsKey(t *testing.T) {
 	runs := 0
 
 	cp.route(true) // the statement's claim: an old replica (no echo)
-	a, won, err := core.Gate.claim(ctx, s, id, fp, "k1", time.Time{})
+	a, won, err := core.Gate.claim(ctx, s, lostClaim{id: id, key: "k1", until: time.Time{}, spend: s.SpendOn}, fp)
 	if err != nil || !won {
 		t.Fatalf("claim k1: won=%v %v", won, err)
 	}
-	t1 := core.Gate.forwardClaimed(ports.AuditEvent{}, s, a, "k1").Ticket
+	t1 := core.Gate.forwardClaimed(ports.AuditEvent{}, s, a, "k1", s.SpendOn).Ticket
 
 	cp.route(false) // another statement's claim: a new replica (echo)
-	b, won, err := core.Gate.claim(ctx, s, otherID, other, "kx", time.Time{})
+	b, won, err := core.Gate.claim(ctx, s, lostClaim{id: otherID, key: "kx", until: time.Time{}, spend: s.SpendOn}, other)
 	if err != nil || !won {
 		t.Fatalf("claim kx: won=%v %v", won, err)
 	}
-	core.Gate.forwardClaimed(ports.AuditEvent{}, s, b, "kx").Ticket.Spend()
+	core.Gate.forwardClaimed(ports.AuditEvent{}, s, b, "kx", s.SpendOn).Ticket.Spend()
 
 	var t2 *Ticket
 	onSettle := func() { // k1's give-back applied; before its answer: the resend
 		cp.route(false)
-		a2, won, err := core.Gate.claim(ctx, s, id, fp, "k2", time.Time{})
+		a2, won, err := core.Gate.claim(ctx, s, lostClaim{id: id, key: "k2", until: time.Time{}, spend: s.SpendOn}, fp)
 		if err != nil || !won {
 			t.Errorf("the resend's claim k2: won=%v %v", won, err)
 			return
 		}
 		runs++ // k2's statement is forwarded and runs
-		t2 = core.Gate.forwardClaimed(ports.AuditEvent{}, s, a2, "k2").Ticket
+		t2 = core.Gate.forwardClaimed(ports.AuditEvent{}, s, a2, "k2", s.SpendOn).Ticket
 		cp.route(true) // k1's repeated give-back reaches an old replica
 	}
 	cp.route(true) // k1's give-back: an old replica (k1's claim is not keyed there)
@@ -126,9 +141,9 @@ func TestBreakGiveBackRepeatedForAClaimThatNeverEchoedItsKey(t *testing.T) {
 	t.Logf("after k1's give-back: %s (k2's claim was PROCESSING, its statement running)", statusOf(t, fake, id))
 
 	cp.route(false)
-	if a3, won, err := core.Gate.claim(ctx, s, id, fp, "k3", time.Time{}); err == nil && won {
+	if a3, won, err := core.Gate.claim(ctx, s, lostClaim{id: id, key: "k3", until: time.Time{}, spend: s.SpendOn}, fp); err == nil && won {
 		runs++
-		core.Gate.forwardClaimed(ports.AuditEvent{}, s, a3, "k3").Ticket.Spend()
+		core.Gate.forwardClaimed(ports.AuditEvent{}, s, a3, "k3", s.SpendOn).Ticket.Spend()
 	}
 	t2.Spend()
 	if runs > 1 {

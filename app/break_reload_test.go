@@ -28,14 +28,19 @@ func TestBreakLostClaimAcrossASpendModeReloadIsStuck(t *testing.T) {
 	before := &ListenerSettings{Name: "l", SpendOn: ports.SpendOnAccepted}
 	after := &ListenerSettings{Name: "l", SpendOn: ports.SpendOnSent}
 	fake.LoseClaimAnswers.Store(1)
-	if _, _, err := core.Gate.claim(context.Background(), before, id, fp, "k1", time.Time{}); err == nil {
+	if _, _, err := core.Gate.claim(context.Background(), before, lostClaim{id: id, key: "k1", until: time.Time{}, spend: before.SpendOn}, fp); err == nil {
 		t.Fatal("claim answer not lost")
 	}
 	out, done := core.Gate.reclaim(context.Background(), ports.AuditEvent{}, after, "r", fp)
-	if out.Forward {
-		t.Fatalf("forwarded: %+v", out)
-	}
 	t.Logf("resend after the reload: done=%v", done)
+	if out.Forward {
+		// Fixed: the repeat claims with its own spend mode (accepted), wins,
+		// and forwards once with a Ticket that settles the approval.
+		if out.Ticket == nil {
+			t.Fatalf("forwarded without a Ticket: the PROCESSING claim would never be settled: %+v", out)
+		}
+		out.Ticket.Spend()
+	}
 	if st := statusOf(t, fake, id); st == domain.StatusProcessing {
 		t.Fatalf("approval %s PROCESSING under k1, which this Sidecar holds, with nothing forwarded: neither repeated "+
 			"with its own spend mode (it would win and run once) nor given back", id)

@@ -22,13 +22,14 @@ const maxUnsettledClaims = 4096
 const maxLostPerStatement = 8
 
 // lostClaim is a claim whose answer never arrived (the Control Plane may
-// have applied it): the approval it was for, the key it was sent with, and
-// the approval's expires_at (zero without a time limit), after which it is
-// not repeated.
+// have applied it): the approval it was for, the key it was sent with, the
+// approval's expires_at (zero without a time limit), after which it is not
+// repeated, and the spend mode it claimed with.
 type lostClaim struct {
 	id    string
 	key   ports.ClaimKey
 	until time.Time
+	spend ports.SpendOn // the claim's spend_approval_on (a reload may change the listener's)
 }
 
 // lostClaims remembers, per fingerprint, the claims whose answer was lost,
@@ -110,15 +111,15 @@ func (l *lostClaims) drop(fp string) {
 	}
 }
 
-// claim asks the Control Plane to spend approval id (expiring at until,
-// zero for none) for fingerprint fp with key, detached from the client (a
-// claim is never cut in half by a hang-up: spent at the Control Plane, yet
-// not forwarded). When the answer is lost (ports.ErrUnavailable after the
-// client's retries) the claim is remembered for fp, so the resend repeats
-// it; any answer forgets it.
-func (g *Gate) claim(ctx context.Context, s *ListenerSettings, id, fp string, key ports.ClaimKey, until time.Time) (domain.Approval, bool, error) {
-	ap, won, err := g.CP.Claim(context.WithoutCancel(ctx), id, fp, s.SpendOn, key)
-	c := lostClaim{id: id, key: key, until: until}
+// claim asks the Control Plane to spend approval c.id (expiring at
+// c.until, zero for none) for fingerprint fp with c.key under c.spend,
+// detached from the client (a claim is never cut in half by a hang-up:
+// spent at the Control Plane, yet not forwarded). When the answer is lost
+// (ports.ErrUnavailable after the client's retries) the claim is remembered
+// for fp, so the resend repeats it; any answer forgets it.
+func (g *Gate) claim(ctx context.Context, s *ListenerSettings, c lostClaim, fp string) (domain.Approval, bool, error) {
+	ap, won, err := g.CP.Claim(context.WithoutCancel(ctx), c.id, fp, c.spend, c.key)
+	id := c.id
 	if errors.Is(err, ports.ErrUnavailable) {
 		g.lost.remember(fp, c)
 		g.Log.Warn("the answer to a claim was lost; the identical resend asks again with the same claim key",
@@ -152,7 +153,7 @@ func (g *Gate) reclaim(ctx context.Context, audit ports.AuditEvent, s *ListenerS
 			g.release(s, c)
 			continue
 		}
-		claimed, won, err := g.claim(ctx, s, c.id, fp, c.key, c.until)
+		claimed, won, err := g.claim(ctx, s, c, fp)
 		switch {
 		case err != nil && errors.Is(err, ports.ErrUnavailable):
 			g.lost.remember(fp, cs[i+1:]...)
@@ -160,7 +161,7 @@ func (g *Gate) reclaim(ctx context.Context, audit ports.AuditEvent, s *ListenerS
 		case err == nil && won:
 			g.lost.remember(fp, cs[i+1:]...)
 			g.Log.Info("a claim whose answer was lost was won on the resend", "listener", s.Name, "approval_id", c.id)
-			return g.forwardClaimed(audit, s, claimed, c.key), true
+			return g.forwardClaimed(audit, s, claimed, c.key, c.spend), true
 		case err == nil && claimed.Status == domain.StatusProcessing:
 			g.release(s, c)
 		}
@@ -175,7 +176,7 @@ func (g *Gate) reclaim(ctx context.Context, audit ports.AuditEvent, s *ListenerS
 // is sent only to a Control Plane that keeps claim keys (one that ignores
 // them would give back whatever claim holds the approval), once.
 func (g *Gate) release(s *ListenerSettings, c lostClaim) {
-	if s.SpendOn != ports.SpendOnAccepted || !ports.KeepsClaimKeys(g.CP) {
+	if c.spend != ports.SpendOnAccepted || !ports.KeepsClaimKeys(g.CP) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -187,12 +188,13 @@ func (g *Gate) release(s *ListenerSettings, c lostClaim) {
 }
 
 // forwardClaimed records a won claim and returns the Outcome that forwards
-// the statement, with a Ticket under spend_approval_on: accepted.
-func (g *Gate) forwardClaimed(audit ports.AuditEvent, s *ListenerSettings, claimed domain.Approval, key ports.ClaimKey) Outcome {
+// the statement, with a Ticket when the claim was under
+// spend_approval_on: accepted (spend).
+func (g *Gate) forwardClaimed(audit ports.AuditEvent, s *ListenerSettings, claimed domain.Approval, key ports.ClaimKey, spend ports.SpendOn) Outcome {
 	audit.Decision, audit.ApprovalID, audit.Status = "forward_approved", claimed.ID, string(claimed.Status)
 	g.record(audit)
 	var t *Ticket
-	if s.SpendOn == ports.SpendOnAccepted {
+	if spend == ports.SpendOnAccepted {
 		t = &Ticket{gate: g, id: claimed.ID, key: key, audit: audit, finished: make(chan struct{})}
 		g.lc.track(t)
 		t.keepLease()

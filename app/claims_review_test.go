@@ -81,18 +81,18 @@ func TestGiveBackIsNotRepeatedAtAControlPlaneWithoutClaimKeys(t *testing.T) {
 	cp := &giveBackRacer{CP: fake}
 	core := NewCore(CoreOptions{Sidecar: "s", CP: cp})
 	s := &ListenerSettings{Name: "l", SpendOn: ports.SpendOnAccepted}
-	first, won, err := core.Gate.claim(context.Background(), s, id, fp, ports.NewClaimKey(), time.Time{})
+	first, won, err := core.Gate.claim(context.Background(), s, lostClaim{id: id, key: ports.NewClaimKey(), until: time.Time{}, spend: s.SpendOn}, fp)
 	if err != nil || !won {
 		t.Fatalf("first claim: won=%v %v", won, err)
 	}
-	ticket := core.Gate.forwardClaimed(ports.AuditEvent{}, s, first, "k-first").Ticket
+	ticket := core.Gate.forwardClaimed(ports.AuditEvent{}, s, first, "k-first", s.SpendOn).Ticket
 	cp.resend = func() {
-		a, won, err := core.Gate.claim(context.Background(), s, id, fp, "k-resend", time.Time{})
+		a, won, err := core.Gate.claim(context.Background(), s, lostClaim{id: id, key: "k-resend", until: time.Time{}, spend: s.SpendOn}, fp)
 		if err != nil || !won {
 			t.Errorf("the resend's claim: won=%v %v", won, err)
 			return
 		}
-		resendTicket = core.Gate.forwardClaimed(ports.AuditEvent{}, s, a, "k-resend").Ticket
+		resendTicket = core.Gate.forwardClaimed(ports.AuditEvent{}, s, a, "k-resend", s.SpendOn).Ticket
 	}
 	if ports.KeepsClaimKeys(cp) {
 		t.Fatal("a keyless Control Plane reads as keeping keys")
@@ -121,7 +121,7 @@ func TestEveryLostClaimIsRepeated(t *testing.T) {
 		s := &ListenerSettings{Name: "l", SpendOn: spend}
 		fake.LoseClaimAnswers.Store(2)
 		for _, k := range []ports.ClaimKey{"k-won", "k-lost"} {
-			if _, _, err := core.Gate.claim(context.Background(), s, id, fp, k, time.Time{}); err == nil {
+			if _, _, err := core.Gate.claim(context.Background(), s, lostClaim{id: id, key: k, until: time.Time{}, spend: s.SpendOn}, fp); err == nil {
 				t.Fatalf("claim %s: answer not lost", k)
 			}
 		}
@@ -156,7 +156,7 @@ func TestLostClaimIsNotRepeatedAfterTheTimeLimit(t *testing.T) {
 		core := NewCore(CoreOptions{Sidecar: "s", CP: fake, Clock: clock})
 		s := &ListenerSettings{Name: "l", SpendOn: spend}
 		fake.LoseClaimAnswers.Store(1)
-		if _, _, err := core.Gate.claim(context.Background(), s, id, fp, "k1", *a.ExpiresAt); err == nil {
+		if _, _, err := core.Gate.claim(context.Background(), s, lostClaim{id: id, key: "k1", until: *a.ExpiresAt, spend: s.SpendOn}, fp); err == nil {
 			t.Fatal("claim answer not lost")
 		}
 		clock.add(2 * time.Hour)

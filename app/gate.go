@@ -201,12 +201,20 @@ func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Out
 		if a.ExpiresAt != nil {
 			until = *a.ExpiresAt
 		}
-		claimed, won, err := g.claim(ctx, s, a.ID, fp, key, until)
+		c := lostClaim{id: a.ID, key: key, until: until, spend: s.SpendOn}
+		claimed, won, err := g.claim(ctx, s, c, fp)
 		if err != nil {
 			return g.unavailable(audit, rule.Name, err)
 		}
 		if won {
-			return g.forwardClaimed(audit, s, claimed, key)
+			return g.forwardClaimed(audit, s, claimed, key, c.spend)
+		}
+		if claimed.Status == domain.StatusProcessing {
+			// Lost to a PROCESSING claim, perhaps this claim's own first
+			// try (its answer lost, a retry answered past the time limit):
+			// nothing was forwarded, so give it back by its key (refused
+			// when another attempt holds it).
+			g.release(s, c)
 		}
 		a = claimed
 	}

@@ -21,11 +21,11 @@ func TestTicketRenewsItsLeaseUntilSettled(t *testing.T) {
 		id := approvedFor(t, fake, "v1:lease", 0)
 		core := NewCore(CoreOptions{Sidecar: "s", CP: fake})
 		s := &ListenerSettings{Name: "l", SpendOn: ports.SpendOnAccepted}
-		claimed, won, err := core.Gate.claim(context.Background(), s, id, "v1:lease", "k1", time.Time{})
+		claimed, won, err := core.Gate.claim(context.Background(), s, lostClaim{id: id, key: "k1", until: time.Time{}, spend: s.SpendOn}, "v1:lease")
 		if !won || err != nil {
 			t.Fatalf("claim: %v %v", won, err)
 		}
-		tk := core.Gate.forwardClaimed(ports.AuditEvent{}, s, claimed, "k1").Ticket
+		tk := core.Gate.forwardClaimed(ports.AuditEvent{}, s, claimed, "k1", s.SpendOn).Ticket
 		time.Sleep(firstRenew + 3*(9*time.Second/3) + time.Millisecond) // 1 s, then every 3 s: 4 renews
 		synctest.Wait()
 		if n := fake.Renews.Load(); n != 4 {
@@ -42,8 +42,8 @@ func TestTicketRenewsItsLeaseUntilSettled(t *testing.T) {
 		}
 
 		quick := approvedFor(t, fake, "v1:quick", 0)
-		claimed, _, _ = core.Gate.claim(context.Background(), s, quick, "v1:quick", "k2", time.Time{})
-		core.Gate.forwardClaimed(ports.AuditEvent{}, s, claimed, "k2").Ticket.Spend()
+		claimed, _, _ = core.Gate.claim(context.Background(), s, lostClaim{id: quick, key: "k2", until: time.Time{}, spend: s.SpendOn}, "v1:quick")
+		core.Gate.forwardClaimed(ports.AuditEvent{}, s, claimed, "k2", s.SpendOn).Ticket.Spend()
 		time.Sleep(time.Minute)
 		synctest.Wait()
 		if n := fake.Renews.Load(); n != 4 {
@@ -60,8 +60,8 @@ func TestTicketStopsRenewingALostLease(t *testing.T) {
 		id := approvedFor(t, fake, "v1:lost", 0)
 		core := NewCore(CoreOptions{Sidecar: "s", CP: fake})
 		s := &ListenerSettings{Name: "l", SpendOn: ports.SpendOnAccepted}
-		claimed, _, _ := core.Gate.claim(context.Background(), s, id, "v1:lost", "k1", time.Time{})
-		tk := core.Gate.forwardClaimed(ports.AuditEvent{}, s, claimed, "k1").Ticket
+		claimed, _, _ := core.Gate.claim(context.Background(), s, lostClaim{id: id, key: "k1", until: time.Time{}, spend: s.SpendOn}, "v1:lost")
+		tk := core.Gate.forwardClaimed(ports.AuditEvent{}, s, claimed, "k1", s.SpendOn).Ticket
 		if err := fake.Decide(id, domain.StatusRevoked, ""); err != nil {
 			t.Fatal(err)
 		}

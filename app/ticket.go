@@ -95,7 +95,7 @@ func (t *Ticket) run(proof domain.NothingRan, budget time.Duration) {
 	// keys: one that ignores them would apply a late repeat to the next
 	// attempt's claim, and the approval would run the statement again.
 	tries := 3
-	if !accepted && !ports.KeepsClaimKeys(t.gate.CP) {
+	if !accepted && !ports.EchoedClaimKey(t.gate.CP, t.key) {
 		tries = 1
 	}
 	var err error

@@ -57,12 +57,16 @@ func NewClaimKey() ClaimKey { return ClaimKey(rand.Text()) }
 // keeps claim keys: answers a repeated claim or settle by its key and
 // refuses a settle with another attempt's key. A Control Plane that ignores
 // keys would apply a repeated give-back to the next attempt's claim, so a
-// give-back is repeated only where keys are kept (KeepsClaimKeys).
+// give-back is repeated only for a claim whose answer echoed its key, and a
+// keyed give-back of a lost claim is sent only where keys are kept.
 type ClaimKeyKeeper interface {
-	// KeepsClaimKeys is true once the Control Plane has shown that it keeps
-	// claim keys (the reference one echoes claim_key in a won claim's
-	// answer); false while unknown.
+	// KeepsClaimKeys is true once the Control Plane has said it keeps
+	// claim keys (its info, or a won claim's answer echoing claim_key);
+	// false while unknown.
 	KeepsClaimKeys() bool
+	// EchoedClaimKey is true while key's claim (spend_approval_on:
+	// accepted) won with an answer that echoed it and is not settled.
+	EchoedClaimKey(key ClaimKey) bool
 }
 
 // KeepsClaimKeys reports whether cp is a ClaimKeyKeeper that keeps claim
@@ -70,6 +74,13 @@ type ClaimKeyKeeper interface {
 func KeepsClaimKeys(cp ControlPlane) bool {
 	k, ok := cp.(ClaimKeyKeeper)
 	return ok && k.KeepsClaimKeys()
+}
+
+// EchoedClaimKey reports whether cp is a ClaimKeyKeeper whose claim with
+// key won with its key echoed; false for any other ControlPlane.
+func EchoedClaimKey(cp ControlPlane, key ClaimKey) bool {
+	k, ok := cp.(ClaimKeyKeeper)
+	return ok && k.EchoedClaimKey(key)
 }
 
 // Renewer is a ControlPlane whose PROCESSING requests hold a lease that

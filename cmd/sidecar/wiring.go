@@ -53,7 +53,8 @@ func newControlPlane(f *config.File, m *metrics.Prometheus, log *slog.Logger) (p
 	case err != nil:
 		log.Warn("Control Plane does not answer yet; held statements are denied until it does", "url", cp.URL, "error", err)
 	default:
-		log.Info("Control Plane answers", "url", cp.URL, "api_version", info.APIVersion, "version", info.Version, "sidecar", info.Sidecar)
+		log.Info("Control Plane answers", "url", cp.URL, "api_version", info.APIVersion, "version", info.Version, "sidecar", info.Sidecar,
+			"claim_keys", info.ClaimKeys)
 	}
 	return c, c.Ping, nil
 }

@@ -27,17 +27,24 @@ const sidecarToken = "test-sidecar-token"
 //     claim key) and the first resend runs;
 //   - three lost (every try of one call): the first resend is denied as
 //     unavailable, the next one repeats the claim with its key and runs;
-//   - spend_approval_on: accepted, the claim's and the settle's answers lost.
+//   - spend_approval_on: accepted, the claim's and the settle's answers lost;
+//   - answers that arrive past the Sidecar's timeout, a Control Plane that
+//     takes the claim and never answers (nothing applied), answers reset
+//     half-way through their body.
 func TestLostControlPlaneAnswerRunsTheApprovedInsertOnce(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		spend string
-		drops map[string]int
+		plans map[string]plan
 	}{
-		{"one claim answer lost", "sent", map[string]int{"/claim": 1}},
-		{"every try of a claim lost", "sent", map[string]int{"/claim": 3}},
-		{"accepted, claim and settle answers lost", "accepted", map[string]int{"/claim": 1, "/settle": 1}},
-		{"accepted, every try of a claim lost", "accepted", map[string]int{"/claim": 3}},
+		{"one claim answer lost", "sent", map[string]plan{"/claim": {drop, 1}}},
+		{"every try of a claim lost", "sent", map[string]plan{"/claim": {drop, 3}}},
+		{"accepted, claim and settle answers lost", "accepted", map[string]plan{"/claim": {drop, 1}, "/settle": {drop, 1}}},
+		{"accepted, every try of a claim lost", "accepted", map[string]plan{"/claim": {drop, 3}}},
+		{"claim answered past the timeout", "sent", map[string]plan{"/claim": {late, 1}}},
+		{"every claim try answered past the timeout", "accepted", map[string]plan{"/claim": {late, 3}}},
+		{"a Control Plane that accepts the claim and never answers", "sent", map[string]plan{"/claim": {hang, 3}}},
+		{"claim and settle answers reset half-way", "accepted", map[string]plan{"/claim": {half, 1}, "/settle": {half, 1}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dbURL := harness.FreshDatabase(t)
@@ -45,10 +52,10 @@ func TestLostControlPlaneAnswerRunsTheApprovedInsertOnce(t *testing.T) {
 			exec(t, direct, "CREATE TABLE t (v int)")
 			cp := harness.StartControlPlane(t, harness.CPOptions{Sidecars: map[string]string{"test": sidecarToken}})
 			want := 0
-			for _, n := range tc.drops {
-				want += n
+			for _, p := range tc.plans {
+				want += p.n
 			}
-			proxy := newAnswerDropper(t, cp.URL, maps.Clone(tc.drops))
+			proxy := newAnswerDropper(t, cp.URL, maps.Clone(tc.plans))
 			u, _ := url.Parse(dbURL)
 			listen := harness.FreeAddr(t)
 			harness.StartSidecar(t, harness.SidecarOptions{Token: sidecarToken, Config: fmt.Sprintf(`sidecar: test

@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"bytes"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -8,51 +9,117 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
+// fault is what the proxy does to a call instead of relaying it.
+type fault string
+
+const (
+	// drop: the Control Plane applies the call; its answer is lost (the
+	// Sidecar's connection is reset).
+	drop fault = "drop"
+	// late: the Control Plane applies the call; its answer reaches the
+	// Sidecar after lateBy, past the Sidecar's control_plane.timeout.
+	late fault = "late"
+	// hang: the call never reaches the Control Plane, and the proxy holds
+	// the connection open without answering (a Control Plane that accepts
+	// and never answers) until the Sidecar gives up.
+	hang fault = "hang"
+	// half: the Control Plane applies the call; the Sidecar gets the status
+	// line, the headers and half the body, then a reset.
+	half fault = "half"
+)
+
+// lateBy is how late a late answer is: past the 2 s timeout the tests
+// configure.
+const lateBy = 3 * time.Second
+
+// plan is how many of the next calls whose path ends in a suffix get a
+// fault.
+type plan struct {
+	fault fault
+	n     int
+}
+
 // answerDropper is an HTTP proxy in front of a Control Plane. It forwards
-// every call; for the first drops[suffix] calls whose path ends in suffix
-// it waits for the Control Plane's answer (the call was applied) and then
-// resets the Sidecar's connection instead of relaying it.
+// every call except the first plans[suffix].n calls whose path ends in
+// suffix, which get plans[suffix].fault.
 type answerDropper struct {
 	*httptest.Server
 	mu      sync.Mutex
-	drops   map[string]int
-	dropped []string // "POST /api/…" of each answer dropped
+	plans   map[string]plan
+	dropped []string // "<fault> POST /api/…" of each call faulted
 }
 
-func newAnswerDropper(t *testing.T, upstream string, drops map[string]int) *answerDropper {
+func newAnswerDropper(t *testing.T, upstream string, plans map[string]plan) *answerDropper {
 	t.Helper()
 	u, err := url.Parse(upstream)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &answerDropper{drops: drops}
+	p := &answerDropper{plans: plans}
 	rp := httputil.NewSingleHostReverseProxy(u)
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !p.take(r) {
+		f, ok := p.take(r)
+		if !ok {
 			rp.ServeHTTP(w, r)
 			return
 		}
-		// Applied by the Control Plane, answer lost on the way back.
-		rp.ServeHTTP(httptest.NewRecorder(), r)
-		panic(http.ErrAbortHandler)
+		switch f {
+		case hang:
+			select { // bounded, so closing the proxy never waits on it
+			case <-r.Context().Done():
+			case <-time.After(4 * lateBy):
+			}
+			return
+		case late:
+			rec := httptest.NewRecorder()
+			rp.ServeHTTP(rec, r)
+			select {
+			case <-time.After(lateBy):
+			case <-r.Context().Done():
+				return
+			}
+			relay(w, rec, len(rec.Body.Bytes()))
+			return
+		case half:
+			rec := httptest.NewRecorder()
+			rp.ServeHTTP(rec, r)
+			relay(w, rec, len(rec.Body.Bytes())/2)
+			w.(http.Flusher).Flush()
+			panic(http.ErrAbortHandler)
+		default: // drop
+			rp.ServeHTTP(httptest.NewRecorder(), r)
+			panic(http.ErrAbortHandler)
+		}
 	}))
 	t.Cleanup(p.Close)
 	return p
 }
 
-func (p *answerDropper) take(r *http.Request) bool {
+// relay writes rec's status, headers and first n body bytes to w, keeping
+// its Content-Length (a half answer is then visibly cut short).
+func relay(w http.ResponseWriter, rec *httptest.ResponseRecorder, n int) {
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(bytes.Clone(rec.Body.Bytes()[:n]))
+}
+
+func (p *answerDropper) take(r *http.Request) (fault, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for s, n := range p.drops {
-		if n > 0 && strings.HasSuffix(r.URL.Path, s) {
-			p.drops[s] = n - 1
-			p.dropped = append(p.dropped, r.Method+" "+r.URL.Path)
-			return true
+	for s, pl := range p.plans {
+		if pl.n > 0 && strings.HasSuffix(r.URL.Path, s) {
+			pl.n--
+			p.plans[s] = pl
+			p.dropped = append(p.dropped, string(pl.fault)+" "+r.Method+" "+r.URL.Path)
+			return pl.fault, true
 		}
 	}
-	return false
+	return "", false
 }
 
 func (p *answerDropper) droppedCalls() []string {

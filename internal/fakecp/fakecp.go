@@ -63,6 +63,10 @@ type CP struct {
 // KeepsClaimKeys implements ports.ClaimKeyKeeper: true unless Keyless.
 func (c *CP) KeepsClaimKeys() bool { return !c.Keyless }
 
+// EchoedClaimKey implements ports.ClaimKeyKeeper: true unless Keyless (the
+// fake answers every won claim with its key).
+func (c *CP) EchoedClaimKey(key ports.ClaimKey) bool { return !c.Keyless && key != "" }
+
 // New returns an empty fake using now as its clock (time.Now when nil).
 func New(now func() time.Time) *CP {
 	if now == nil {

@@ -3,6 +3,7 @@ package controlplane
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -156,12 +157,31 @@ func (c *Client) Claim(ctx context.Context, id, fingerprint string, spend ports.
 			err = &Error{Call: "claim", Kind: ports.ErrUnavailable, HTTPStatus: a.status, Cause: err}
 			return err
 		}
+		var said struct {
+			Claimed  bool   `json:"claimed"`
+			ClaimKey string `json:"claim_key"`
+		}
+		_ = json.Unmarshal(a.body, &said) // approvalOf read it already
+		to := domain.StatusExecuted
+		if spend == ports.SpendOnAccepted {
+			to = domain.StatusProcessing
+		}
+		// Won only when the answer says so of this request, in the status
+		// the claim moves it to; any other 2xx leaves the outcome unknown,
+		// as a lost answer does (the gate remembers the key).
+		if !said.Claimed || ap.ID != id || ap.Status != to {
+			err = &Error{Call: "claim", Kind: ports.ErrUnavailable, HTTPStatus: a.status,
+				Cause: fmt.Errorf("a %d answer that does not say this claim won (claimed %v, id %q, status %s, want %s)",
+					a.status, said.Claimed, ap.ID, ap.Status, to)}
+			ap = domain.Approval{}
+			return err
+		}
 		if key != "" {
-			var echo struct {
-				ClaimKey string `json:"claim_key"`
+			echoed := said.ClaimKey == string(key)
+			c.keysKept.Store(echoed)
+			if echoed && spend == ports.SpendOnAccepted {
+				c.echoed.add(key)
 			}
-			_ = json.Unmarshal(a.body, &echo) // approvalOf read it already
-			c.keysKept.Store(echo.ClaimKey == string(key))
 		}
 		won = true
 		return nil
@@ -172,9 +192,10 @@ func (c *Client) Claim(ctx context.Context, id, fingerprint string, spend ports.
 // Settle ends a PROCESSING request (POST /api/sidecars/reviews/{id}/settle):
 // accepted → EXECUTED, refused → APPROVED, for the claim that key names.
 // Retried as a keyed write when key is not "" (as Claim), except a
-// give-back at a Control Plane not known to keep keys (KeepsClaimKeys):
-// there a repeated give-back could land after the next attempt's claim and
-// give that one back, so it is tried once. Errors:
+// give-back of a claim whose answer did not echo its key (EchoedClaimKey):
+// a Control Plane (or replica) that ignores keys could apply a repeated
+// give-back after the next attempt's claim and give that one back, so it is
+// tried once. Errors:
 // ErrConflict (409 not_processing; the approval returned is the current
 // state when the answer carried one), ErrNotFound, ErrUnavailable, ErrOlder,
 // ErrUnauthorized, ErrRejected, ErrBadAnswer.
@@ -189,11 +210,14 @@ func (c *Client) Settle(ctx context.Context, id string, key ports.ClaimKey, acce
 		}
 		var a answer
 		retryKey := key
-		if !accepted && !c.KeepsClaimKeys() {
+		if !accepted && !c.EchoedClaimKey(key) {
 			retryKey = ""
 		}
 		a, err = c.write(ctx, retryKey, request{call: "settle", method: http.MethodPost, path: reviewPath(id, "/settle"),
 			body: settleBody{Outcome: outcome, ClaimKey: string(key)}})
+		if !errors.Is(err, ports.ErrUnavailable) {
+			c.echoed.remove(key) // answered: no settle of this claim follows
+		}
 		if err != nil {
 			if a.status == http.StatusConflict {
 				if cur, ok := conflictState(a); ok {
@@ -208,11 +232,16 @@ func (c *Client) Settle(ctx context.Context, id string, key ports.ClaimKey, acce
 	return ap, err
 }
 
-// KeepsClaimKeys implements ports.ClaimKeyKeeper: true when the last won
-// keyed claim's answer echoed its claim_key (the reference Control Plane
-// does, docs/control-plane-api.md, "Claim"); false before any and after an
-// answer without it.
+// KeepsClaimKeys implements ports.ClaimKeyKeeper: true once Info answered
+// "claim_keys": true or a won keyed claim's answer echoed its claim_key
+// (the reference Control Plane does both, docs/control-plane-api.md,
+// "Claim"), until a won keyed claim's answer does not.
 func (c *Client) KeepsClaimKeys() bool { return c.keysKept.Load() }
+
+// EchoedClaimKey implements ports.ClaimKeyKeeper: true while key's claim
+// (spend_approval_on: accepted) won with an answer that echoed it and its
+// settle has not been answered.
+func (c *Client) EchoedClaimKey(key ports.ClaimKey) bool { return key != "" && c.echoed.has(key) }
 
 // Info reads which Control Plane this is (GET /api/sidecars/info); retried
 // like Get. Used for /readyz and the startup log line. Errors: ErrUnavailable,
@@ -225,6 +254,9 @@ func (c *Client) Info(ctx context.Context) (in Info, err error) {
 		}
 		if err = decode("info", a, &in); err != nil {
 			return err
+		}
+		if in.ClaimKeys {
+			c.keysKept.Store(true)
 		}
 		if in.APIVersion < APIVersion {
 			err = &Error{Call: "info", Kind: ports.ErrOlder, HTTPStatus: a.status,

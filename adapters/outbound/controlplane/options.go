@@ -98,9 +98,13 @@ type Client struct {
 	version string
 	observe func(string, float64, string)
 	http    *http.Client
-	// keysKept is set by each won keyed claim: whether its answer echoed
-	// the key (KeepsClaimKeys).
+	// keysKept is whether the Control Plane keeps claim keys
+	// (KeepsClaimKeys): set by Info's claim_keys and by each won keyed
+	// claim, whether its answer echoed the key.
 	keysKept *atomic.Bool
+	// echoed is the keys of open claims whose answer echoed them
+	// (EchoedClaimKey).
+	echoed *keySet
 }
 
 // New checks o and returns a Client. Errors: an empty or non-http(s) URL, a
@@ -128,7 +132,7 @@ func New(o Options) (*Client, error) {
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
-	c := &Client{keysKept: new(atomic.Bool), base: u, token: o.Token, timeout: o.Timeout, version: o.SidecarVersion,
+	c := &Client{keysKept: new(atomic.Bool), echoed: &keySet{}, base: u, token: o.Token, timeout: o.Timeout, version: o.SidecarVersion,
 		observe: o.Observe, http: o.HTTPClient}
 	if c.timeout <= 0 {
 		c.timeout = DefaultTimeout

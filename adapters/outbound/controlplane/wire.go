@@ -99,4 +99,7 @@ type Info struct {
 	Version string `json:"version"`
 	// Sidecar is the Sidecar name the token maps to.
 	Sidecar string `json:"sidecar"`
+	// ClaimKeys is true when the Control Plane keeps claim keys
+	// (docs/control-plane-api.md, "Claim").
+	ClaimKeys bool `json:"claim_keys,omitempty"`
 }

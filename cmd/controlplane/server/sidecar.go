@@ -28,7 +28,8 @@ func (s *srv) healthz(w http.ResponseWriter, r *http.Request) {
 
 // info: GET /api/sidecars/info.
 func (s *srv) info(w http.ResponseWriter, _ *http.Request, sidecar string) {
-	writeJSON(w, http.StatusOK, map[string]any{"api_version": s.apiVer, "version": s.version, "sidecar": sidecar})
+	writeJSON(w, http.StatusOK, map[string]any{"api_version": s.apiVer, "version": s.version, "sidecar": sidecar,
+		"claim_keys": true})
 }
 
 type fileBody struct {

@@ -55,6 +55,8 @@ var indexes = []string{
 var sqliteDialect = dialect{
 	name:   "sqlite",
 	rebind: func(q string) string { return q },
+	find:   "instr",
+	tail:   "substr(%s, -%d)",
 	schema: append([]string{`CREATE TABLE IF NOT EXISTS hoop_approvals (
 	seq INTEGER PRIMARY KEY AUTOINCREMENT,` + tableBody}, indexes...),
 	// Every SQLite transaction here is BEGIN IMMEDIATE (see Open): it holds
@@ -77,6 +79,8 @@ const schemaLockKey = 0x686f6f706370
 var postgresDialect = dialect{
 	name:   "postgres",
 	rebind: dollarPlaceholders,
+	find:   "strpos",
+	tail:   "right(%s, %d)",
 	schema: append([]string{`CREATE TABLE IF NOT EXISTS hoop_approvals (
 	seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,` + tableBody}, indexes...),
 	lockSchema: func(ctx context.Context, tx *sql.Tx) error {

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -33,6 +32,11 @@ type dialect struct {
 	// lockFingerprint serialises File for one (sidecar, fingerprint) inside
 	// tx across processes (nil when the transaction itself is exclusive).
 	lockFingerprint func(ctx context.Context, tx *sql.Tx, sidecar, fingerprint string) error
+	// find is the SQL function (haystack, needle) that returns the 1-based
+	// position of needle, 0 when absent, comparing bytes (case-sensitive).
+	find string
+	// tail is the SQL expression format (text, n) of text's last n characters.
+	tail string
 	// addColumn adds column name (declared decl) to hoop_approvals inside
 	// tx unless the table has it already.
 	addColumn func(ctx context.Context, tx *sql.Tx, name, decl string) error
@@ -254,8 +258,8 @@ func (s *sqlStore) Claim(ctx context.Context, sidecar, id, fingerprint, key stri
 	}
 	r, err := scanRecord(s.db.QueryRowContext(ctx, s.q(`UPDATE hoop_approvals SET status = ?, claim_key = ?, lease_until = ?
 		WHERE id = ? AND sidecar = ? AND status = 'APPROVED' AND fingerprint = ? AND `+notExpired+`
-		AND (? = '' OR given_back_keys NOT LIKE ? ESCAPE '!')
-		RETURNING `+columns), string(to), key, s.leaseFrom(to, now), id, sidecar, fingerprint, sec(now), key, givenBackPattern(key)))
+		AND (? = '' OR `+s.d.find+`(given_back_keys, ?) = 0)
+		RETURNING `+columns), string(to), key, s.leaseFrom(to, now), id, sidecar, fingerprint, sec(now), key, "\n"+key+"\n"))
 	if err == nil {
 		return r.Effective(now), true, nil
 	}
@@ -280,17 +284,10 @@ func ClaimedBy(rec Record, key, fingerprint string, to domain.Status, now time.T
 		(rec.ExpiresAt == nil || now.Before(*rec.ExpiresAt))
 }
 
-// maxGivenBackKeys bounds given_back_keys, in bytes: past it the list
-// restarts with the latest key (about 140 give-backs of one approval are
-// kept; a late try of a claim older than that is not expected).
+// maxGivenBackKeys bounds given_back_keys, in bytes: past it the oldest
+// keys are dropped (about 140 give-backs of one approval are kept; a late
+// try of a claim older than that is not expected).
 const maxGivenBackKeys = 4096
-
-// givenBackPattern is the LIKE pattern (escape character !) matching a
-// given_back_keys list that holds key. The list is "\n" + each key + "\n";
-// a claim key is printable ASCII, so it holds no new line.
-func givenBackPattern(key string) string {
-	return "%\n" + strings.NewReplacer("!", "!!", "%", "!%", "_", "!_").Replace(key) + "\n%"
-}
 
 // Settle implements Store with one conditional UPDATE, while the request's
 // lease holds (lease.go). A key that is not empty must be the one the
@@ -305,9 +302,11 @@ func (s *sqlStore) Settle(ctx context.Context, sidecar, id, key string, accepted
 	}
 	set, args := "status = ?, lease_until = NULL", []any{string(to)}
 	if key != "" && !accepted {
-		set += `, given_back_keys = CASE WHEN given_back_keys = '' OR length(given_back_keys) > ? THEN ?
-			ELSE given_back_keys || ? END`
-		args = append(args, maxGivenBackKeys, "\n"+key+"\n", key+"\n")
+		// The list is "\n" + each key + "\n" (a key is printable ASCII), a
+		// sliding window of its last maxGivenBackKeys bytes.
+		set += `, given_back_keys = CASE WHEN given_back_keys = '' THEN ?
+			ELSE ` + fmt.Sprintf(s.d.tail, "given_back_keys || ?", maxGivenBackKeys) + ` END`
+		args = append(args, "\n"+key+"\n", key+"\n")
 	}
 	args = append(args, id, sidecar, key, key, sec(now))
 	r, err := scanRecord(s.db.QueryRowContext(ctx, s.q(`UPDATE hoop_approvals SET `+set+`

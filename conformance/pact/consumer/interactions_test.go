@@ -335,13 +335,15 @@ var interactions = []interaction{
 	{
 		state: contract.StateEmpty, desc: "a request for the Control Plane's info",
 		method: http.MethodGet, path: matchers.S("/api/sidecars/info"), status: http.StatusOK,
-		answer: map[string]any{"api_version": matchers.Integer(1), "version": like("1.2.3"), "sidecar": like(contract.SidecarName)},
+		answer: map[string]any{"api_version": matchers.Integer(1), "version": like("1.2.3"), "sidecar": like(contract.SidecarName),
+			"claim_keys": true},
 		check: func(ctx context.Context, c *cpclient.Client) error {
 			in, err := c.Info(ctx)
 			if err != nil {
 				return err
 			}
-			return errors.Join(want("api_version", in.APIVersion, 1), want("sidecar", in.Sidecar, contract.SidecarName))
+			return errors.Join(want("api_version", in.APIVersion, 1), want("sidecar", in.Sidecar, contract.SidecarName),
+				want("claim_keys", in.ClaimKeys, true), want("keeps claim keys", c.KeepsClaimKeys(), true))
 		},
 	},
 	{
