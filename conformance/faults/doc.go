@@ -1,10 +1,18 @@
 // Package faults runs the Sidecar and the reference Control Plane as
-// binaries with faults put between them: a proxy in front of the Control
-// Plane that forwards a call and then loses its answer. An agent resends as
-// the denial tells it; the test then reads the histories (the upstream's
-// own rows and the Control Plane's record of the approval) and checks that
-// the approved statement ran exactly once and its approval reads EXECUTED
-// (docs/control-plane-api.md, "Claim"; issue 30).
+// binaries with faults put between them, and checks the histories after an
+// agent resends as the denials tell it: the upstream's own rows and the
+// Control Plane's record of the approval (issue 30).
+//
+//   - lostanswer_test.go: a proxy in front of the Control Plane (proxy_test.go)
+//     loses a claim's or a settle's answer after the call was applied,
+//     answers past the Sidecar's timeout, takes a call and never answers, or
+//     resets an answer half-way; the approved INSERT runs exactly once and
+//     its approval reads EXECUTED (docs/control-plane-api.md, "Claim").
+//   - lease_test.go: under spend_approval_on: accepted, a statement longer
+//     than the Control Plane's processing_lease keeps its lease, and a
+//     Sidecar killed (SIGKILL) between claim and settle leaves the approval
+//     PROCESSING only until the lease lapses, then EXECUTED, outcome unknown
+//     (docs/control-plane-api.md, "Renew").
 //
 // The upstream is this machine's PostgreSQL (or the harness's container,
 // harness.PickUpstream says which).
