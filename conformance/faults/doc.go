@@ -13,6 +13,12 @@
 //     Sidecar killed (SIGKILL) between claim and settle leaves the approval
 //     PROCESSING only until the lease lapses, then EXECUTED, outcome unknown
 //     (docs/control-plane-api.md, "Renew").
+//   - chaos_test.go: the checker in small: two Sidecar replicas, two Control
+//     Plane replicas on one PostgreSQL store, a quarter of the writes to
+//     them faulted at random, agents resending and an approver approving;
+//     every statement ran once under exactly one EXECUTED approval, none
+//     is left PROCESSING. With claims sent without a key (the code before
+//     issue 30) it finds a statement with two EXECUTED approvals.
 //
 // The upstream is this machine's PostgreSQL (or the harness's container,
 // harness.PickUpstream says which).

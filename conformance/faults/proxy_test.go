@@ -43,13 +43,14 @@ type plan struct {
 }
 
 // answerDropper is an HTTP proxy in front of a Control Plane. It forwards
-// every call except the first plans[suffix].n calls whose path ends in
-// suffix, which get plans[suffix].fault.
+// every call except those pick chooses a fault for (by default the first
+// plans[suffix].n calls whose path ends in suffix get plans[suffix].fault).
 type answerDropper struct {
 	*httptest.Server
 	mu      sync.Mutex
 	plans   map[string]plan
-	dropped []string // "<fault> POST /api/…" of each call faulted
+	pick    func(r *http.Request) (fault, bool) // nil: take
+	dropped []string                            // "<fault> POST /api/…" of each call faulted
 }
 
 func newAnswerDropper(t *testing.T, upstream string, plans map[string]plan) *answerDropper {
@@ -61,41 +62,61 @@ func newAnswerDropper(t *testing.T, upstream string, plans map[string]plan) *ans
 	p := &answerDropper{plans: plans}
 	rp := httputil.NewSingleHostReverseProxy(u)
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		f, ok := p.take(r)
+		f, ok := p.choose(r)
 		if !ok {
 			rp.ServeHTTP(w, r)
 			return
 		}
-		switch f {
-		case hang:
-			select { // bounded, so closing the proxy never waits on it
-			case <-r.Context().Done():
-			case <-time.After(4 * lateBy):
-			}
-			return
-		case late:
-			rec := httptest.NewRecorder()
-			rp.ServeHTTP(rec, r)
-			select {
-			case <-time.After(lateBy):
-			case <-r.Context().Done():
-				return
-			}
-			relay(w, rec, len(rec.Body.Bytes()))
-			return
-		case half:
-			rec := httptest.NewRecorder()
-			rp.ServeHTTP(rec, r)
-			relay(w, rec, len(rec.Body.Bytes())/2)
-			w.(http.Flusher).Flush()
-			panic(http.ErrAbortHandler)
-		default: // drop
-			rp.ServeHTTP(httptest.NewRecorder(), r)
-			panic(http.ErrAbortHandler)
-		}
+		inflict(f, rp, w, r)
 	}))
 	t.Cleanup(p.Close)
 	return p
+}
+
+// choose says which fault, if any, r gets, and records it.
+func (p *answerDropper) choose(r *http.Request) (fault, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var f fault
+	var ok bool
+	if p.pick != nil {
+		f, ok = p.pick(r)
+	} else {
+		f, ok = p.take(r)
+	}
+	if ok {
+		p.dropped = append(p.dropped, string(f)+" "+r.Method+" "+r.URL.Path)
+	}
+	return f, ok
+}
+
+// inflict serves r through rp with fault f instead of relaying it.
+func inflict(f fault, rp http.Handler, w http.ResponseWriter, r *http.Request) {
+	switch f {
+	case hang:
+		select { // bounded, so closing the proxy never waits on it
+		case <-r.Context().Done():
+		case <-time.After(4 * lateBy):
+		}
+	case late:
+		rec := httptest.NewRecorder()
+		rp.ServeHTTP(rec, r)
+		select {
+		case <-time.After(lateBy):
+		case <-r.Context().Done():
+			return
+		}
+		relay(w, rec, len(rec.Body.Bytes()))
+	case half:
+		rec := httptest.NewRecorder()
+		rp.ServeHTTP(rec, r)
+		relay(w, rec, len(rec.Body.Bytes())/2)
+		w.(http.Flusher).Flush()
+		panic(http.ErrAbortHandler)
+	default: // drop
+		rp.ServeHTTP(httptest.NewRecorder(), r)
+		panic(http.ErrAbortHandler)
+	}
 }
 
 // relay writes rec's status, headers and first n body bytes to w, keeping
@@ -108,14 +129,12 @@ func relay(w http.ResponseWriter, rec *httptest.ResponseRecorder, n int) {
 	_, _ = w.Write(bytes.Clone(rec.Body.Bytes()[:n]))
 }
 
+// take is the default pick (p.mu held): the plans, in order of calls.
 func (p *answerDropper) take(r *http.Request) (fault, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	for s, pl := range p.plans {
 		if pl.n > 0 && strings.HasSuffix(r.URL.Path, s) {
 			pl.n--
 			p.plans[s] = pl
-			p.dropped = append(p.dropped, string(pl.fault)+" "+r.Method+" "+r.URL.Path)
 			return pl.fault, true
 		}
 	}
