@@ -2,7 +2,6 @@ package faults
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -70,7 +69,7 @@ listeners:
 
 	stop := make(chan struct{})
 	approved := make(chan int, 1)
-	go func() { approved <- approveWhilePending(cps[0].URL, stop) }()
+	go func() { approved <- harness.ApproveWhilePending(cps[0].URL, stop) }()
 
 	const perAgent, agentsPerReplica = 3, 3
 	var wg sync.WaitGroup
@@ -177,50 +176,6 @@ func sendUntilRun(agentURL, sql string, limit time.Duration) (int, error) {
 			return n, fmt.Errorf("still denied after %d sends: %v", n, err)
 		}
 		time.Sleep(300 * time.Millisecond)
-	}
-}
-
-// approveWhilePending approves every PENDING request of the Control Plane
-// at cpURL every 200 ms until stop is closed, and returns how many it
-// approved.
-func approveWhilePending(cpURL string, stop chan struct{}) int {
-	n := 0
-	call := func(method, path string, v any) error {
-		req, _ := http.NewRequest(method, cpURL+path, strings.NewReader("{}"))
-		req.Header.Set("Authorization", "Bearer "+harness.ApproverToken)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		if v != nil {
-			return json.NewDecoder(resp.Body).Decode(v)
-		}
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("%s %s: %d", method, path, resp.StatusCode)
-		}
-		return nil
-	}
-	for {
-		select {
-		case <-stop:
-			return n
-		case <-time.After(200 * time.Millisecond):
-		}
-		var list struct {
-			Reviews []struct {
-				ID string `json:"id"`
-			} `json:"reviews"`
-		}
-		if call("GET", "/api/reviews?status=PENDING&limit=200", &list) != nil {
-			continue
-		}
-		for _, r := range list.Reviews {
-			if call("POST", "/api/reviews/"+r.ID+"/approve", nil) == nil {
-				n++
-			}
-		}
 	}
 }
 
