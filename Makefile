@@ -26,8 +26,8 @@ test: deps ## vet and run every test (unit, race, conformance with real clients 
 fuzz: ## run every go fuzz target, one at a time, FUZZTIME each (default 10m: make fuzz FUZZTIME=1h), then the SQL differential tests for HOOP_DIFF_DURATION per server (default FUZZTIME)
 	FUZZTIME=$(or $(FUZZTIME),10m) HOOP_DIFF_DURATION=$(or $(HOOP_DIFF_DURATION),$(FUZZTIME),10m) FUZZ_DIFFERENTIAL=1 ./scripts/fuzz.sh
 
-soak: deps ## run the soak (conformance/soak): 10 minutes, 300 agent connections over postgres, mysql and http, the Control Plane restarted every 30 s; prints the checker's verdict, statements per second, RSS and goroutines (HOOP_SOAK_DURATION, HOOP_SOAK_AGENTS per protocol)
-	HOOP_SOAK_DURATION=$(or $(HOOP_SOAK_DURATION),10m) HOOP_SOAK_AGENTS=$(or $(HOOP_SOAK_AGENTS),100) $(GO) test -count=1 -timeout 60m -v -run TestSoak ./conformance/soak/
+soak: deps ## run the soak (conformance/soak): 10 minutes, 240 agent connections over postgres, mysql and http, the Control Plane restarted every 30 s; prints the checker's verdict, statements per second, RSS and goroutines (HOOP_SOAK_DURATION, HOOP_SOAK_AGENTS per protocol)
+	HOOP_SOAK_DURATION=$(or $(HOOP_SOAK_DURATION),10m) HOOP_SOAK_AGENTS=$(or $(HOOP_SOAK_AGENTS),80) $(GO) test -count=1 -timeout 60m -v -run TestSoak ./conformance/soak/
 
 clean: ## remove build output and the make-run state: the next make run starts from an empty Control Plane
 	rm -rf bin .run

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -41,7 +40,6 @@ func TestChaosEveryApprovedStatementRunsOnce(t *testing.T) {
 		harness.StartControlPlane(t, harness.CPOptions{Store: storeURL, Sidecars: map[string]string{"test": sidecarToken}, ProcessingLease: "5s"}),
 		harness.StartControlPlane(t, harness.CPOptions{Store: storeURL, Sidecars: map[string]string{"test": sidecarToken}, ProcessingLease: "5s"}),
 	}
-	u, _ := url.Parse(dbURL)
 	var agents []string
 	var proxies []*answerDropper
 	for i, spend := range []string{"sent", "accepted"} {
@@ -55,16 +53,8 @@ func TestChaosEveryApprovedStatementRunsOnce(t *testing.T) {
 			return kinds[rng.IntN(len(kinds))], true
 		}
 		proxies = append(proxies, p)
-		listen := harness.FreeAddr(t)
-		harness.StartSidecar(t, harness.SidecarOptions{Token: sidecarToken, Config: fmt.Sprintf(`sidecar: test
-control_plane: {url: %s, token_env: HOOP_SIDECAR_TOKEN, timeout: 2s}
-log: {format: text, level: info}
-approval_rules:
-  - {name: inserts, match: {actions: [INSERT]}}
-listeners:
-  - {name: pg, protocol: postgres, listen: %s, upstream: %s, mode: return, spend_approval_on: %s, approval_rules: [inserts]}
-`, p.URL, listen, u.Host, spend)})
-		agents = append(agents, fmt.Sprintf("postgres://postgres@%s%s?sslmode=disable", listen, u.Path))
+		_, agentURL := insertSidecar(t, p.URL, harness.FreeAddr(t), dbURL, spend)
+		agents = append(agents, agentURL)
 	}
 
 	stop := make(chan struct{})
@@ -106,18 +96,7 @@ listeners:
 		t.Errorf("a statement never ran: %s", f)
 	}
 
-	ran := map[string]int{}
-	rows, err := direct.Query(context.Background(), "SELECT v FROM runs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	vs, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range vs {
-		ran[v]++
-	}
+	ran := harness.CountValues(t, dbURL, "SELECT v FROM runs")
 	time.Sleep(6 * time.Second) // past the lease: nothing may stay PROCESSING
 	executed, processing := map[string]int{}, 0
 	for _, r := range cps[1].Reviews(t) {

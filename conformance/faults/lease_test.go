@@ -3,8 +3,6 @@ package faults
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net/url"
 	"testing"
 	"time"
 
@@ -12,21 +10,6 @@ import (
 
 	"github.com/hoophq/sidecar/conformance/harness"
 )
-
-// leaseSidecar starts a Sidecar in return mode with spend_approval_on:
-// accepted and a rule on INSERT, on listen, in front of dbURL's server.
-func leaseSidecar(t *testing.T, cpURL, listen, dbURL string) *harness.Sidecar {
-	t.Helper()
-	u, _ := url.Parse(dbURL)
-	return harness.StartSidecar(t, harness.SidecarOptions{Token: sidecarToken, Config: fmt.Sprintf(`sidecar: test
-control_plane: {url: %s, token_env: HOOP_SIDECAR_TOKEN, timeout: 2s}
-log: {format: text, level: info}
-approval_rules:
-  - {name: inserts, match: {actions: [INSERT]}}
-listeners:
-  - {name: pg, protocol: postgres, listen: %s, upstream: %s, mode: return, spend_approval_on: accepted, approval_rules: [inserts]}
-`, cpURL, listen, u.Host)})
-}
 
 // heldAndApproved sends sql once (held), approves its approval and returns
 // the approval's id.
@@ -52,10 +35,7 @@ func TestLongStatementKeepsItsLease(t *testing.T) {
 	direct := connect(t, dbURL)
 	exec(t, direct, "CREATE TABLE t (v int)")
 	cp := harness.StartControlPlane(t, harness.CPOptions{Sidecars: map[string]string{"test": sidecarToken}, ProcessingLease: "3s"})
-	listen := harness.FreeAddr(t)
-	leaseSidecar(t, cp.URL, listen, dbURL)
-	u, _ := url.Parse(dbURL)
-	agentURL := fmt.Sprintf("postgres://postgres@%s%s?sslmode=disable", listen, u.Path)
+	_, agentURL := insertSidecar(t, cp.URL, harness.FreeAddr(t), dbURL, "accepted")
 	const sql = "INSERT INTO t SELECT 7 FROM pg_sleep(5)"
 	id := heldAndApproved(t, cp, agentURL, sql)
 	if err := sendOnce(t, agentURL, sql); err != nil {
@@ -82,9 +62,7 @@ func TestKilledSidecarsProcessingApprovalLapsesToExecuted(t *testing.T) {
 	exec(t, direct, "CREATE TABLE t (v int)")
 	cp := harness.StartControlPlane(t, harness.CPOptions{Sidecars: map[string]string{"test": sidecarToken}, ProcessingLease: "3s"})
 	listen := harness.FreeAddr(t)
-	sc := leaseSidecar(t, cp.URL, listen, dbURL)
-	u, _ := url.Parse(dbURL)
-	agentURL := fmt.Sprintf("postgres://postgres@%s%s?sslmode=disable", listen, u.Path)
+	sc, agentURL := insertSidecar(t, cp.URL, listen, dbURL, "accepted")
 	const sql = "INSERT INTO t SELECT 7 FROM pg_sleep(6)"
 	id := heldAndApproved(t, cp, agentURL, sql)
 	sent := make(chan error, 1)
@@ -99,7 +77,7 @@ func TestKilledSidecarsProcessingApprovalLapsesToExecuted(t *testing.T) {
 	if r.SettledBy != "lease" {
 		t.Fatalf("approval %s: EXECUTED settled by %q, want the lease", id, r.SettledBy)
 	}
-	leaseSidecar(t, cp.URL, listen, dbURL)
+	insertSidecar(t, cp.URL, listen, dbURL, "accepted")
 	var pe *pgconn.PgError
 	err := sendOnce(t, agentURL, sql)
 	if !errors.As(err, &pe) || len(harness.ApprovalIDs(pe.Message)) != 1 || harness.ApprovalIDs(pe.Message)[0] == id {

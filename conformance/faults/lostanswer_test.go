@@ -3,9 +3,7 @@ package faults
 import (
 	"context"
 	"errors"
-	"fmt"
 	"maps"
-	"net/url"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -56,17 +54,7 @@ func TestLostControlPlaneAnswerRunsTheApprovedInsertOnce(t *testing.T) {
 				want += p.n
 			}
 			proxy := newAnswerDropper(t, cp.URL, maps.Clone(tc.plans))
-			u, _ := url.Parse(dbURL)
-			listen := harness.FreeAddr(t)
-			harness.StartSidecar(t, harness.SidecarOptions{Token: sidecarToken, Config: fmt.Sprintf(`sidecar: test
-control_plane: {url: %s, token_env: HOOP_SIDECAR_TOKEN, timeout: 2s}
-log: {format: text, level: info}
-approval_rules:
-  - {name: inserts, match: {actions: [INSERT]}}
-listeners:
-  - {name: pg, protocol: postgres, listen: %s, upstream: %s, mode: return, spend_approval_on: %s, approval_rules: [inserts]}
-`, proxy.URL, listen, u.Host, tc.spend)})
-			agentURL := fmt.Sprintf("postgres://postgres@%s%s?sslmode=disable", listen, u.Path)
+			_, agentURL := insertSidecar(t, proxy.URL, harness.FreeAddr(t), dbURL, tc.spend)
 
 			id, sends := "", 0
 			for ran := false; !ran; {

@@ -69,3 +69,32 @@ func FreshDatabase(t testing.TB) string {
 	u.Path = "/" + name
 	return u.String()
 }
+
+// CountValues runs query (one text column) on the PostgreSQL database at u
+// and returns how many times each value appears: a test's read of what the
+// upstream ran.
+func CountValues(t testing.TB, u, query string) map[string]int {
+	t.Helper()
+	db, err := sql.Open("pgx", u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(query)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	n := map[string]int{}
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		n[v]++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}

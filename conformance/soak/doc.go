@@ -8,5 +8,7 @@
 //
 // `make test` runs it for HOOP_SOAK_DURATION (default 2m) with
 // HOOP_SOAK_AGENTS connections per protocol (default 30); `make soak` for
-// 10 minutes with 100 per protocol (300 connections).
+// 10 minutes with 80 per protocol (240 connections: a PostgreSQL server's
+// default max_connections is 100, and each agent holds one upstream
+// connection through the Sidecar).
 package soak

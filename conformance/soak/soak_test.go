@@ -213,18 +213,7 @@ listeners:
 	end, _ := scrape(adminURL)
 
 	// The histories: what each upstream ran, what the Control Plane holds.
-	ran := map[string]int{}
-	rows, err := pgDirect.Query(context.Background(), "SELECT v FROM soak")
-	if err != nil {
-		t.Fatal(err)
-	}
-	vs, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range vs {
-		ran[v]++
-	}
+	ran := harness.CountValues(t, pgURL, "SELECT v FROM soak")
 	for _, v := range my.values(t) {
 		ran[v]++
 	}

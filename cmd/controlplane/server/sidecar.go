@@ -185,18 +185,30 @@ func (s *srv) settle(w http.ResponseWriter, r *http.Request, sidecar string) {
 		return
 	}
 	rec, err := s.st.Settle(r.Context(), sidecar, r.PathValue("id"), b.ClaimKey, b.Outcome == "accepted", s.now())
+	if s.notProcessing(w, r, err, "") {
+		writeJSON(w, http.StatusOK, approvalOf(rec))
+	}
+}
+
+// notProcessing answers a settle's or renew's error and returns false, or
+// returns true when err is nil: a *store.ConflictError is 409
+// not_processing with the current state in "review" ("approval … is
+// <status>, not PROCESSING" and why), anything else s.fail.
+func (s *srv) notProcessing(w http.ResponseWriter, r *http.Request, err error, why string) bool {
 	var ce *store.ConflictError
 	switch {
+	case err == nil:
+		return true
 	case errors.As(err, &ce):
 		writeJSON(w, http.StatusConflict, struct {
 			Error
 			Review Approval `json:"review"`
-		}{Error{"not_processing", "approval " + ce.Current.ID + " is " + string(ce.Current.Status) + ", not PROCESSING"}, approvalOf(ce.Current)})
-	case err != nil:
-		s.fail(w, r, err)
+		}{Error{"not_processing", "approval " + ce.Current.ID + " is " + string(ce.Current.Status) + ", not PROCESSING" + why},
+			approvalOf(ce.Current)})
 	default:
-		writeJSON(w, http.StatusOK, approvalOf(rec))
+		s.fail(w, r, err)
 	}
+	return false
 }
 
 // renew: POST /api/sidecars/reviews/{id}/renew.
@@ -216,17 +228,7 @@ func (s *srv) renew(w http.ResponseWriter, r *http.Request, sidecar string) {
 		return
 	}
 	rec, err := s.st.Renew(r.Context(), sidecar, r.PathValue("id"), b.ClaimKey, s.now())
-	var ce *store.ConflictError
-	switch {
-	case errors.As(err, &ce):
-		writeJSON(w, http.StatusConflict, struct {
-			Error
-			Review Approval `json:"review"`
-		}{Error{"not_processing", "approval " + ce.Current.ID + " is " + string(ce.Current.Status) +
-			", not PROCESSING under this claim with its lease held"}, approvalOf(ce.Current)})
-	case err != nil:
-		s.fail(w, r, err)
-	default:
+	if s.notProcessing(w, r, err, " under this claim with its lease held") {
 		writeJSON(w, http.StatusOK, struct {
 			Approval
 			Lease

@@ -55,20 +55,12 @@ func (s *sqlStore) Renew(ctx context.Context, sidecar, id, key string, now time.
 	if key == "" {
 		return Record{}, errors.New("store: renew: no claim key")
 	}
-	r, err := scanRecord(s.db.QueryRowContext(ctx, s.q(`UPDATE hoop_approvals SET lease_until = ?
-		WHERE id = ? AND sidecar = ? AND status = 'PROCESSING' AND claim_key = ? AND lease_until IS NOT NULL AND lease_until > ?
-		RETURNING `+columns), s.leaseFrom(domain.StatusProcessing, now), id, sidecar, key, sec(now)))
-	if err == nil {
-		return r.Effective(now), nil
-	}
-	if !errors.Is(err, ErrNotFound) {
-		return Record{}, err
-	}
-	cur, err := s.getFor(ctx, sidecar, id, now)
-	if err != nil {
-		return Record{}, err
-	}
-	return cur, &ConflictError{Current: cur, Want: domain.StatusProcessing, To: domain.StatusProcessing}
+	return s.updateOrRead(ctx, sidecar, id, now, `UPDATE hoop_approvals SET lease_until = ?
+		WHERE id = ? AND sidecar = ? AND status = 'PROCESSING' AND claim_key = ? AND lease_until IS NOT NULL AND lease_until > ?`,
+		[]any{s.leaseFrom(domain.StatusProcessing, now), id, sidecar, key, sec(now)},
+		func(cur Record) (Record, error) {
+			return cur, &ConflictError{Current: cur, Want: domain.StatusProcessing, To: domain.StatusProcessing}
+		})
 }
 
 // Lapse implements Store.

@@ -309,9 +309,22 @@ func (s *sqlStore) Settle(ctx context.Context, sidecar, id, key string, accepted
 		args = append(args, "\n"+key+"\n", key+"\n")
 	}
 	args = append(args, id, sidecar, key, key, sec(now))
-	r, err := scanRecord(s.db.QueryRowContext(ctx, s.q(`UPDATE hoop_approvals SET `+set+`
-		WHERE id = ? AND sidecar = ? AND status = 'PROCESSING' AND (? = '' OR claim_key = ?) AND `+leaseHolds+`
-		RETURNING `+columns), args...))
+	return s.updateOrRead(ctx, sidecar, id, now, `UPDATE hoop_approvals SET `+set+`
+		WHERE id = ? AND sidecar = ? AND status = 'PROCESSING' AND (? = '' OR claim_key = ?) AND `+leaseHolds, args,
+		func(cur Record) (Record, error) {
+			if key != "" && cur.ClaimKey == key && cur.Status == to {
+				return cur, nil
+			}
+			return cur, &ConflictError{Current: cur, Want: domain.StatusProcessing, To: to}
+		})
+}
+
+// updateOrRead runs update (an UPDATE of sidecar's request id without its
+// RETURNING clause) with args and returns the row it changed, as read at
+// now; when it changed none, it reads the request (ErrNotFound when there
+// is none) and returns miss of it.
+func (s *sqlStore) updateOrRead(ctx context.Context, sidecar, id string, now time.Time, update string, args []any, miss func(cur Record) (Record, error)) (Record, error) {
+	r, err := scanRecord(s.db.QueryRowContext(ctx, s.q(update+` RETURNING `+columns), args...))
 	if err == nil {
 		return r.Effective(now), nil
 	}
@@ -322,10 +335,7 @@ func (s *sqlStore) Settle(ctx context.Context, sidecar, id, key string, accepted
 	if err != nil {
 		return Record{}, err
 	}
-	if key != "" && cur.ClaimKey == key && cur.Status == to {
-		return cur, nil
-	}
-	return cur, &ConflictError{Current: cur, Want: domain.StatusProcessing, To: to}
+	return miss(cur)
 }
 
 // Decide implements Store: it reads the effective status, checks
