@@ -16,4 +16,4 @@ RUN apt-get update \
      mariadb --socket=/run/mysqld/boot.sock -e "CREATE DATABASE test; CREATE USER 'root'@'%' IDENTIFIED BY ''; GRANT ALL ON *.* TO 'root'@'%' WITH GRANT OPTION; FLUSH PRIVILEGES;" \
      && mariadb-admin --socket=/run/mysqld/boot.sock shutdown)
 EXPOSE 3306
-CMD ["mariadbd", "--user=mysql", "--bind-address=0.0.0.0", "--port=3306", "--skip-name-resolve", "--max-connections=50"]
+CMD ["mariadbd", "--user=mysql", "--bind-address=0.0.0.0", "--port=3306", "--skip-name-resolve", "--max-connections=300"]

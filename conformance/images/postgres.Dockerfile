@@ -16,4 +16,4 @@ RUN apt-get update \
 USER postgres
 EXPOSE 5432
 STOPSIGNAL SIGINT
-CMD ["/usr/lib/postgresql/15/bin/postgres", "-D", "/var/lib/hoop-pg/data", "-c", "listen_addresses=*", "-c", "max_connections=50", "-c", "fsync=off"]
+CMD ["/usr/lib/postgresql/15/bin/postgres", "-D", "/var/lib/hoop-pg/data", "-c", "listen_addresses=*", "-c", "max_connections=300", "-c", "fsync=off"]
