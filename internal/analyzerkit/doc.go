@@ -9,7 +9,7 @@
 //   - budget.go: Budget, a weighted semaphore in bytes over the texts the
 //     parsers work on at once; a wait ends with the caller's context, so a
 //     large text does not wait on after its client has left.
-//   - parsecost.go: ParseBudget and ParseTrees, the budget in bytes of
+//   - parsecost.go: Parse and ParseTrees, the Budget in bytes of
 //     estimated parse tree (tokens × an analyzer's cost per token) that
 //     the Go parsers (MySQL's, SQL Server's) share for large texts; Parse
 //     refuses a text whose estimate alone is over it.

@@ -167,7 +167,7 @@ func TestVocabulary(t *testing.T) {
 // estimate alone is over it (naming its tokens, the estimate and the
 // budget), and refuses one whose client leaves while it waits.
 func TestParseBudget(t *testing.T) {
-	p := NewParseBudget(10 << 20)
+	p := NewBudget(10<<20, 0)
 	refused := func(err error) error { return err }
 	ran := func() error { return nil }
 	if err := Parse(context.Background(), p, 1000, 1024, "", ran, refused); err != nil {
