@@ -116,19 +116,24 @@ func (l *lostClaims) drop(fp string) {
 // detached from the client (a claim is never cut in half by a hang-up:
 // spent at the Control Plane, yet not forwarded). When the answer is lost
 // (ports.ErrUnavailable after the client's retries) the claim is remembered
-// for fp, so the resend repeats it; any answer forgets it.
+// for fp, so the resend repeats it; any answer forgets it. A claim lost to
+// a PROCESSING approval is released: that may be this claim's own earlier
+// try (its answer lost, the retry answered past the time limit), and its
+// statement was never forwarded.
 func (g *Gate) claim(ctx context.Context, s *ListenerSettings, c lostClaim, fp string) (domain.Approval, bool, error) {
 	ap, won, err := g.CP.Claim(context.WithoutCancel(ctx), c.id, fp, c.spend, c.key)
-	id := c.id
 	if errors.Is(err, ports.ErrUnavailable) {
 		g.lost.remember(fp, c)
 		g.Log.Warn("the answer to a claim was lost; the identical resend asks again with the same claim key",
-			"listener", s.Name, "approval_id", id, "error", err)
+			"listener", s.Name, "approval_id", c.id, "error", err)
 	} else {
 		g.lost.forget(fp, c)
 	}
 	if err == nil {
 		g.Metrics.Claim(s.Name, won)
+		if !won && ap.Status == domain.StatusProcessing {
+			g.release(s, c)
+		}
 	}
 	return ap, won, err
 }
@@ -138,8 +143,8 @@ func (g *Gate) claim(ctx context.Context, s *ListenerSettings, c lostClaim, fp s
 // remembers one again when its answer is lost again): done is true when
 // that decided the statement (one won: forwarded; the Control Plane still
 // unreachable: denied as unavailable). Claims not reached are kept. A claim
-// past its approval's time limit is not repeated, and one the Control Plane
-// answers as lost is released (release); when none won the statement takes
+// past its approval's time limit is not repeated but released (release), as
+// claim releases one lost to PROCESSING; when none won the statement takes
 // the ordinary path.
 func (g *Gate) reclaim(ctx context.Context, audit ports.AuditEvent, s *ListenerSettings, rule, fp string) (Outcome, bool) {
 	if ctx.Err() != nil {
@@ -162,8 +167,6 @@ func (g *Gate) reclaim(ctx context.Context, audit ports.AuditEvent, s *ListenerS
 			g.lost.remember(fp, cs[i+1:]...)
 			g.Log.Info("a claim whose answer was lost was won on the resend", "listener", s.Name, "approval_id", c.id)
 			return g.forwardClaimed(audit, s, claimed, c.key, c.spend), true
-		case err == nil && claimed.Status == domain.StatusProcessing:
-			g.release(s, c)
 		}
 	}
 	return Outcome{}, false

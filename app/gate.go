@@ -209,13 +209,6 @@ func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Out
 		if won {
 			return g.forwardClaimed(audit, s, claimed, key, c.spend)
 		}
-		if claimed.Status == domain.StatusProcessing {
-			// Lost to a PROCESSING claim, perhaps this claim's own first
-			// try (its answer lost, a retry answered past the time limit):
-			// nothing was forwarded, so give it back by its key (refused
-			// when another attempt holds it).
-			g.release(s, c)
-		}
 		a = claimed
 	}
 	return g.deny(audit, rule.Name, a, returnMode)

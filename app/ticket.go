@@ -54,9 +54,9 @@ func (t *Ticket) Spend() { t.settle(domain.NothingRan{}, 10*time.Second) }
 // GiveBack returns the approval to APPROVED, so the agent may resend, when
 // proof shows that nothing of the statement ran (domain.NothingRan); with a
 // zero proof it spends, as Spend does. It is safe on a nil Ticket and
-// settles at most once. It is retried as Spend is only where the Control
-// Plane keeps claim keys (ports.KeepsClaimKeys: the key keeps a retry from
-// giving back an approval another attempt claimed since); elsewhere it is
+// settles at most once. It is retried as Spend is only for a claim whose
+// answer echoed its key (ports.EchoedClaimKey: the key keeps a retry from
+// giving back an approval another attempt claimed since); otherwise it is
 // tried once.
 func (t *Ticket) GiveBack(proof domain.NothingRan) { t.settle(proof, 10*time.Second) }
 
@@ -91,9 +91,9 @@ func (t *Ticket) run(proof domain.NothingRan, budget time.Duration) {
 	accepted := !proof.Proves()
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
-	// A give-back is repeated only where the Control Plane keeps claim
-	// keys: one that ignores them would apply a late repeat to the next
-	// attempt's claim, and the approval would run the statement again.
+	// A give-back is repeated only for a claim whose answer echoed its key:
+	// a Control Plane that ignores keys would apply a late repeat to the
+	// next attempt's claim, and the approval would run the statement again.
 	tries := 3
 	if !accepted && !ports.EchoedClaimKey(t.gate.CP, t.key) {
 		tries = 1
