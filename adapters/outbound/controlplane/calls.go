@@ -2,7 +2,6 @@ package controlplane
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -150,18 +149,23 @@ func (c *Client) Claim(ctx context.Context, id, fingerprint string, spend ports.
 			}
 			return err
 		}
-		if ap, err = approvalOf("claim", a); err != nil {
+		// One read of the answer: the approval, whether it says this claim
+		// won, and the key it echoes.
+		var said struct {
+			wireApproval
+			Claimed  bool   `json:"claimed"`
+			ClaimKey string `json:"claim_key"`
+		}
+		if err = decode("claim", a, &said); err == nil {
+			ap, _, err = said.toDomain()
+		}
+		if err != nil {
 			// A 2xx whose approval cannot be read may be a won claim: its
 			// outcome is as unknown as a lost answer's, so it is reported as
 			// one (the gate then remembers the key for the resend).
 			err = &Error{Call: "claim", Kind: ports.ErrUnavailable, HTTPStatus: a.status, Cause: err}
 			return err
 		}
-		var said struct {
-			Claimed  bool   `json:"claimed"`
-			ClaimKey string `json:"claim_key"`
-		}
-		_ = json.Unmarshal(a.body, &said) // approvalOf read it already
 		to := domain.StatusExecuted
 		if spend == ports.SpendOnAccepted {
 			to = domain.StatusProcessing
