@@ -66,7 +66,7 @@ func (s *sqlStore) Renew(ctx context.Context, sidecar, id, key string, now time.
 // Lapse implements Store.
 func (s *sqlStore) Lapse(ctx context.Context, now time.Time) (int64, error) {
 	res, err := s.db.ExecContext(ctx, s.q(`UPDATE hoop_approvals SET status = 'EXECUTED', settled_by = ?
-		WHERE status = 'PROCESSING' AND lease_until IS NOT NULL AND lease_until <= ?`), SettledByLease, sec(now))
+		WHERE status = 'PROCESSING' AND NOT `+leaseHolds), SettledByLease, sec(now))
 	if err != nil {
 		return 0, fmt.Errorf("store: lapse: %w", err)
 	}
