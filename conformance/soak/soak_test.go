@@ -119,7 +119,7 @@ func TestSoak(t *testing.T) {
 	cp := harness.StartControlPlane(t, harness.CPOptions{Store: "sqlite:" + storePath,
 		Sidecars: map[string]string{"test": sidecarToken}, ProcessingLease: "10s"})
 	pgListen, myListen, httpListen, admin := harness.FreeAddr(t), harness.FreeAddr(t), harness.FreeAddr(t), harness.FreeAddr(t)
-	sc := harness.StartSidecar(t, harness.SidecarOptions{Token: sidecarToken, Config: fmt.Sprintf(`sidecar: test
+	harness.StartSidecar(t, harness.SidecarOptions{Token: sidecarToken, Config: fmt.Sprintf(`sidecar: test
 control_plane: {url: %s, token_env: HOOP_SIDECAR_TOKEN, timeout: 2s}
 admin: {listen: %s}
 log: {format: text, level: info}
@@ -131,7 +131,6 @@ listeners:
   - {name: my, protocol: mysql, listen: %s, upstream: %s, mode: return, spend_approval_on: accepted, approval_rules: [inserts]}
   - {name: api, protocol: http, listen: %s, upstream: %s, mode: return, approval_rules: [deletes]}
 `, cp.URL, admin, pgListen, pgu.Host, myListen, my.addr, httpListen, api.URL)})
-	_ = sc
 	adminURL := "http://" + admin
 	start, err := scrape(adminURL)
 	if err != nil {
