@@ -41,9 +41,38 @@ type lostClaim struct {
 // lives in one Sidecar process; another replica does not know the keys.
 // The zero value is ready; it is safe for concurrent use.
 type lostClaims struct {
-	mu    sync.Mutex
-	m     map[string][]lostClaim
-	order []string // fingerprints in insertion order, for the bound
+	mu       sync.Mutex
+	m        map[string][]lostClaim
+	order    []string                // fingerprints in insertion order, for the bound
+	renewing map[ports.ClaimKey]bool // keys whose lease a goroutine renews (keepLostLease)
+}
+
+// holds reports whether fp's lost claims hold c.
+func (l *lostClaims) holds(fp string, c lostClaim) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Contains(l.m[fp], c)
+}
+
+// startRenewing marks key as renewed and returns true, or returns false
+// when it is already.
+func (l *lostClaims) startRenewing(key ports.ClaimKey) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.renewing[key] {
+		return false
+	}
+	if l.renewing == nil {
+		l.renewing = make(map[ports.ClaimKey]bool)
+	}
+	l.renewing[key] = true
+	return true
+}
+
+func (l *lostClaims) stopRenewing(key ports.ClaimKey) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.renewing, key)
 }
 
 // remember adds cs to fp's lost claims (a key kept already is not added
@@ -124,6 +153,7 @@ func (g *Gate) claim(ctx context.Context, s *ListenerSettings, c lostClaim, fp s
 	ap, won, err := g.CP.Claim(context.WithoutCancel(ctx), c.id, fp, c.spend, c.key)
 	if errors.Is(err, ports.ErrUnavailable) {
 		g.lost.remember(fp, c)
+		g.keepLostLease(fp, c)
 		g.Log.Warn("the answer to a claim was lost; the identical resend asks again with the same claim key",
 			"listener", s.Name, "approval_id", c.id, "error", err)
 	} else {

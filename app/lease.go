@@ -69,3 +69,39 @@ func (t *Ticket) renew(r ports.Renewer) {
 		}
 	}
 }
+
+// keepLostLease renews, under spend_approval_on: accepted, the lease of
+// fp's lost claim c while the gate remembers it: the Control Plane may
+// have applied it (PROCESSING under c's key), and without renewals its
+// lease would lapse to EXECUTED with nothing forwarded before the agent's
+// resend repeats it. A renew refused (the claim was not applied, or the
+// lease lapsed already) or a Control Plane without leases ends it, as does
+// the claim leaving the memory (the resend took it: won, its Ticket renews;
+// lost, it is released). One goroutine per key.
+func (g *Gate) keepLostLease(fp string, c lostClaim) {
+	r, ok := g.CP.(ports.Renewer)
+	if !ok || c.spend != ports.SpendOnAccepted || !g.lost.startRenewing(c.key) {
+		return
+	}
+	go func() {
+		defer g.lost.stopRenewing(c.key)
+		wait := firstRenew
+		for {
+			time.Sleep(wait)
+			if !g.lost.holds(fp, c) {
+				return
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			lease, err := r.Renew(ctx, c.id, c.key)
+			cancel()
+			switch {
+			case err == nil:
+				wait = renewEvery(lease)
+			case errors.Is(err, ports.ErrUnavailable):
+				wait = firstRenew
+			default:
+				return
+			}
+		}
+	}()
+}

@@ -73,3 +73,37 @@ func TestTicketStopsRenewingALostLease(t *testing.T) {
 		tk.Spend()
 	})
 }
+
+// A claim whose answer was lost under spend_approval_on: accepted may hold
+// the approval PROCESSING with nothing forwarded: the gate renews its lease
+// while it remembers the claim, so it does not lapse to EXECUTED before the
+// resend repeats it; the resend that wins it stops those renewals (its
+// Ticket renews from then on).
+func TestLostClaimKeepsItsLeaseUntilTheResend(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fake := fakecp.New(nil)
+		fake.RenewLease = 9 * time.Second
+		id := approvedFor(t, fake, "v1:lost-lease", 0)
+		core := NewCore(CoreOptions{Sidecar: "s", CP: fake})
+		s := &ListenerSettings{Name: "l", SpendOn: ports.SpendOnAccepted}
+		fake.LoseClaimAnswers.Store(1)
+		if _, _, err := core.Gate.claim(context.Background(), s, lostClaim{id: id, key: "k1", spend: s.SpendOn}, "v1:lost-lease"); err == nil {
+			t.Fatal("claim answer not lost")
+		}
+		time.Sleep(firstRenew + 2*(9*time.Second/3) + time.Millisecond) // 1 s, then every 3 s: 3 renews
+		synctest.Wait()
+		if n := fake.Renews.Load(); n != 3 {
+			t.Fatalf("%d renews of the lost claim in 7 s, want 3", n)
+		}
+		out, done := core.Gate.reclaim(context.Background(), ports.AuditEvent{}, s, "r", "v1:lost-lease")
+		if !done || !out.Forward {
+			t.Fatalf("the resend: done=%v %+v, want forwarded", done, out)
+		}
+		out.Ticket.Spend()
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if n := fake.Renews.Load(); n != 3 {
+			t.Fatalf("%d renews after the resend won and settled, want 3", n)
+		}
+	})
+}
