@@ -150,7 +150,11 @@ func (l *lostClaims) drop(fp string) {
 // try (its answer lost, the retry answered past the time limit), and its
 // statement was never forwarded.
 func (g *Gate) claim(ctx context.Context, s *ListenerSettings, c lostClaim, fp string) (domain.Approval, bool, error) {
-	ap, won, err := g.CP.Claim(context.WithoutCancel(ctx), c.id, fp, c.spend, c.key)
+	// Every claim moves the approval to PROCESSING, whatever the listener's
+	// spend mode (Ticket): under sent it is spent once the statement was
+	// written, so an approval whose statement never reached the upstream
+	// is given back instead of reading EXECUTED with nothing run.
+	ap, won, err := g.CP.Claim(context.WithoutCancel(ctx), c.id, fp, ports.SpendOnAccepted, c.key)
 	if errors.Is(err, ports.ErrUnavailable) {
 		g.lost.remember(fp, c)
 		g.keepLostLease(fp, c)
@@ -202,14 +206,14 @@ func (g *Gate) reclaim(ctx context.Context, audit ports.AuditEvent, s *ListenerS
 	return Outcome{}, false
 }
 
-// release gives back, under spend_approval_on: accepted, a lost claim that
+// release gives back a lost claim that
 // will not be repeated: if the Control Plane applied it, the approval is
 // PROCESSING under its key with nothing forwarded, and nobody else would
 // settle it. The settle carries the key, so it touches only that claim; it
 // is sent only to a Control Plane that keeps claim keys (one that ignores
 // them would give back whatever claim holds the approval), once.
 func (g *Gate) release(s *ListenerSettings, c lostClaim) {
-	if c.spend != ports.SpendOnAccepted || !ports.KeepsClaimKeys(g.CP) {
+	if !ports.KeepsClaimKeys(g.CP) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -221,16 +225,13 @@ func (g *Gate) release(s *ListenerSettings, c lostClaim) {
 }
 
 // forwardClaimed records a won claim and returns the Outcome that forwards
-// the statement, with a Ticket when the claim was under
-// spend_approval_on: accepted (spend).
+// the statement, with the Ticket that settles it under spend (the
+// listener's spend_approval_on when it claimed).
 func (g *Gate) forwardClaimed(audit ports.AuditEvent, s *ListenerSettings, claimed domain.Approval, key ports.ClaimKey, spend ports.SpendOn) Outcome {
 	audit.Decision, audit.ApprovalID, audit.Status = "forward_approved", claimed.ID, string(claimed.Status)
 	g.record(audit)
-	var t *Ticket
-	if spend == ports.SpendOnAccepted {
-		t = &Ticket{gate: g, id: claimed.ID, key: key, audit: audit, finished: make(chan struct{})}
-		g.lc.track(t)
-		t.keepLease()
-	}
+	t := &Ticket{gate: g, id: claimed.ID, key: key, audit: audit, sent: spend != ports.SpendOnAccepted, finished: make(chan struct{})}
+	g.lc.track(t)
+	t.keepLease()
 	return Outcome{Forward: true, Ticket: t}
 }

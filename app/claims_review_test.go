@@ -143,9 +143,10 @@ func TestEveryLostClaimIsRepeated(t *testing.T) {
 }
 
 // A claim whose answer was lost is not repeated after its approval's time
-// limit: the statement does not run late. Under spend_approval_on: accepted
-// the claim the Control Plane applied is given back (its statement was never
-// forwarded), so the approval reads EXPIRED instead of PROCESSING forever.
+// limit: the statement does not run late. The claim the Control Plane
+// applied is given back (its statement was never forwarded), so the
+// approval reads EXPIRED under both spend modes, instead of PROCESSING
+// forever (accepted) or EXECUTED with nothing run (sent).
 func TestLostClaimIsNotRepeatedAfterTheTimeLimit(t *testing.T) {
 	for _, spend := range []ports.SpendOn{ports.SpendOnSent, ports.SpendOnAccepted} {
 		clock := &testClock{now: time.Date(2026, 12, 6, 1, 0, 0, 0, time.UTC)}
@@ -163,12 +164,8 @@ func TestLostClaimIsNotRepeatedAfterTheTimeLimit(t *testing.T) {
 		if out, done := core.Gate.reclaim(context.Background(), ports.AuditEvent{}, s, "r", fp); done || out.Forward {
 			t.Fatalf("%s: a resend after the time limit: done=%v %+v; want the ordinary path, nothing forwarded", spend, done, out)
 		}
-		want := domain.StatusExecuted // spent when sent: the claim took it
-		if spend == ports.SpendOnAccepted {
-			want = domain.StatusExpired
-		}
-		if st := statusOf(t, fake, id); st != want {
-			t.Fatalf("%s: approval %s, want %s", spend, st, want)
+		if st := statusOf(t, fake, id); st != domain.StatusExpired {
+			t.Fatalf("%s: approval %s, want EXPIRED", spend, st)
 		}
 	}
 }

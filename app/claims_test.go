@@ -41,11 +41,7 @@ func TestLostClaimAnswerIsWonByTheResend(t *testing.T) {
 			if n := len(e.cp.Records()); n != 2 {
 				t.Fatalf("%d requests filed, want 2 (the first, and one after it ran)", n)
 			}
-			want := []string{"deny_approval", "deny_unavailable", "forward_approved"}
-			if spend == ports.SpendOnAccepted {
-				want = append(want, "settle_accepted")
-			}
-			want = append(want, "deny_approval")
+			want := []string{"deny_approval", "deny_unavailable", "forward_approved", "settle_accepted", "deny_approval"}
 			if got := e.audit.decisions(); !reflect.DeepEqual(got, want) {
 				t.Fatalf("audit %v, want %v", got, want)
 			}

@@ -74,9 +74,11 @@ func TestWaitEndsWhenTheClientLeaves(t *testing.T) {
 					t.Fatalf("audit event %+v", ev)
 				}
 				// The approval is still there for the identical resend.
-				if o := e.check(deleteInvoice); !o.Forward {
+				o = e.check(deleteInvoice)
+				if !o.Forward {
 					t.Fatalf("identical resend after approval: %+v", o)
 				}
+				o.Ticket.Spend()
 			})
 		})
 	}

@@ -65,10 +65,11 @@ type Outcome struct {
 	Forward bool
 	// Denial is set when Forward is false.
 	Denial *domain.Denial
-	// Ticket is set when an approval was claimed with spend_approval_on:
-	// accepted; the adapter must call Ticket.Spend once the statement was
-	// forwarded, or Ticket.GiveBack with the proof that nothing of it ran
-	// (domain.NothingRan). Both are no-ops on a nil Ticket.
+	// Ticket is set when an approval was claimed (PROCESSING): the adapter
+	// calls Ticket.Sent once the statement was written to the upstream,
+	// Ticket.Spend once it was forwarded, or Ticket.GiveBack with the proof
+	// that nothing of it ran (domain.NothingRan). All are no-ops on a nil
+	// Ticket.
 	Ticket *Ticket
 	// ClientGone is true when the ctx given to Check ended before the gate
 	// decided (the client hung up while its statement waited): nothing was

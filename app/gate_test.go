@@ -122,11 +122,18 @@ func TestApprovedResendRunsOnceThenFilesNew(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := e.check(deleteInvoice)
-	if !o.Forward || o.Ticket != nil {
-		t.Fatalf("resend after approval: %+v, want forward without ticket", o)
+	if !o.Forward || o.Ticket == nil {
+		t.Fatalf("resend after approval: %+v, want forward with a ticket", o)
 	}
+	// spend_approval_on: sent: PROCESSING until the statement is written,
+	// then EXECUTED (Sent; the Spend that follows waits for its settle).
+	if st := e.status(t, id); st != domain.StatusProcessing {
+		t.Fatalf("approval %s before the statement was written, want PROCESSING", st)
+	}
+	o.Ticket.Sent()
+	o.Ticket.Spend()
 	if st := e.status(t, id); st != domain.StatusExecuted {
-		t.Fatalf("approval %s after the resend, want EXECUTED", st)
+		t.Fatalf("approval %s after the resend was written, want EXECUTED", st)
 	}
 	d := mustDeny(t, e.check(deleteInvoice))
 	if d.ApprovalID == id || d.Status != domain.StatusPending {
@@ -204,6 +211,8 @@ func TestWaitModeForwardsAfterApproval(t *testing.T) {
 		if !o.Forward {
 			t.Fatalf("wait mode after approval: %+v, want forward", o)
 		}
+		o.Ticket.Sent()
+		o.Ticket.Spend()
 		if st := e.cp.Records()[0].Status; st != domain.StatusExecuted {
 			t.Fatalf("approval %s, want EXECUTED", st)
 		}
@@ -373,9 +382,11 @@ func TestWaitModeSurvivesAnOutage(t *testing.T) {
 			_ = cp.Decide(cp.Records()[0].ID, domain.StatusApproved, "")
 			cp.failWith(nil)
 		}()
-		if o := e.check(deleteInvoice); !o.Forward {
+		o := e.check(deleteInvoice)
+		if !o.Forward {
 			t.Fatalf("wait mode through an outage: %+v, want forward", o)
 		}
+		o.Ticket.Spend()
 	})
 }
 

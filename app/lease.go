@@ -70,7 +70,7 @@ func (t *Ticket) renew(r ports.Renewer) {
 	}
 }
 
-// keepLostLease renews, under spend_approval_on: accepted, the lease of
+// keepLostLease renews the lease of
 // fp's lost claim c while the gate remembers it: the Control Plane may
 // have applied it (PROCESSING under c's key), and without renewals its
 // lease would lapse to EXECUTED with nothing forwarded before the agent's
@@ -80,7 +80,7 @@ func (t *Ticket) renew(r ports.Renewer) {
 // lost, it is released). One goroutine per key.
 func (g *Gate) keepLostLease(fp string, c lostClaim) {
 	r, ok := g.CP.(ports.Renewer)
-	if !ok || c.spend != ports.SpendOnAccepted || !g.lost.startRenewing(c.key) {
+	if !ok || !g.lost.startRenewing(c.key) {
 		return
 	}
 	go func() {

@@ -13,11 +13,17 @@ import (
 	"github.com/hoophq/sidecar/ports"
 )
 
-// Ticket is a claimed approval under spend_approval_on: accepted. The gate
-// counts it as open until it is settled (Gate.SettleOpen).
+// Ticket is a claimed approval: the claim moved it to PROCESSING under its
+// key, and the listener settles it. Under spend_approval_on: accepted the
+// upstream's answer spends it or, with proof that nothing ran, gives it
+// back. Under spend_approval_on: sent it is spent as soon as the statement
+// was written to the upstream (Sent) and given back only when it was not
+// (domain.NotSent), so EXECUTED means forwarded. The gate counts it as open
+// until it is settled (Gate.SettleOpen).
 type Ticket struct {
 	gate     *Gate
 	id       string
+	sent     bool           // the claim was under spend_approval_on: sent
 	key      ports.ClaimKey // the winning claim's (ports.ClaimKey)
 	audit    ports.AuditEvent
 	once     sync.Once
@@ -60,6 +66,20 @@ func (t *Ticket) Spend() { t.settle(domain.NothingRan{}, 10*time.Second) }
 // tried once.
 func (t *Ticket) GiveBack(proof domain.NothingRan) { t.settle(proof, 10*time.Second) }
 
+// Sent tells the ticket that the statement was written to the upstream
+// whole. Under spend_approval_on: sent it spends the approval (EXECUTED)
+// without waiting for the Control Plane's answer; a Spend or GiveBack that
+// follows waits for that settle (up to its budget), so a listener that
+// settles before it relays the answer relays it with the approval
+// EXECUTED. Under spend_approval_on: accepted it does nothing: the answer
+// decides. Safe on a nil Ticket.
+func (t *Ticket) Sent() {
+	if t == nil || !t.sent || t.settled() {
+		return
+	}
+	go t.Spend()
+}
+
 // settle settles t once within budget; a second call waits (up to budget)
 // for the first to finish.
 func (t *Ticket) settle(proof domain.NothingRan, budget time.Duration) {
@@ -88,7 +108,9 @@ func (t *Ticket) settle(proof domain.NothingRan, budget time.Duration) {
 }
 
 func (t *Ticket) run(proof domain.NothingRan, budget time.Duration) {
-	accepted := !proof.Proves()
+	// Under spend_approval_on: sent every answer spends; only a statement
+	// that never reached the upstream gives the approval back.
+	accepted := !proof.Proves() || (t.sent && !proof.Unsent())
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	// A give-back is repeated only for a claim whose answer echoed its key:
@@ -118,7 +140,7 @@ func (t *Ticket) run(proof domain.NothingRan, budget time.Duration) {
 		e.Error = err.Error()
 		t.gate.Log.Error("could not settle approval", "approval_id", t.id, "accepted", accepted, "error", err)
 	}
-	if !accepted {
+	if !accepted && err == nil {
 		t.gate.Log.Info("approval given back: nothing of the statement ran", "approval_id", t.id, "proof", proof.String())
 	}
 	t.gate.record(e)

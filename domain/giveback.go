@@ -29,9 +29,14 @@ package domain
 // person a new approval; giving back one whose statement ran lets one
 // approval run it twice, which the core never allows.
 //
+// Under spend_approval_on: sent only NotSent gives an approval back: an
+// upstream that refused the statement it received spends it, as every
+// answer does in that mode.
+//
 // The zero NothingRan proves nothing.
 type NothingRan struct {
 	evidence string
+	unsent   bool
 }
 
 // RefusedBeforeRun returns the proof for an upstream error raised before
@@ -49,8 +54,12 @@ func NotSent(why string) NothingRan {
 	if why == "" {
 		return NothingRan{}
 	}
-	return NothingRan{evidence: "not sent: " + why}
+	return NothingRan{evidence: "not sent: " + why, unsent: true}
 }
+
+// Unsent reports whether p is a NotSent proof: the statement never reached
+// the upstream whole.
+func (p NothingRan) Unsent() bool { return p.unsent }
 
 // Proves reports whether p is a proof (it is not the zero value).
 func (p NothingRan) Proves() bool { return p.evidence != "" }

@@ -67,7 +67,7 @@ func (h *handler) proxy(ctx context.Context, ss grpc.ServerStream, s *app.Listen
 		clientEr error // the client side failed (not io.EOF); it wins over the upstream's status
 	)
 	go func() {
-		if err := pumpUp(ss, cs, r); err != nil {
+		if err := pumpUp(ss, cs, r, t.Sent); err != nil {
 			mu.Lock()
 			clientEr = err
 			mu.Unlock()
@@ -92,15 +92,16 @@ func (h *handler) proxy(ctx context.Context, ss grpc.ServerStream, s *app.Listen
 }
 
 // pumpUp relays the client's messages to the upstream, starting with the
-// message the gate read, and half-closes upstream when the client does. It
-// returns nil when the client half-closed or the upstream ended the call
+// message the gate read (then it calls sent), and half-closes upstream
+// when the client does. It returns nil when the client half-closed or the upstream ended the call
 // (its status is read by pumpDown), else the client-side error.
-func pumpUp(ss grpc.ServerStream, cs grpc.ClientStream, r *request) error {
+func pumpUp(ss grpc.ServerStream, cs grpc.ClientStream, r *request, sent func()) error {
 	if r.hasMsg {
 		if err := cs.SendMsg(r.msg); err != nil {
 			return sendErr(err)
 		}
 	}
+	sent() // the call and the message the gate read went upstream
 	if r.clientDone {
 		return cs.CloseSend()
 	}

@@ -96,7 +96,14 @@ func (h *handler) forward(w http.ResponseWriter, r *http.Request, s *app.Listene
 			pr.Out.Header.Del(domain.Names.HeaderApprovalMode)
 			if ticket != nil {
 				pr.Out = pr.Out.WithContext(httptrace.WithClientTrace(pr.Out.Context(),
-					&httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { sent.Store(true) }}))
+					&httptrace.ClientTrace{
+						GotConn: func(httptrace.GotConnInfo) { sent.Store(true) },
+						WroteRequest: func(i httptrace.WroteRequestInfo) {
+							if i.Err == nil {
+								ticket.Sent()
+							}
+						},
+					}))
 			}
 			for _, k := range pathOverrideHeaders {
 				pr.Out.Header.Del(k)

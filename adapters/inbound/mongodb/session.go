@@ -275,6 +275,8 @@ func (s *session) decide(raw []byte, hdr wire.Header, cmd *command.Command, lega
 			err := s.forward(raw, hdr, &pending{ticket: out.Ticket}, false)
 			if err != nil {
 				out.Ticket.GiveBack(domain.NotSent(err.Error()))
+			} else {
+				out.Ticket.Sent()
 			}
 			return err
 		}

@@ -325,6 +325,9 @@ type exchangeOpts struct {
 	// onEnd, when set, sees the answer before its last packet reaches the
 	// client (settling an approval claimed with spend_approval_on: accepted).
 	onEnd func(response)
+	// onSent, when set, is called once the request was written to the
+	// upstream (app.Ticket.Sent).
+	onSent func()
 }
 
 // errCanceled is a request the client's Attention cancelled before it was
@@ -368,6 +371,9 @@ func (s *session) exchange(m tds.Message, o exchangeOpts) (response, error) {
 	if err != nil {
 		s.abandon()
 		return response{aborted: true}, err
+	}
+	if o.onSent != nil {
+		o.onSent()
 	}
 	select {
 	case r := <-s.respDone:

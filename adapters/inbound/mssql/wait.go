@@ -107,6 +107,7 @@ func (s *session) decideAndRun(set *app.ListenerSettings, u *unit, m tds.Message
 	}
 	if out.Ticket != nil {
 		o.onEnd = func(r response) { out.Ticket.GiveBack(proof(r, u.atomic)) }
+		o.onSent = out.Ticket.Sent
 	}
 	defer out.Ticket.Spend() // a path that settled nothing spends (no-op after onEnd)
 	resp, err := s.exchange(m, o)

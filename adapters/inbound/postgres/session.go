@@ -25,7 +25,11 @@ type session struct {
 	p       *Protocol
 	l       *app.Listener
 	log     *slog.Logger
-	tickets app.Tickets // approvals claimed on this session (spend_approval_on: accepted)
+	tickets app.Tickets // approvals claimed on this session
+	// unflushed are the approvals claimed since the client reader last
+	// flushed uw: their statements are written to the upstream when the
+	// next flush succeeds (app.Ticket.Sent). Client reader only.
+	unflushed []*app.Ticket
 
 	client net.Conn
 	cr     *bufio.Reader
@@ -144,6 +148,10 @@ func (s *session) readClient() error {
 			if err := s.uw.Flush(); err != nil {
 				return err
 			}
+			for _, t := range s.unflushed {
+				t.Sent()
+			}
+			s.unflushed = s.unflushed[:0]
 		}
 		first, err := s.cr.Peek(1)
 		if err != nil {

@@ -65,5 +65,8 @@ func proof(u *unit, ts *ticketState) domain.NothingRan {
 // it before.
 func (s *session) claim(t *app.Ticket, need int) *ticketState {
 	s.tickets.Add(t)
+	if t != nil {
+		s.unflushed = append(s.unflushed, t)
+	}
 	return &ticketState{t: t, need: need}
 }
