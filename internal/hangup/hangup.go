@@ -1,6 +1,8 @@
 // Package hangup is the client hang-up watch the database listeners
 // (postgres, mysql, mongodb) run while the gate holds a statement in wait
-// mode (docs/architecture.md, "a gone client's wait ends").
+// mode (docs/architecture.md, "a gone client's wait ends"), and the probe
+// (Closed) that tells whether a peer ended an idle connection before a
+// statement is written to it.
 package hangup
 
 import (

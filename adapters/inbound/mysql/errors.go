@@ -33,6 +33,10 @@ var (
 	errUnknownCommand = wire.ERR{Code: gm.ER_UNKNOWN_COM_ERROR, State: "08S01"}
 	// errUncheckable: a statement the listener cannot check.
 	errUncheckable = wire.ERR{Code: gm.ER_NOT_SUPPORTED_YET, State: "42000"}
+	// errUpstreamGone: the upstream ended the connection before an
+	// approved statement was sent; the connection ends:
+	// ER_NEW_ABORTING_CONNECTION.
+	errUpstreamGone = wire.ERR{Code: gm.ER_NEW_ABORTING_CONNECTION, State: "08S01"}
 	// errNoMemory: the held-payload budget refused a packet.
 	errNoMemory = wire.ERR{Code: gm.ER_OUT_OF_RESOURCES, State: "HY000"}
 )

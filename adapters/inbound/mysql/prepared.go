@@ -97,6 +97,9 @@ func (s *session) execute(p []byte, seq byte) error {
 	}
 	defer out.Ticket.Spend() // unless a proof gives it back first (query.go)
 	st.types = types         // the server keeps the types of the executes it received
+	if err := s.upstreamOpen(out.Ticket, seq); err != nil {
+		return err
+	}
 	if err := s.forwardLong(id, st); err != nil {
 		out.Ticket.GiveBack(domain.NotSent(err.Error()))
 		return err
@@ -105,6 +108,7 @@ func (s *session) execute(p []byte, seq byte) error {
 		out.Ticket.GiveBack(domain.NotSent(err.Error()))
 		return err
 	}
+	out.Ticket.Sent()
 	a, err := s.relay(respResult, s.cw)
 	if err == nil {
 		out.Ticket.GiveBack(proof(a, res))

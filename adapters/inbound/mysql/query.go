@@ -37,10 +37,14 @@ func (s *session) query(p []byte, seq byte) error {
 	// Every way out spends the approval but the two proofs that nothing ran
 	// (domain.NothingRan): a later settle is a no-op.
 	defer out.Ticket.Spend()
+	if err := s.upstreamOpen(out.Ticket, seq); err != nil {
+		return err
+	}
 	if err := s.forward(p, seq); err != nil {
 		out.Ticket.GiveBack(domain.NotSent(err.Error()))
 		return err
 	}
+	out.Ticket.Sent()
 	a, err := s.relay(respResult, s.cw)
 	if err == nil {
 		out.Ticket.GiveBack(proof(a, res))
