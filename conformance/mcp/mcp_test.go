@@ -16,9 +16,12 @@ import (
 	"github.com/hoophq/sidecar/conformance/harness"
 )
 
-// approval_wait returns within 2.5 s of a decision made with the Control
-// Plane's CLI.
-func TestWaitReturnsSoonAfterTheCLIDecides(t *testing.T) {
+// approval_wait, waiting on a PENDING approval, returns the decision a
+// person makes meanwhile with the Control Plane's CLI: APPROVED and
+// timed_out false (a wait that missed the decision would run to its
+// 60-second timeout and say timed_out true). How soon it answers is a
+// figure for docs/performance.md, not an assertion here.
+func TestWaitReturnsTheDecisionTheCLIMakes(t *testing.T) {
 	s := startStack(t)
 	for _, v := range protocolVersions {
 		for _, tool := range []string{"approval_wait", "review_wait"} {
@@ -26,18 +29,13 @@ func TestWaitReturnsSoonAfterTheCLIDecides(t *testing.T) {
 				t.Parallel()
 				id := s.file(t, "fp-cli-"+v+tool)
 				cs := connect(t, s.url(), v)
-				decided := make(chan time.Time, 1)
 				go func() {
-					time.Sleep(2 * time.Second)
+					time.Sleep(2 * time.Second) // the wait has begun
 					if out, err := s.cp.TryCLI("approve", id); err != nil {
 						t.Errorf("controlplane approve: %v\n%s", err, out)
 					}
-					decided <- time.Now()
 				}()
 				m := callJSON(t, cs, tool, map[string]any{"id": id})
-				if took := time.Since(<-decided); took > 2500*time.Millisecond {
-					t.Fatalf("answered %v after the CLI approved, want within 2.5 s", took)
-				}
 				if m["status"] != "APPROVED" || m["next"] != "resend_identical_statement" || m["timed_out"] != false {
 					t.Fatalf("answer %v", m)
 				}
