@@ -29,6 +29,10 @@ const (
 	// half: the Control Plane applies the call; the Sidecar gets the status
 	// line, the headers and half the body, then a reset.
 	half fault = "half"
+	// kill: the call is forwarded and, while it is with the Control Plane,
+	// the proxy's kill runs (a SIGKILL of the Control Plane); the Sidecar's
+	// connection is then reset, whatever the Control Plane answered.
+	kill fault = "kill"
 )
 
 // lateBy is how late a late answer is: past the 2 s timeout the tests
@@ -50,6 +54,7 @@ type answerDropper struct {
 	mu      sync.Mutex
 	plans   map[string]plan
 	pick    func(r *http.Request) (fault, bool) // nil: take
+	kill    func()                              // the kill fault's (kill_test.go)
 	dropped []string                            // "<fault> POST /api/…" of each call faulted
 }
 
@@ -67,7 +72,7 @@ func newAnswerDropper(t *testing.T, upstream string, plans map[string]plan) *ans
 			rp.ServeHTTP(w, r)
 			return
 		}
-		inflict(f, rp, w, r)
+		p.inflict(f, rp, w, r)
 	}))
 	t.Cleanup(p.Close)
 	return p
@@ -91,8 +96,15 @@ func (p *answerDropper) choose(r *http.Request) (fault, bool) {
 }
 
 // inflict serves r through rp with fault f instead of relaying it.
-func inflict(f fault, rp http.Handler, w http.ResponseWriter, r *http.Request) {
+func (p *answerDropper) inflict(f fault, rp http.Handler, w http.ResponseWriter, r *http.Request) {
 	switch f {
+	case kill:
+		forwarded := make(chan struct{})
+		go func() { defer close(forwarded); rp.ServeHTTP(httptest.NewRecorder(), r) }()
+		time.Sleep(killAfter())
+		p.kill()
+		<-forwarded
+		panic(http.ErrAbortHandler)
 	case hang:
 		select { // bounded, so closing the proxy never waits on it
 		case <-r.Context().Done():
@@ -139,6 +151,13 @@ func (p *answerDropper) take(r *http.Request) (fault, bool) {
 		}
 	}
 	return "", false
+}
+
+// setPick makes pick choose the faults from now on.
+func (p *answerDropper) setPick(pick func(r *http.Request) (fault, bool)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.pick = pick
 }
 
 func (p *answerDropper) droppedCalls() []string {
