@@ -56,6 +56,7 @@ type answerDropper struct {
 	pick    func(r *http.Request) (fault, bool) // nil: take
 	kill    func()                              // the kill fault's (kill_test.go)
 	dropped []string                            // "<fault> POST /api/…" of each call faulted
+	failed  int                                 // calls relayed that the Control Plane failed (5xx) or could not be reached for
 }
 
 func newAnswerDropper(t *testing.T, upstream string, plans map[string]plan) *answerDropper {
@@ -66,6 +67,16 @@ func newAnswerDropper(t *testing.T, upstream string, plans map[string]plan) *ans
 	}
 	p := &answerDropper{plans: plans}
 	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.ModifyResponse = func(resp *http.Response) error {
+		if resp.StatusCode >= 500 {
+			p.countFailed()
+		}
+		return nil
+	}
+	rp.ErrorHandler = func(w http.ResponseWriter, r *http.Request, err error) {
+		p.countFailed()
+		w.WriteHeader(http.StatusBadGateway)
+	}
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f, ok := p.choose(r)
 		if !ok {
@@ -151,6 +162,20 @@ func (p *answerDropper) take(r *http.Request) (fault, bool) {
 		}
 	}
 	return "", false
+}
+
+func (p *answerDropper) countFailed() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.failed++
+}
+
+// failedCalls is how many calls the Control Plane failed (5xx) or could
+// not be reached for.
+func (p *answerDropper) failedCalls() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.failed
 }
 
 // setPick makes pick choose the faults from now on.
