@@ -17,7 +17,9 @@ import (
 // approves whatever is PENDING at cp and during injects the scenario's
 // fault; then the histories are read (verdict).
 type checkerRun struct {
-	dbURL  string                // the upstream database, with the table runs (v text)
+	// ran reads the upstream's own record: the rows of its table runs, how
+	// many of each value.
+	ran    func(t *testing.T) map[string]int
 	cp     *harness.ControlPlane // approved at and read at the end
 	agents []string
 	// perAgent statements per agent, agentsPerURL agents per agents entry.
@@ -111,7 +113,7 @@ func (c checkerRun) check(t *testing.T) verdict {
 		t.Errorf("an agent gave up or was wronged: %s", f)
 	}
 
-	ran := harness.CountValues(t, c.dbURL, "SELECT v FROM runs")
+	ran := c.ran(t)
 	reviews := settledReviews(t, c.cp, c.lease+5*time.Second)
 	executed := map[string]int{}
 	for _, r := range reviews {
@@ -163,12 +165,51 @@ func settledReviews(t *testing.T, cp *harness.ControlPlane, limit time.Duration)
 	}
 }
 
+// upstream is a kind of server the fleet's Sidecars are in front of.
+type upstream struct {
+	// fresh creates a database with the table runs (v, text) and returns
+	// its URL.
+	fresh func(t *testing.T) string
+	// sidecar starts a Sidecar on listen with one return-mode listener that
+	// holds INSERT, spending approvals on spend, calling the Control Plane
+	// at cpURL, in front of the server at host (host:port); it returns the
+	// URL (or DSN) an agent uses for dbURL's database through it.
+	sidecar func(t *testing.T, cpURL, listen, host, dbURL, spend string) string
+	// ran counts the rows of each value in dbURL's table runs.
+	ran func(t *testing.T, dbURL string) map[string]int
+	// host is the server's host:port in dbURL.
+	host func(dbURL string) string
+}
+
+// postgresUpstream is the PostgreSQL server harness.FreshDatabase uses.
+var postgresUpstream = upstream{
+	fresh: func(t *testing.T) string {
+		u := harness.FreshDatabase(t)
+		exec(t, connect(t, u), "CREATE TABLE runs (v text)")
+		return u
+	},
+	sidecar: func(t *testing.T, cpURL, listen, host, dbURL, spend string) string {
+		u, _ := url.Parse(dbURL)
+		u.Host = host
+		_, agentURL := insertSidecar(t, cpURL, listen, u.String(), spend)
+		return agentURL
+	},
+	ran: func(t *testing.T, dbURL string) map[string]int {
+		return harness.CountValues(t, dbURL, "SELECT v FROM runs")
+	},
+	host: func(dbURL string) string {
+		u, _ := url.Parse(dbURL)
+		return u.Host
+	},
+}
+
 // fleet is the checker's topology: two Control Plane replicas on one store,
 // two Sidecar replicas (one spending approvals when sent, one when
 // accepted), each calling its own Control Plane through a proxy
 // (proxy_test.go; it forwards every call until its pick is set), in front
 // of a fresh upstream database with the table runs (v text).
 type fleet struct {
+	up      upstream
 	dbURL   string
 	lease   time.Duration
 	cps     []*harness.ControlPlane
@@ -176,28 +217,28 @@ type fleet struct {
 	agents  []string
 }
 
+// startFleet is startFleetVia on PostgreSQL, its Sidecars calling it
+// directly.
 func startFleet(t *testing.T, storeURL string, lease time.Duration) *fleet {
 	t.Helper()
-	return startFleetVia(t, storeURL, lease, nil)
+	return startFleetVia(t, postgresUpstream, storeURL, lease, nil)
 }
 
-// startFleetVia is startFleet with the Sidecars' upstream at via(host), host
-// being the upstream server's host:port (nil: host itself).
-func startFleetVia(t *testing.T, storeURL string, lease time.Duration, via func(host string) string) *fleet {
+// startFleetVia starts a fleet in front of up, its Control Planes on
+// storeURL with lease as their processing_lease, its Sidecars' upstream at
+// via(host), host being the server's host:port (nil: host itself).
+func startFleetVia(t *testing.T, up upstream, storeURL string, lease time.Duration, via func(host string) string) *fleet {
 	t.Helper()
-	f := &fleet{dbURL: harness.FreshDatabase(t), lease: lease}
-	exec(t, connect(t, f.dbURL), "CREATE TABLE runs (v text)")
-	upstreamURL := f.dbURL
+	f := &fleet{up: up, dbURL: up.fresh(t), lease: lease}
+	host := up.host(f.dbURL)
 	if via != nil {
-		u, _ := url.Parse(f.dbURL)
-		u.Host = via(u.Host)
-		upstreamURL = u.String()
+		host = via(host)
 	}
 	for _, spend := range []string{"sent", "accepted"} {
 		cp := harness.StartControlPlane(t, harness.CPOptions{Store: storeURL, Sidecars: map[string]string{"test": sidecarToken}, ProcessingLease: lease.String()})
 		p := newAnswerDropper(t, cp.URL, nil)
 		p.pick = func(*http.Request) (fault, bool) { return "", false }
-		_, agentURL := insertSidecar(t, p.URL, harness.FreeAddr(t), upstreamURL, spend)
+		agentURL := up.sidecar(t, p.URL, harness.FreeAddr(t), host, f.dbURL, spend)
 		f.cps, f.proxies, f.agents = append(f.cps, cp), append(f.proxies, p), append(f.agents, agentURL)
 	}
 	return f
@@ -206,5 +247,6 @@ func startFleetVia(t *testing.T, storeURL string, lease time.Duration, via func(
 // run is a checker run on f: perAgent statements from each of agentsPerURL
 // agents per Sidecar, approved at and read from the second Control Plane.
 func (f *fleet) run(perAgent, agentsPerURL int) checkerRun {
-	return checkerRun{dbURL: f.dbURL, cp: f.cps[1], agents: f.agents, perAgent: perAgent, agentsPerURL: agentsPerURL, lease: f.lease}
+	return checkerRun{ran: func(t *testing.T) map[string]int { return f.up.ran(t, f.dbURL) },
+		cp: f.cps[1], agents: f.agents, perAgent: perAgent, agentsPerURL: agentsPerURL, lease: f.lease}
 }

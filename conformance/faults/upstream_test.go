@@ -45,7 +45,7 @@ func resultSQL(v string) string {
 // each under its own EXECUTED approval.
 func TestUpstreamResetMidResult(t *testing.T) {
 	var rp *resetProxy
-	f := startFleetVia(t, harness.FreshDatabase(t), 4*time.Second, func(host string) string {
+	f := startFleetVia(t, postgresUpstream, harness.FreshDatabase(t), 4*time.Second, func(host string) string {
 		rp = startResetProxy(t, host)
 		return rp.addr()
 	})
