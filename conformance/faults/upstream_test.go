@@ -61,45 +61,68 @@ func TestUpstreamResetMidResult(t *testing.T) {
 	t.Logf("upstream reset mid-result %d times, after %d bytes of the answer each; %s", rp.cuts(), cutAfter, v)
 }
 
-// sendPastReset is sendUntilRun for a statement whose answer may be cut:
-// after a send whose connection was lost (not a denial), the statement
-// must not run again until a denial named an approval other than the one
-// it ran under (the lost run spent it).
+// sendPastReset is sendUntilRun for a statement whose answer may be cut
+// (on PostgreSQL, pgx, the simple protocol): see resendPastReset.
 func sendPastReset(agentURL, sql string, limit time.Duration) (int, error) {
+	return resendPastReset(func() attempt {
+		c, err := pgx.Connect(context.Background(), agentURL)
+		if err != nil {
+			return attempt{err: err}
+		}
+		defer c.Close(context.Background())
+		rs, err := c.PgConn().Exec(context.Background(), sql).ReadAll()
+		a := attempt{err: err}
+		for _, r := range rs {
+			a.rows += len(r.Rows)
+		}
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) {
+			a.denial = pe.Message
+		}
+		return a
+	}, limit)
+}
+
+// attempt is what one send of a statement got: err (nil: it ran), the
+// denial's text when err is the Sidecar's denial, the rows that reached the
+// agent.
+type attempt struct {
+	err    error
+	denial string
+	rows   int
+}
+
+// resendPastReset sends (try) until the statement runs, waiting 300 ms
+// after each failure, as sendUntilRun does; it returns the sends made.
+// After a send whose connection was lost mid-result (not a denial; some
+// rows reached the agent, or that is an error), the statement must not run
+// again until a denial named an approval other than the one it ran under
+// (the lost run spent it).
+func resendPastReset(try func() attempt, limit time.Duration) (int, error) {
 	deadline := time.Now().Add(limit)
 	lastID, spentID, lost := "", "", false
 	for n := 1; ; n++ {
-		rows := 0
-		c, err := pgx.Connect(context.Background(), agentURL)
-		if err == nil {
-			var rs []*pgconn.Result
-			rs, err = c.PgConn().Exec(context.Background(), sql).ReadAll()
-			for _, r := range rs {
-				rows += len(r.Rows)
-			}
-			c.Close(context.Background())
-		}
-		var pe *pgconn.PgError
+		a := try()
 		switch {
-		case err == nil && lost:
+		case a.err == nil && lost:
 			return n, fmt.Errorf("send %d ran under approval %s, spent by the run whose answer was reset", n, spentID)
-		case err == nil:
+		case a.err == nil:
 			return n, nil
-		case errors.As(err, &pe):
-			if ids := harness.ApprovalIDs(pe.Message); len(ids) == 1 {
+		case a.denial != "":
+			if ids := harness.ApprovalIDs(a.denial); len(ids) == 1 {
 				lastID = ids[0]
 				if lost && lastID != spentID {
 					lost = false // held as a new approval: it may run once that is approved
 				}
 			}
 		case !lost && lastID != "":
-			if rows == 0 {
-				return n, fmt.Errorf("send %d lost its connection before any row reached the agent (%v): not a reset mid-result", n, err)
+			if a.rows == 0 {
+				return n, fmt.Errorf("send %d lost its connection before any row reached the agent (%v): not a reset mid-result", n, a.err)
 			}
 			lost, spentID = true, lastID
 		}
 		if time.Now().After(deadline) {
-			return n, fmt.Errorf("still not run after %d sends: %v", n, err)
+			return n, fmt.Errorf("still not run after %d sends: %v", n, a.err)
 		}
 		time.Sleep(300 * time.Millisecond)
 	}
@@ -107,13 +130,15 @@ func sendPastReset(agentURL, sql string, limit time.Duration) (int, error) {
 
 // resetProxy is a TCP proxy in front of a PostgreSQL server. On a
 // connection whose client sent a statement recording a value (its text
-// has "VALUES ('v')") not cut before, it relays cutAfter bytes of the
+// has "VALUES ('v')") not cut before, it relays cutAfter bytes (by default
+// the const cutAfter) of the
 // server's answer from then on and then resets both connections.
 type resetProxy struct {
-	ln     net.Listener
-	target string
-	mu     sync.Mutex
-	cut    map[string]bool // values whose answer was reset
+	cutAfter int
+	ln       net.Listener
+	target   string
+	mu       sync.Mutex
+	cut      map[string]bool // values whose answer was reset
 }
 
 func startResetProxy(t *testing.T, target string) *resetProxy {
@@ -122,7 +147,7 @@ func startResetProxy(t *testing.T, target string) *resetProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &resetProxy{ln: ln, target: target, cut: map[string]bool{}}
+	p := &resetProxy{cutAfter: cutAfter, ln: ln, target: target, cut: map[string]bool{}}
 	t.Cleanup(func() { ln.Close() })
 	go func() {
 		for {
@@ -196,8 +221,8 @@ func (p *resetProxy) serve(client net.Conn) {
 			v := armed
 			mu.Unlock()
 			chunk := buf[:n]
-			if v != "" && relayed+n >= cutAfter {
-				_, _ = client.Write(chunk[:cutAfter-relayed])
+			if v != "" && relayed+n >= p.cutAfter {
+				_, _ = client.Write(chunk[:p.cutAfter-relayed])
 				p.mu.Lock()
 				p.cut[v] = true
 				p.mu.Unlock()
