@@ -174,5 +174,5 @@ func TestMariaDBUpstreamResetMidResult(t *testing.T) {
 	if n := rp.cuts(); n != v.statements {
 		t.Errorf("%d answers were reset, want one per statement (%d)", n, v.statements)
 	}
-	t.Logf("MariaDB upstream reset mid-result %d times, after %d bytes of the answer each; %s", rp.cuts(), cutAfter, v)
+	t.Logf("MariaDB upstream reset mid-result %d times, after %d bytes of the answer each; %s", rp.cuts(), rp.cutAfter, v)
 }

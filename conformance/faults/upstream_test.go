@@ -58,7 +58,7 @@ func TestUpstreamResetMidResult(t *testing.T) {
 	if n := rp.cuts(); n != v.statements {
 		t.Errorf("%d answers were reset, want one per statement (%d)", n, v.statements)
 	}
-	t.Logf("upstream reset mid-result %d times, after %d bytes of the answer each; %s", rp.cuts(), cutAfter, v)
+	t.Logf("upstream reset mid-result %d times, after %d bytes of the answer each; %s", rp.cuts(), rp.cutAfter, v)
 }
 
 // sendPastReset is sendUntilRun for a statement whose answer may be cut
