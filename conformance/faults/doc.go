@@ -50,9 +50,11 @@
 //   - upstream_test.go, mariadb_test.go: the upstream reset mid-result, on
 //     PostgreSQL and on MariaDB. The stand-in is a TCP proxy of the test's
 //     own between each Sidecar and the server (resetProxy, not toxiproxy:
-//     it cuts one statement's answer at an exact byte and sends an RST,
-//     where toxiproxy's limit_data counts a whole connection and closes
-//     with a FIN, and it adds no module). The statement INSERTs, commits
+//     it cuts only the first answer of each statement, at an exact byte,
+//     and sends an RST; toxiproxy's limit_data applies to every connection
+//     alike, so it would cut the approved resend too, closes with a FIN,
+//     and reset_peer resets on a timer, not at a point of the answer; and
+//     it adds no module). The statement INSERTs, commits
 //     (PostgreSQL: COMMIT inside the text; MariaDB: autocommit) and then
 //     answers some 450 kB of rows; the proxy relays the first 32 kB (200
 //     kB on MariaDB, whose listener buffers 32 kB before it writes) of each

@@ -31,11 +31,12 @@ func resultSQL(v string) string {
 }
 
 // The upstream reset mid-result: between each Sidecar and the
-// PostgreSQL upstream a TCP proxy of the test's own (resetProxy; it cuts at
-// an exact byte of one statement's answer, which toxiproxy's limit_data
-// does per connection only and with a FIN) relays the first 32 kB of an
-// approved statement's answer, the INSERT's and COMMIT's CommandCompletes
-// and the start of its rows, then resets both connections (RST). Each
+// PostgreSQL upstream a TCP proxy of the test's own (resetProxy; it cuts
+// the first answer of each statement at an exact byte, where toxiproxy's
+// limit_data would cut every connection alike, the approved resend too)
+// relays the first 32 kB of an approved statement's answer, the INSERT's
+// and COMMIT's CommandCompletes and the start of its rows, then resets
+// both connections (RST). Each
 // statement's first run is cut so; the Sidecar cannot know how much of it
 // ran, so its approval is spent (EXECUTED, under spend_approval_on: sent
 // and accepted), the agent's next identical send is held as a new approval
