@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -32,109 +31,26 @@ const chaosShare = 0.25
 // approval: no approval was spent with nothing run, none is left
 // PROCESSING.
 func TestChaosEveryApprovedStatementRunsOnce(t *testing.T) {
-	dbURL := harness.FreshDatabase(t)
-	direct := connect(t, dbURL)
-	exec(t, direct, "CREATE TABLE runs (v text)")
-	storeURL := harness.FreshDatabase(t)
-	cps := []*harness.ControlPlane{
-		harness.StartControlPlane(t, harness.CPOptions{Store: storeURL, Sidecars: map[string]string{"test": sidecarToken}, ProcessingLease: "5s"}),
-		harness.StartControlPlane(t, harness.CPOptions{Store: storeURL, Sidecars: map[string]string{"test": sidecarToken}, ProcessingLease: "5s"}),
-	}
-	var agents []string
-	var proxies []*answerDropper
-	for i, spend := range []string{"sent", "accepted"} {
-		p := newAnswerDropper(t, cps[i].URL, nil)
+	f := startFleet(t, harness.FreshDatabase(t), 5*time.Second)
+	for i, p := range f.proxies {
 		rng := rand.New(rand.NewPCG(uint64(i), 7))
 		kinds := []fault{drop, late, half, hang}
-		p.pick = func(r *http.Request) (fault, bool) {
+		p.setPick(func(r *http.Request) (fault, bool) {
 			if r.Method != http.MethodPost || rng.Float64() >= chaosShare {
 				return "", false
 			}
 			return kinds[rng.IntN(len(kinds))], true
-		}
-		proxies = append(proxies, p)
-		_, agentURL := insertSidecar(t, p.URL, harness.FreeAddr(t), dbURL, spend)
-		agents = append(agents, agentURL)
+		})
 	}
-
-	stop := make(chan struct{})
-	approved := make(chan int, 1)
-	go func() { approved <- harness.ApproveWhilePending(cps[0].URL, stop) }()
-
-	const perAgent, agentsPerReplica = 3, 3
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var failures []string
-	sends := 0
-	var want []string
-	for r, agentURL := range agents {
-		for a := range agentsPerReplica {
-			var mine []string
-			for n := range perAgent {
-				mine = append(mine, fmt.Sprintf("r%d-a%d-s%d", r, a, n))
-			}
-			want = append(want, mine...)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for _, v := range mine {
-					n, err := sendUntilRun(agentURL, fmt.Sprintf("INSERT INTO runs VALUES ('%s')", v), 90*time.Second)
-					mu.Lock()
-					sends += n
-					if err != nil {
-						failures = append(failures, v+": "+err.Error())
-					}
-					mu.Unlock()
-				}
-			}()
-		}
-	}
-	wg.Wait()
-	close(stop)
-	nApproved := <-approved
-	for _, f := range failures {
-		t.Errorf("a statement never ran: %s", f)
-	}
-
-	ran := harness.CountValues(t, dbURL, "SELECT v FROM runs")
-	time.Sleep(6 * time.Second) // past the lease: nothing may stay PROCESSING
-	executed, processing := map[string]int{}, 0
-	for _, r := range cps[1].Reviews(t) {
-		v := between(r.Statement, "VALUES ('", "')")
-		switch r.Status {
-		case "EXECUTED":
-			executed[v]++
-		case "PROCESSING":
-			processing++
-			t.Errorf("approval %s (%s) is PROCESSING after its lease", r.ID, v)
-		}
-	}
-	violations := 0
-	for _, v := range want {
-		if ran[v] != 1 {
-			violations++
-			t.Errorf("%s ran %d times, want once", v, ran[v])
-		}
-		if executed[v] != 1 {
-			violations++
-			t.Errorf("%s has %d EXECUTED approvals, want one (the one that ran it)", v, executed[v])
-		}
-	}
-	for v, n := range ran {
-		if executed[v] == 0 {
-			violations++
-			t.Errorf("%s ran %d times without an EXECUTED approval", v, n)
-		}
-	}
+	v := f.run(3, 3).check(t)
 	var faulted []string
-	for _, p := range proxies {
+	for _, p := range f.proxies {
 		faulted = append(faulted, p.droppedCalls()...)
 	}
 	if len(faulted) == 0 {
 		t.Fatal("no call was faulted: the scenario did not happen")
 	}
-	t.Logf("chaos: %d statements on 2 Sidecar and 2 Control Plane replicas, %d sends, %d approvals given, %d Control Plane writes faulted (%s); violations: %d",
-		len(want), sends, nApproved, len(faulted), countKinds(faulted), violations)
+	t.Logf("chaos: 2 Sidecar and 2 Control Plane replicas, %d Control Plane writes faulted (%s); %s", len(faulted), countKinds(faulted), v)
 }
 
 // sendUntilRun sends sql on a new connection until it runs, waiting 300 ms

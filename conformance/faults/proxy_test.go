@@ -29,6 +29,10 @@ const (
 	// half: the Control Plane applies the call; the Sidecar gets the status
 	// line, the headers and half the body, then a reset.
 	half fault = "half"
+	// kill: the call is forwarded and, while it is with the Control Plane,
+	// the proxy's kill runs (a SIGKILL of the Control Plane); the Sidecar's
+	// connection is then reset, whatever the Control Plane answered.
+	kill fault = "kill"
 )
 
 // lateBy is how late a late answer is: past the 2 s timeout the tests
@@ -50,7 +54,9 @@ type answerDropper struct {
 	mu      sync.Mutex
 	plans   map[string]plan
 	pick    func(r *http.Request) (fault, bool) // nil: take
+	kill    func()                              // the kill fault's (kill_test.go)
 	dropped []string                            // "<fault> POST /api/…" of each call faulted
+	failed  int                                 // calls relayed that the Control Plane failed (5xx) or could not be reached for
 }
 
 func newAnswerDropper(t *testing.T, upstream string, plans map[string]plan) *answerDropper {
@@ -61,13 +67,23 @@ func newAnswerDropper(t *testing.T, upstream string, plans map[string]plan) *ans
 	}
 	p := &answerDropper{plans: plans}
 	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.ModifyResponse = func(resp *http.Response) error {
+		if resp.StatusCode >= 500 {
+			p.countFailed()
+		}
+		return nil
+	}
+	rp.ErrorHandler = func(w http.ResponseWriter, r *http.Request, err error) {
+		p.countFailed()
+		w.WriteHeader(http.StatusBadGateway)
+	}
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f, ok := p.choose(r)
 		if !ok {
 			rp.ServeHTTP(w, r)
 			return
 		}
-		inflict(f, rp, w, r)
+		p.inflict(f, rp, w, r)
 	}))
 	t.Cleanup(p.Close)
 	return p
@@ -91,8 +107,15 @@ func (p *answerDropper) choose(r *http.Request) (fault, bool) {
 }
 
 // inflict serves r through rp with fault f instead of relaying it.
-func inflict(f fault, rp http.Handler, w http.ResponseWriter, r *http.Request) {
+func (p *answerDropper) inflict(f fault, rp http.Handler, w http.ResponseWriter, r *http.Request) {
 	switch f {
+	case kill:
+		forwarded := make(chan struct{})
+		go func() { defer close(forwarded); rp.ServeHTTP(httptest.NewRecorder(), r) }()
+		time.Sleep(killAfter())
+		p.kill()
+		<-forwarded
+		panic(http.ErrAbortHandler)
 	case hang:
 		select { // bounded, so closing the proxy never waits on it
 		case <-r.Context().Done():
@@ -139,6 +162,27 @@ func (p *answerDropper) take(r *http.Request) (fault, bool) {
 		}
 	}
 	return "", false
+}
+
+func (p *answerDropper) countFailed() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.failed++
+}
+
+// failedCalls is how many calls the Control Plane failed (5xx) or could
+// not be reached for.
+func (p *answerDropper) failedCalls() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.failed
+}
+
+// setPick makes pick choose the faults from now on.
+func (p *answerDropper) setPick(pick func(r *http.Request) (fault, bool)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.pick = pick
 }
 
 func (p *answerDropper) droppedCalls() []string {
