@@ -17,7 +17,10 @@
 //     analyzer reports as UNKNOWN: one client's text never ends the process.
 //   - memo.go: Memo, each analyzer's cache of results by exact text and by
 //     shape; the analyzer supplies its key, how to shape and how a shared
-//     result becomes a text's own.
+//     result becomes a text's own. NewListenerMemo bounds it at
+//     ListenerCacheBytes, the bound of every listener's.
+//   - statement.go: Statement, the Text and Analysis every analyzer's
+//     Statement embeds, and Whole, that of a text read as one.
 //   - client.go: WhileConnected, the context of a wait (parse budget,
 //     held-payload budget) that ends when the client hangs up.
 //   - found.go: Found, the actions, targets and functions a walker collects.

@@ -39,6 +39,12 @@ func NewMemo[K comparable, R any](maxBytes int64, of MemoOf[K, R]) *Memo[K, R] {
 	return &Memo[K, R]{Cache: NewCache[K, R](maxBytes), of: of}
 }
 
+// NewListenerMemo returns one SQL listener's memo for the analyzer of: a
+// memo of at most ListenerCacheBytes (each analyzer's NewCache).
+func NewListenerMemo[K comparable, R any](of MemoOf[K, R]) *Memo[K, R] {
+	return NewMemo(ListenerCacheBytes, of)
+}
+
 // Analyze returns the analysis of text, whose key is k, from the memo when
 // it has it for k or for k's shape; otherwise it analyses k (for a client
 // whose leaving ends ctx) and keeps the result under k, and under k's shape

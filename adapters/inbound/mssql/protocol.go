@@ -26,7 +26,7 @@ type Protocol struct {
 
 // New returns the mssql protocol, logging to log (discarded when nil).
 func New(log *slog.Logger) *Protocol {
-	p := &Protocol{cache: analyzer.NewCache(analyzer.CacheBytes)}
+	p := &Protocol{cache: analyzer.NewCache()}
 	p.Server = drain.NewServer("mssql", log, p.startup, loginEnded)
 	return p
 }

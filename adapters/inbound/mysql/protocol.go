@@ -31,7 +31,7 @@ type Protocol struct {
 
 // New returns the mysql protocol, logging to log (discarded when nil).
 func New(log *slog.Logger) *Protocol {
-	p := &Protocol{cache: analyzer.NewCache(analyzer.CacheBytes), threads: newThreads()}
+	p := &Protocol{cache: analyzer.NewCache(), threads: newThreads()}
 	p.Server = drain.NewServer("mysql", log, p.startup, loginEnded)
 	return p
 }

@@ -24,7 +24,7 @@ type Protocol struct {
 
 // New returns the postgres protocol, logging to log (discarded when nil).
 func New(log *slog.Logger) *Protocol {
-	p := &Protocol{cache: analyzer.NewCache(analyzer.CacheBytes), cancels: newCancelRegistry()}
+	p := &Protocol{cache: analyzer.NewCache(), cancels: newCancelRegistry()}
 	p.Server = drain.NewServer("postgres", log, p.startup, startupEnded)
 	return p
 }

@@ -23,13 +23,13 @@ type Statement struct {
 	// Text is the statement's own text within the analysed batch, without
 	// surrounding spaces and closing semicolons. For a batch of one
 	// statement it is the whole text so trimmed (comments included).
-	Text string
+	//
 	// Analysis is what rules match: Actions (statement kinds, upper case),
 	// Targets (names, lower case: see docs/mssql-listener.md, "Analyzer") and
 	// Functions (called user functions and rowset functions, lower case).
 	// A control-of-flow statement (IF, WHILE, BEGIN … END, TRY … CATCH)
 	// carries the analysis of every statement inside it.
-	Analysis domain.Analysis
+	analyzerkit.Statement
 	// UseDB is the database a top-level USE statement makes current (lower
 	// case; empty otherwise). Unqualified names of the statements after it
 	// in the same batch read in that database.
@@ -91,7 +91,7 @@ func unknown(text string, err error) Result {
 	if !isUncheckable(err) {
 		actions = guessed(text)
 	}
-	return Result{Statements: []Statement{{Text: text, Analysis: domain.Analysis{Actions: actions}}}, Err: err}
+	return Result{Statements: []Statement{{Statement: analyzerkit.Whole(text, actions)}}, Err: err}
 }
 
 func isUncheckable(err error) bool { return errors.Is(err, ErrUncheckable) }

@@ -358,7 +358,7 @@ func TestVocabularyBeforeAnyParse(t *testing.T) {
 }
 
 func TestCache(t *testing.T) {
-	c := NewCache(CacheBytes)
+	c := NewCache()
 	a := c.Analyze("SELECT * FROM t WHERE id = 1", "prod")
 	b := c.Analyze("SELECT * FROM t WHERE id = 2 -- c", "prod")
 	if b.Err != nil || b.Statements[0].Text != "SELECT * FROM t WHERE id = 2 -- c" || !slices.Equal(a.Statements[0].Analysis.Targets, b.Statements[0].Analysis.Targets) {
@@ -376,7 +376,7 @@ func TestCache(t *testing.T) {
 	if r := c.Analyze("INSERT INTO t EXEC ('DELETE FROM u')", "prod"); !slices.Contains(r.Statements[0].Analysis.Actions, "DELETE") {
 		t.Errorf("dynamic SQL from the shape: %+v", r)
 	}
-	if r := NewCache(0).Analyze("SELECT 1", ""); r.Err != nil {
+	if r := newCache(0).Analyze("SELECT 1", ""); r.Err != nil {
 		t.Error(r.Err)
 	}
 }
@@ -400,7 +400,7 @@ func TestWarm(t *testing.T) {
 // line end (NEL, U+2028 …) is Unknown, also through the shape cache, in
 // case SQL Server ends the comment there and runs the rest of the line.
 func TestOddLineEndInACommentIsUnknown(t *testing.T) {
-	c := NewCache(CacheBytes)
+	c := NewCache()
 	c.Analyze("SELECT 1 --x", "prod") // the shape a hidden DELETE would share
 	for _, q := range []string{"SELECT 1 --x\u2028DELETE FROM t", "SELECT 1 -- \u0085 DELETE FROM t", "EXEC ('SELECT 1 --\u2029DROP TABLE t')"} {
 		for _, r := range []Result{Analyze(q, "prod"), c.Analyze(q, "prod")} {
@@ -418,7 +418,7 @@ func TestOddLineEndInACommentIsUnknown(t *testing.T) {
 // shape of "SELECT 2 --x<CR>DELETE FROM t" was that of "SELECT 1", so a
 // cache that had seen "SELECT 1" answered SELECT and hid the DELETE.
 func TestCommentEndsAtCarriageReturnThroughTheShapeCache(t *testing.T) {
-	c := NewCache(CacheBytes)
+	c := NewCache()
 	c.Analyze("SELECT 1", "prod")
 	r := c.Analyze("SELECT 2 --x\rDELETE FROM t", "prod")
 	if len(r.Statements) != 2 || !slices.Contains(r.Statements[1].Analysis.Actions, "DELETE") {

@@ -64,7 +64,7 @@ func BenchmarkAnalyzeSeenOnce(b *testing.B) {
 func BenchmarkCacheHit(b *testing.B) {
 	for name, text := range benchTexts {
 		b.Run(name, func(b *testing.B) {
-			c := NewCache(CacheBytes)
+			c := NewCache()
 			c.Analyze(text, "app")
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -79,7 +79,7 @@ func BenchmarkCacheHit(b *testing.B) {
 // time (… WHERE id = 1, = 2, …), never seen as such: one lexical pass, no
 // parse.
 func BenchmarkCacheShapeHit(b *testing.B) {
-	c := NewCache(CacheBytes)
+	c := NewCache()
 	c.Analyze("SELECT TOP (50) id, email FROM dbo.users WHERE id = 1", "app")
 	texts := make([]string, b.N)
 	for i := range texts {

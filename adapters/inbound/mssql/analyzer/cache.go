@@ -19,29 +19,27 @@ type Cache struct {
 // MaxText is the longest text Cache keeps, in bytes.
 const MaxText = 16 << 10
 
-// CacheBytes is a listener's cache bound (analyzerkit.ListenerCacheBytes).
-const CacheBytes = analyzerkit.ListenerCacheBytes
-
 type cacheKey struct{ text, db string }
 
-// NewCache returns a cache holding results whose estimated sizes sum to at
-// most maxBytes.
-func NewCache(maxBytes int64) *Cache {
-	return &Cache{entries: analyzerkit.NewMemo(maxBytes, analyzerkit.MemoOf[cacheKey, Result]{
-		MaxText: MaxText,
-		KeepOwn: true, // the same text again is an exact hit, without a lexical pass
-		Shape: func(k cacheKey) (cacheKey, bool) {
-			shape, ok := shapeKey(k.text)
-			return cacheKey{shape, k.db}, ok
-		},
-		Analyze: func(ctx context.Context, k cacheKey) Result { return AnalyzeContext(ctx, k.text, k.db) },
-		Lone:    func(r Result) bool { return r.Err == nil && len(r.Statements) == 1 },
-		Own: func(r Result, text string) Result {
-			st := r.Statements[0]
-			st.Text = trimStatement(text)
-			return Result{Statements: []Statement{st}}
-		},
-	})}
+// NewCache returns a listener's cache: it holds results whose estimated
+// sizes sum to at most analyzerkit.ListenerCacheBytes.
+func NewCache() *Cache { return &Cache{entries: analyzerkit.NewListenerMemo(memo)} }
+
+// memo is what the Cache's analyzerkit.Memo needs of this analyzer.
+var memo = analyzerkit.MemoOf[cacheKey, Result]{
+	MaxText: MaxText,
+	KeepOwn: true, // the same text again is an exact hit, without a lexical pass
+	Shape: func(k cacheKey) (cacheKey, bool) {
+		shape, ok := shapeKey(k.text)
+		return cacheKey{shape, k.db}, ok
+	},
+	Analyze: func(ctx context.Context, k cacheKey) Result { return AnalyzeContext(ctx, k.text, k.db) },
+	Lone:    func(r Result) bool { return r.Err == nil && len(r.Statements) == 1 },
+	Own: func(r Result, text string) Result {
+		st := r.Statements[0]
+		st.Text = trimStatement(text)
+		return Result{Statements: []Statement{st}}
+	},
 }
 
 // AnalyzeContext returns AnalyzeContext(ctx, text, currentDB), from the

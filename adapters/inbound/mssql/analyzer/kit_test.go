@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/hoophq/sidecar/internal/analyzerkit"
 	"github.com/hoophq/sidecar/internal/analyzerkit/kittest"
 )
 
@@ -19,7 +20,7 @@ func TestBudgetWaitEndsWithClient(t *testing.T) { kittest.BudgetWaitEndsWithClie
 
 // The cache is bounded in bytes: texts past the bound evict the oldest.
 func TestCacheBoundInBytes(t *testing.T) {
-	c := NewCache(32 << 10)
+	c := newCache(32 << 10)
 	kittest.CacheBoundInBytes(t, 32<<10, func(s string) { c.Analyze(s, "db") }, c.entries.Bytes,
 		func(s string) bool { _, ok := c.entries.Get(cacheKey{s, "db"}); return ok })
 }
@@ -29,3 +30,7 @@ func TestCacheBoundInBytes(t *testing.T) {
 func (c *Cache) Analyze(text, currentDB string) Result {
 	return c.AnalyzeContext(context.Background(), text, currentDB)
 }
+
+// newCache is NewCache holding at most maxBytes: a bound small enough for a
+// test to fill.
+func newCache(maxBytes int64) *Cache { return &Cache{entries: analyzerkit.NewMemo(maxBytes, memo)} }

@@ -14,6 +14,7 @@ import (
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // value expressions (literals) for the parser
 
 	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
 // Unknown (domain.ActionUnknown) is the one action of a text the parser
@@ -26,11 +27,11 @@ const Unknown = domain.ActionUnknown
 type Statement struct {
 	// Text is the statement's own text within the analysed SQL (comments
 	// and executable comments as sent), without the trailing semicolon.
-	Text string
+	//
 	// Analysis is what rules match: Actions (statement kinds, upper case),
 	// Targets (db.table for tables, bare names for databases, users,
 	// procedures) and Functions (called functions, lower case).
-	Analysis domain.Analysis
+	analyzerkit.Statement
 	// UseDB is the database a USE statement makes current (empty otherwise).
 	UseDB string
 	// Kill is set on KILL [QUERY | CONNECTION] <number>: the thread id as the
@@ -144,7 +145,7 @@ func unknown(sql string, err error) Result {
 	if !isUncheckable(err) {
 		actions = guessed(sql)
 	}
-	return Result{Statements: []Statement{{Text: sql, Analysis: domain.Analysis{Actions: actions}}}, Err: err}
+	return Result{Statements: []Statement{{Statement: analyzerkit.Whole(sql, actions)}}, Err: err}
 }
 
 // parsers reuses TiDB parsers, which are not safe for concurrent use and

@@ -32,7 +32,7 @@ func BenchmarkAnalyzeFirstSight(b *testing.B) {
 func BenchmarkCacheHit(b *testing.B) {
 	for name, sql := range benchTexts {
 		b.Run(name, func(b *testing.B) {
-			c := NewCache(CacheBytes)
+			c := NewCache()
 			c.Analyze(sql, "app")
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -47,7 +47,7 @@ func BenchmarkCacheHit(b *testing.B) {
 // time (SELECT … WHERE id = 1, = 2, …), never seen as such: one lexical
 // pass, no parse.
 func BenchmarkCacheShapeHit(b *testing.B) {
-	c := NewCache(CacheBytes)
+	c := NewCache()
 	c.Analyze("SELECT c FROM sbtest1 WHERE id=1", "app")
 	texts := make([]string, b.N)
 	for i := range texts {

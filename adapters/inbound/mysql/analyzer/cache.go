@@ -16,9 +16,6 @@ type Cache struct {
 	entries *analyzerkit.Memo[cacheKey, Result]
 }
 
-// CacheBytes is a listener's cache bound (analyzerkit.ListenerCacheBytes).
-const CacheBytes = analyzerkit.ListenerCacheBytes
-
 // MaxText is the longest text Cache keeps, in bytes.
 const MaxText = 8 << 10
 
@@ -27,24 +24,25 @@ type cacheKey struct {
 	mode    Mode
 }
 
-// NewCache returns a cache holding results whose estimated sizes sum to at
-// most maxBytes.
-func NewCache(maxBytes int64) *Cache {
-	return &Cache{entries: analyzerkit.NewMemo(maxBytes, analyzerkit.MemoOf[cacheKey, Result]{
-		MaxText: MaxText,
-		KeepOwn: true, // the same text again is an exact hit, without a lexical pass
-		Shape: func(k cacheKey) (cacheKey, bool) {
-			shape, ok := shapeKey(k.sql, k.mode)
-			return cacheKey{shape, k.db, k.mode}, ok
-		},
-		Analyze: func(ctx context.Context, k cacheKey) Result { return AnalyzeModeContext(ctx, k.sql, k.db, k.mode) },
-		Lone:    func(r Result) bool { return r.Err == nil && len(r.Statements) == 1 },
-		Own: func(r Result, sql string) Result {
-			st := r.Statements[0]
-			st.Text = trimStatement(sql)
-			return Result{Statements: []Statement{st}}
-		},
-	})}
+// NewCache returns a listener's cache: it holds results whose estimated
+// sizes sum to at most analyzerkit.ListenerCacheBytes.
+func NewCache() *Cache { return &Cache{entries: analyzerkit.NewListenerMemo(memo)} }
+
+// memo is what the Cache's analyzerkit.Memo needs of this analyzer.
+var memo = analyzerkit.MemoOf[cacheKey, Result]{
+	MaxText: MaxText,
+	KeepOwn: true, // the same text again is an exact hit, without a lexical pass
+	Shape: func(k cacheKey) (cacheKey, bool) {
+		shape, ok := shapeKey(k.sql, k.mode)
+		return cacheKey{shape, k.db, k.mode}, ok
+	},
+	Analyze: func(ctx context.Context, k cacheKey) Result { return AnalyzeModeContext(ctx, k.sql, k.db, k.mode) },
+	Lone:    func(r Result) bool { return r.Err == nil && len(r.Statements) == 1 },
+	Own: func(r Result, sql string) Result {
+		st := r.Statements[0]
+		st.Text = trimStatement(sql)
+		return Result{Statements: []Statement{st}}
+	},
 }
 
 // AnalyzeModeContext returns AnalyzeModeContext(ctx, sql, currentDB, m),

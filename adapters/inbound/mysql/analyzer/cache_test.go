@@ -9,7 +9,7 @@ import (
 // The cache answers exactly what Analyze answers: for the text, and for
 // texts that differ from a cached one only in constants and comments.
 func TestCacheAnswersAsAnalyze(t *testing.T) {
-	c := NewCache(64 << 10)
+	c := newCache(64 << 10)
 	texts := []string{
 		"SELECT * FROM users WHERE id = 1",
 		"SELECT * FROM users WHERE id = 2",

@@ -27,7 +27,7 @@ func FuzzAnalyze(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add(s, "app")
 	}
-	c := NewCache(CacheBytes)
+	c := NewCache()
 	f.Fuzz(func(t *testing.T, sql, db string) {
 		r := Analyze(sql, db)
 		if r.Err != nil {

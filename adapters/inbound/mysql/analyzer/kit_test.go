@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/hoophq/sidecar/internal/analyzerkit"
 	"github.com/hoophq/sidecar/internal/analyzerkit/kittest"
 )
 
@@ -19,7 +20,7 @@ func TestBudgetWaitEndsWithClient(t *testing.T) { kittest.BudgetWaitEndsWithClie
 
 // The cache is bounded in bytes: texts past the bound evict the oldest.
 func TestCacheBoundInBytes(t *testing.T) {
-	c := NewCache(32 << 10)
+	c := newCache(32 << 10)
 	kittest.CacheBoundInBytes(t, 32<<10, func(s string) { c.Analyze(s, "db") }, c.entries.Bytes,
 		func(s string) bool { _, ok := c.entries.Get(cacheKey{s, "db", Mode{}}); return ok })
 }
@@ -33,3 +34,7 @@ func (c *Cache) Analyze(sql, currentDB string) Result {
 func (c *Cache) AnalyzeMode(sql, currentDB string, m Mode) Result {
 	return c.AnalyzeModeContext(context.Background(), sql, currentDB, m)
 }
+
+// newCache is NewCache holding at most maxBytes: a bound small enough for a
+// test to fill.
+func newCache(maxBytes int64) *Cache { return &Cache{entries: analyzerkit.NewMemo(maxBytes, memo)} }

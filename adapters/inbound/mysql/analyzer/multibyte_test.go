@@ -9,7 +9,7 @@ import (
 // UNKNOWN in a MultiByte session (also from the cache, whose shapes hide
 // literals), and read as usual otherwise.
 func TestMultiByteAmbiguousTexts(t *testing.T) {
-	c := NewCache(CacheBytes)
+	c := NewCache()
 	for _, q := range []string{
 		"SELECT 1 AS `a\x95`, 2 AS `; DELETE FROM t; -- `",
 		"SELECT * FROM t WHERE a = 'x\x95\\'; DELETE FROM t; -- '",

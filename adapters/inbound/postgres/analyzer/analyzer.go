@@ -22,10 +22,10 @@ const Unknown = domain.ActionUnknown
 // Statement is the analysis of one SQL statement.
 type Statement struct {
 	// Text is the statement's own text within the analysed SQL.
-	Text string
+	//
 	// Analysis is what rules match: Actions (statement kinds, upper case),
 	// Targets (relation and object names) and Functions (called functions).
-	Analysis domain.Analysis
+	analyzerkit.Statement
 	// Prepare is set on PREPARE name AS query: the name and the analysis of
 	// the query, which runs only when EXECUTE name is sent.
 	Prepare *Prepared
@@ -78,7 +78,7 @@ var testHook func(sql string)
 // unknown is the result of a text that cannot be analysed: one Unknown
 // statement with the whole text, and err.
 func unknown(sql string, err error) Result {
-	return Result{Statements: []Statement{{Text: sql, Analysis: domain.Analysis{Actions: []string{Unknown}}}}, Err: err}
+	return Result{Statements: []Statement{{Statement: analyzerkit.Whole(sql, []string{Unknown})}}, Err: err}
 }
 
 func analyze(sql string) Result {

@@ -180,7 +180,7 @@ func TestPrepareExecuteDeallocate(t *testing.T) {
 // The cache is bounded in bytes: texts past the bound evict the oldest, and
 // the kept results' estimated sizes stay within it.
 func TestCache(t *testing.T) {
-	c := NewCache(32 << 10)
+	c := newCache(32 << 10)
 	a := c.Analyze("DROP TABLE t")
 	b := c.Analyze("DROP TABLE t")
 	if !slices.Equal(a.Statements[0].Analysis.Actions, b.Statements[0].Analysis.Actions) {
@@ -244,7 +244,7 @@ func TestShapeKey(t *testing.T) {
 }
 
 func TestCacheByShapeKeepsOwnText(t *testing.T) {
-	c := NewCache(CacheBytes)
+	c := NewCache()
 	c.Analyze("SELECT * FROM t WHERE id = 1")
 	r := c.Analyze("SELECT * FROM t WHERE id = 2")
 	if r.Statements[0].Text != "SELECT * FROM t WHERE id = 2" {
@@ -264,7 +264,7 @@ func TestCacheByShapeKeepsOwnText(t *testing.T) {
 // A text shaped like one cached before must not take its relation names
 // when a constant decides them (UESCAPE).
 func TestCacheUescapeNamesItsOwnRelation(t *testing.T) {
-	c := NewCache(CacheBytes)
+	c := NewCache()
 	c.Analyze(`DELETE FROM U&"secre#0074" UESCAPE '!'`)
 	r := c.Analyze(`DELETE FROM U&"secre#0074" UESCAPE '#'`)
 	if !slices.Contains(r.Statements[0].Analysis.Targets, "public.secret") {

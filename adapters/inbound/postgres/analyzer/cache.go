@@ -18,28 +18,26 @@ type Cache struct {
 // MaxText is the longest text Cache keeps, in bytes.
 const MaxText = 8 << 10
 
-// CacheBytes is a listener's cache bound (analyzerkit.ListenerCacheBytes).
-const CacheBytes = analyzerkit.ListenerCacheBytes
+// NewCache returns a listener's cache: it holds results whose estimated
+// sizes sum to at most analyzerkit.ListenerCacheBytes.
+func NewCache() *Cache { return &Cache{entries: analyzerkit.NewListenerMemo(memo)} }
 
-// NewCache returns a cache holding results whose estimated sizes sum to at
-// most maxBytes.
-func NewCache(maxBytes int64) *Cache {
-	return &Cache{entries: analyzerkit.NewMemo(maxBytes, analyzerkit.MemoOf[string, Result]{
-		MaxText: MaxText,
-		Shape: func(sql string) (string, bool) {
-			if shape, ok := fastShape(sql); ok { // most texts: no call into the C scanner
-				return shape, true
-			}
-			return shapeKey(sql)
-		},
-		Analyze: AnalyzeContext,
-		Lone:    func(r Result) bool { return r.Err == nil && len(r.Statements) == 1 },
-		Own: func(r Result, sql string) Result {
-			st := r.Statements[0]
-			st.Text = stmtText(sql, 0, 0)
-			return Result{Statements: []Statement{st}}
-		},
-	})}
+// memo is what the Cache's analyzerkit.Memo needs of this analyzer.
+var memo = analyzerkit.MemoOf[string, Result]{
+	MaxText: MaxText,
+	Shape: func(sql string) (string, bool) {
+		if shape, ok := fastShape(sql); ok { // most texts: no call into the C scanner
+			return shape, true
+		}
+		return shapeKey(sql)
+	},
+	Analyze: AnalyzeContext,
+	Lone:    func(r Result) bool { return r.Err == nil && len(r.Statements) == 1 },
+	Own: func(r Result, sql string) Result {
+		st := r.Statements[0]
+		st.Text = stmtText(sql, 0, 0)
+		return Result{Statements: []Statement{st}}
+	},
 }
 
 // AnalyzeContext returns AnalyzeContext(ctx, sql), from the cache when it

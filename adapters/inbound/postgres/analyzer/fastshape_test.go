@@ -123,7 +123,7 @@ func BenchmarkShapeKey(b *testing.B) {
 // BenchmarkCacheAnalyzeShaped is the cache as pgbench -S uses it: a new
 // constant each time, the same shape.
 func BenchmarkCacheAnalyzeShaped(b *testing.B) {
-	c := NewCache(CacheBytes)
+	c := NewCache()
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {

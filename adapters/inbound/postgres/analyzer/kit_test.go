@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/hoophq/sidecar/internal/analyzerkit"
 	"github.com/hoophq/sidecar/internal/analyzerkit/kittest"
 )
 
@@ -20,14 +21,14 @@ func TestPanicIsUnknown(t *testing.T) { kittest.PanicIsUnknown(t, kit) }
 func TestBudgetWaitEndsWithClient(t *testing.T) { kittest.BudgetWaitEndsWithClient(t, kit) }
 
 // The cache's estimate of its bytes is not far below what its entries take
-// on the heap, so the memory bound that counts CacheBytes holds. Logged:
+// on the heap, so the memory bound that counts analyzerkit.ListenerCacheBytes holds. Logged:
 // heap growth against the estimate, for docs/config.md.
 func TestCacheBytesMatchHeap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fills a cache")
 	}
 	const bound = 1 << 20
-	c := NewCache(bound)
+	c := newCache(bound)
 	for i := range 5000 {
 		c.Analyze(fmt.Sprintf("UPDATE accounts_%d SET balance = balance + $1, note = 'n%d' WHERE id = $2 AND region IN ('a', 'b') RETURNING balance", i, i))
 	}
@@ -52,3 +53,7 @@ func TestCacheBytesMatchHeap(t *testing.T) {
 // Analyze is the tests' AnalyzeContext without a client to wait for (the
 // listeners always pass their client's).
 func (c *Cache) Analyze(sql string) Result { return c.AnalyzeContext(context.Background(), sql) }
+
+// newCache is NewCache holding at most maxBytes: a bound small enough for a
+// test to fill.
+func newCache(maxBytes int64) *Cache { return &Cache{entries: analyzerkit.NewMemo(maxBytes, memo)} }
