@@ -48,8 +48,15 @@ people approve, reject or revoke them, and reopen a refused one to ask again
 (CLI, web page at /, or /api/reviews).
 
 Run one with:   controlplane serve --config controlplane.yaml
-Then approve:   controlplane approve ID --token $HOOP_APPROVER_TOKEN
-Ask again:      controlplane reopen ID --token $HOOP_APPROVER_TOKEN`,
+Then approve:   export ` + envToken + `=…   (once)
+                controlplane approve ID
+Ask again:      controlplane reopen ID
+
+approve, reject, revoke, reopen, list and show read the approver token from
+` + envToken + ` and the URL from ` + envURL + ` (default ` + defaultURL + `).
+--token overrides the variable, but a token on the command line shows in ps and
+in the shell's history: prefer the variable. docs/controlplane.md describes
+controlplane.yaml.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
