@@ -15,11 +15,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hoophq/sidecar/cmd/controlplane/server"
 	"github.com/hoophq/sidecar/internal/cliconfig"
+	"github.com/hoophq/sidecar/internal/version"
 )
-
-// version is set at build time: -ldflags "-X main.version=1.2.3".
-var version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -60,7 +59,6 @@ controlplane.yaml.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newServeCmd(), newVersionCmd())
@@ -75,7 +73,7 @@ func newVersionCmd() *cobra.Command {
 		Short: "Print the version and the Control Plane API version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintf(cmd.OutOrStdout(), "controlplane %s (Control Plane API %d)\n", version, 1)
+			fmt.Fprintf(cmd.OutOrStdout(), "hoop controlplane %s (Control Plane API %d)\n", version.Version, server.APIVersion)
 			return nil
 		},
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hoophq/sidecar/cmd/controlplane/server/servertest"
 	"github.com/hoophq/sidecar/internal/testlog"
+	"github.com/hoophq/sidecar/internal/version"
 )
 
 var t0 = time.Date(2026, 9, 29, 14, 2, 11, 0, time.UTC)
@@ -142,7 +143,7 @@ func TestHelpAndVersion(t *testing.T) {
 		t.Fatal("--help prints the token from the environment")
 	}
 	code, out, _ := cli(t, "version")
-	if code != 0 || !strings.HasPrefix(out, "controlplane dev (Control Plane API 1)") {
+	if code != 0 || out != "hoop controlplane "+version.Version+" (Control Plane API 1)\n" {
 		t.Fatalf("version: %d %q", code, out)
 	}
 }
@@ -154,10 +155,18 @@ func TestRootHelpKeepsTheTokenOffTheCommandLine(t *testing.T) {
 	if strings.Contains(out, "--token $") || strings.Contains(out, "--token "+"$"+envToken) {
 		t.Fatalf("--help suggests a token on the command line:\n%s", out)
 	}
-	for _, want := range []string{"read the approver token from\n" + envToken, "docs/controlplane.md"} {
+	for _, want := range []string{"read the approver token from\n" + envToken, "docs/controlplane.md", "completion"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("--help lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// completion is there, as on the Sidecar (cobra's own).
+func TestCompletion(t *testing.T) {
+	code, out, errs := cli(t, "completion", "bash")
+	if code != 0 || !strings.Contains(out, "__start_controlplane") {
+		t.Fatalf("completion bash: %d %q %q", code, out[:min(len(out), 200)], errs)
 	}
 }
 
