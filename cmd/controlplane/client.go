@@ -29,7 +29,7 @@ type clientFlags struct{ url, token string }
 
 func (f *clientFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.url, "url", "", "Control Plane URL (default $"+envURL+", else "+defaultURL+")")
-	cmd.Flags().StringVar(&f.token, "token", "", "approver token (default $"+envToken+")")
+	cmd.Flags().StringVar(&f.token, "token", "", "approver token (default $"+envToken+"; prefer the variable: a flag shows in ps)")
 }
 
 // apiClient calls the approver API.
@@ -56,7 +56,7 @@ func (f *clientFlags) client() (*apiClient, error) {
 		tok = os.Getenv(envToken)
 	}
 	if tok == "" {
-		return nil, errors.New("no approver token: pass --token or set " + envToken)
+		return nil, errors.New("no approver token: set " + envToken + " (or pass --token)")
 	}
 	return &apiClient{base: strings.TrimRight(base, "/"), token: tok, hc: &http.Client{Timeout: 30 * time.Second}}, nil
 }

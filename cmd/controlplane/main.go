@@ -15,11 +15,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hoophq/sidecar/cmd/controlplane/server"
 	"github.com/hoophq/sidecar/internal/cliconfig"
+	"github.com/hoophq/sidecar/internal/version"
 )
-
-// version is set at build time: -ldflags "-X main.version=1.2.3".
-var version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -48,12 +47,18 @@ people approve, reject or revoke them, and reopen a refused one to ask again
 (CLI, web page at /, or /api/reviews).
 
 Run one with:   controlplane serve --config controlplane.yaml
-Then approve:   controlplane approve ID --token $HOOP_APPROVER_TOKEN
-Ask again:      controlplane reopen ID --token $HOOP_APPROVER_TOKEN`,
+Then approve:   export ` + envToken + `=…   (once)
+                controlplane approve ID
+Ask again:      controlplane reopen ID
+
+approve, reject, revoke, reopen, list and show read the approver token from
+` + envToken + ` and the URL from ` + envURL + ` (default ` + defaultURL + `).
+--token overrides the variable, but a token on the command line shows in ps and
+in the shell's history: prefer the variable. docs/controlplane.md describes
+controlplane.yaml.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newServeCmd(), newVersionCmd())
@@ -68,7 +73,7 @@ func newVersionCmd() *cobra.Command {
 		Short: "Print the version and the Control Plane API version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintf(cmd.OutOrStdout(), "controlplane %s (Control Plane API %d)\n", version, 1)
+			fmt.Fprintf(cmd.OutOrStdout(), "hoop controlplane %s (Control Plane API %d)\n", version.Version, server.APIVersion)
 			return nil
 		},
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hoophq/sidecar/cmd/controlplane/server/servertest"
 	"github.com/hoophq/sidecar/internal/testlog"
+	"github.com/hoophq/sidecar/internal/version"
 )
 
 var t0 = time.Date(2026, 9, 29, 14, 2, 11, 0, time.UTC)
@@ -108,7 +109,7 @@ func TestClientErrorsAreClear(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"approve", "x", "--url", cp.URL}, "no approver token: pass --token or set HOOP_APPROVER_TOKEN"},
+		{[]string{"approve", "x", "--url", cp.URL}, "no approver token: set HOOP_APPROVER_TOKEN (or pass --token)"},
 		{[]string{"approve", "x", "--url", cp.URL, "--token", "wrong"}, "refused the approver token"},
 		{[]string{"approve", "x", "--url", cp.URL, "--token", servertest.DemoToken}, "refused the approver token"},
 		{[]string{"approve", "--url", cp.URL, "--token", "t"}, "accepts 1 arg(s), received 0"},
@@ -142,8 +143,30 @@ func TestHelpAndVersion(t *testing.T) {
 		t.Fatal("--help prints the token from the environment")
 	}
 	code, out, _ := cli(t, "version")
-	if code != 0 || !strings.HasPrefix(out, "controlplane dev (Control Plane API 1)") {
+	if code != 0 || out != "hoop controlplane "+version.Version+" (Control Plane API 1)\n" {
 		t.Fatalf("version: %d %q", code, out)
+	}
+}
+
+// The root help shows no token on the command line (it would show in ps):
+// it says the client commands read HOOP_APPROVER_TOKEN.
+func TestRootHelpKeepsTheTokenOffTheCommandLine(t *testing.T) {
+	_, out, _ := cli(t, "--help")
+	if strings.Contains(out, "--token $") || strings.Contains(out, "--token "+"$"+envToken) {
+		t.Fatalf("--help suggests a token on the command line:\n%s", out)
+	}
+	for _, want := range []string{"read the approver token from\n" + envToken, "docs/controlplane.md", "completion"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--help lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// completion is there, as on the Sidecar (cobra's own).
+func TestCompletion(t *testing.T) {
+	code, out, errs := cli(t, "completion", "bash")
+	if code != 0 || !strings.Contains(out, "__start_controlplane") {
+		t.Fatalf("completion bash: %d %q %q", code, out[:min(len(out), 200)], errs)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/hoophq/sidecar/cmd/controlplane/server"
 	"github.com/hoophq/sidecar/cmd/controlplane/store"
 	"github.com/hoophq/sidecar/internal/cliconfig"
+	"github.com/hoophq/sidecar/internal/version"
 )
 
 func newServeCmd() *cobra.Command {
@@ -92,7 +93,7 @@ func serve(ctx context.Context, cfg *cpconfig.Config, apiVersion int, log *slog.
 	if public == "" { // the address bound, so --listen and port 0 are right too
 		public = "http://" + loopbackIfAny(ln.Addr().(*net.TCPAddr))
 	}
-	notifier := notify.New(notify.Options{Webhooks: cfg.Webhooks, PublicURL: public, Version: version, Logger: log})
+	notifier := notify.New(notify.Options{Webhooks: cfg.Webhooks, PublicURL: public, Version: version.Version, Logger: log})
 	defer func() {
 		// Queued notifications get a few seconds to go out; retries are then abandoned (logged).
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -100,7 +101,7 @@ func serve(ctx context.Context, cfg *cpconfig.Config, apiVersion int, log *slog.
 		notifier.Close(ctx)
 	}()
 	opts := server.Options{Store: st, Sidecars: cfg.Sidecars, Approvers: cfg.Approvers,
-		Version: version, APIVersion: apiVersion, OmitAPIVersion: apiVersion == 0, Logger: log,
+		Version: version.Version, APIVersion: apiVersion, OmitAPIVersion: apiVersion == 0, Logger: log,
 		Requested: notifier.Requested}
 	hs := &http.Server{
 		Handler:           server.New(opts),
@@ -112,7 +113,7 @@ func serve(ctx context.Context, cfg *cpconfig.Config, apiVersion int, log *slog.
 	}
 	log.Info("control plane listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String(),
 		"store", store.Kind(st), "store_addr", cpconfig.Redact(cfg.Store), "sidecars", len(cfg.Sidecars),
-		"approvers", len(cfg.Approvers), "webhooks", len(cfg.Webhooks), "processing_lease", cfg.ProcessingLease.String(), "api_version", apiVersion, "version", version)
+		"approvers", len(cfg.Approvers), "webhooks", len(cfg.Webhooks), "processing_lease", cfg.ProcessingLease.String(), "api_version", apiVersion, "version", version.Version)
 	sweepCtx, stopSweep := context.WithCancel(context.Background())
 	defer stopSweep()
 	go sweepLeases(sweepCtx, st, log)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hoophq/sidecar/conformance/harness"
+	"github.com/hoophq/sidecar/internal/version"
 )
 
 func writeConfig(t *testing.T, body string) string {
@@ -81,7 +82,7 @@ func TestRunRefusesMCPWithoutListen(t *testing.T) {
 func TestVersionAndHelp(t *testing.T) {
 	bin := harness.Binary(t, "sidecar")
 	out, err := exec.Command(bin, "version").CombinedOutput()
-	if err != nil || !strings.HasPrefix(string(out), "hoop sidecar ") {
+	if err != nil || string(out) != "hoop sidecar "+version.Version+"\n" {
 		t.Fatalf("version: %v %q", err, out)
 	}
 	out, err = exec.Command(bin, "run", "--help").CombinedOutput()

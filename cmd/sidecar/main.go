@@ -34,7 +34,9 @@ func rootCmd() *cobra.Command {
 		Short: "hoop Sidecar: holds risky statements from AI agents for a person's approval",
 		Long: `The hoop Sidecar proxies agents' connections (PostgreSQL, MySQL/MariaDB, SQL Server, MongoDB, HTTP, gRPC) to their upstreams.
 Statements that an approval rule matches are held for a person; in return mode the agent is
-denied at once with an approval id and resends the identical statement once it is approved.`,
+denied at once with an approval id and resends the identical statement once it is approved.
+
+` + firstConfigHelp,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

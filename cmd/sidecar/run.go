@@ -41,7 +41,9 @@ mcp block.
 SIGTERM (or SIGINT) stops accepting, ends waits for a person with a shutdown error, lets statements
 in flight finish within shutdown_grace (default 25s), closes the connections left, settles every
 approval claimed with spend_approval_on: accepted, and exits 0. A second SIGTERM or SIGINT exits at
-once (status 1).`,
+once (status 1).
+
+` + firstConfigHelp,
 		Args: cliconfig.Args,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path, err := cliconfig.Path(cmd, flag, args)
