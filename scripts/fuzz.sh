@@ -6,7 +6,8 @@
 # target added anywhere is run without touching this script. One line per
 # target: package, name, executions, and ok or FAIL; a failing target's
 # output follows its line and the new crasher is left in
-# <package>/testdata/fuzz/<FuzzName>/ to check in as a regression seed.
+# <package>/testdata/fuzz/<FuzzName>/ to check in as a regression seed; a
+# last line counts targets, executions and failures.
 # Usage: scripts/fuzz.sh [package-dir-or-pattern...]   (default: the whole tree)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,35 +22,57 @@ if [ -z "$targets" ]; then
 	exit 0
 fi
 
-failed=0
+# Each package's test binary is built once, with the fuzzing instrumentation
+# `go test -fuzz` adds (go test -c -fuzz), and runs each of its targets in
+# the package's directory (seeds and new crashers in testdata/fuzz), with
+# the corpus cache go test itself uses ($GOCACHE/fuzz/<import path>).
+bins=$(mktemp -d)
+trap 'rm -rf "$bins"' EXIT
+cache="$(go env GOCACHE)/fuzz"
+failed=0 total=0 execs_total=0 built_dir="" build_ok=0 bin=""
 while read -r dir name; do
 	pkg="./${dir#./}"
 	log=$(mktemp)
 	result=FAIL
-	for attempt in 1 2; do
-		if go test -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" "$pkg" >"$log" 2>&1; then
-			result=ok
+	total=$((total + 1))
+	if [ "$dir" != "$built_dir" ]; then
+		built_dir=$dir
+		bin="$bins/$(echo "${dir#./}" | tr / _).test"
+		build_log="$bins/build.log"
+		if go test -c -fuzz=. -o "$bin" "$pkg" >"$build_log" 2>&1; then build_ok=1; else build_ok=0; fi
+		importpath=$(go list "$pkg")
+	fi
+	if [ "$build_ok" = 0 ]; then
+		cp "$build_log" "$log"
+	else
+		for attempt in 1 2; do
+			if (cd "$dir" && "$bin" -test.run '^$' -test.fuzz "^${name}\$" -test.fuzztime "$FUZZTIME" \
+				-test.fuzzcachedir "$cache/$importpath") >"$log" 2>&1; then
+				result=ok
+				break
+			fi
+			# Go 1.26's fuzz coordinator can report a bare "context deadline
+			# exceeded" at the -fuzztime boundary on a loaded machine, with no
+			# input found (go.dev/issue/75804, fixed in Go 1.27). Such a run is
+			# retried once; a real finding writes its input and is never retried.
+			if [ "$attempt" = 1 ] && grep -q 'context deadline exceeded' "$log" &&
+				! grep -qE 'Failing input written to|panic:|_test\.go:[0-9]+:' "$log"; then
+				echo "fuzz: $pkg $name: only Go's fuzztime deadline race (go.dev/issue/75804), no input found; running it again"
+				continue
+			fi
 			break
-		fi
-		# Go 1.26's fuzz coordinator can report a bare "context deadline
-		# exceeded" at the -fuzztime boundary on a loaded machine, with no
-		# input found (go.dev/issue/75804, fixed in Go 1.27). Such a run is
-		# retried once; a real finding writes its input and is never retried.
-		if [ "$attempt" = 1 ] && grep -q 'context deadline exceeded' "$log" &&
-			! grep -qE 'Failing input written to|panic:|_test\.go:[0-9]+:' "$log"; then
-			echo "fuzz: $pkg $name: only Go's fuzztime deadline race (go.dev/issue/75804), no input found; running it again"
-			continue
-		fi
-		break
-	done
+		done
+	fi
 	if [ "$result" = FAIL ]; then failed=$((failed + 1)); fi
 	execs=$(grep -Eo 'execs: [0-9]+' "$log" | tail -1 | grep -Eo '[0-9]+' || true)
+	execs_total=$((execs_total + ${execs:-0}))
 	printf '%-4s %-40s %-22s %s execs in %s\n' "$result" "$pkg" "$name" "${execs:-?}" "$FUZZTIME"
 	if [ "$result" = FAIL ]; then
 		sed 's/^/    /' "$log"
 	fi
 	rm -f "$log"
 done <<<"$targets"
+echo "fuzz: $total targets, $execs_total executions, $failed failed ($FUZZTIME each)"
 
 # make fuzz (FUZZ_DIFFERENTIAL=1) also runs the SQL differential tests
 # (conformance/differential) for HOOP_DIFF_DURATION per server; make test
