@@ -1,7 +1,7 @@
 # hoop Sidecar. `make run` brings up a working setup on this machine; `make test` runs every test.
 GO ?= go
 
-.PHONY: run test fuzz soak deps build image clean help
+.PHONY: run test fuzz soak deps build image clean stop-engine help
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -28,6 +28,9 @@ fuzz: ## run every go fuzz target, one at a time, FUZZTIME each (default 10m: ma
 
 soak: deps ## run the soak (conformance/soak): 10 minutes, 240 agent connections over postgres, mysql and http, the Control Plane restarted every 30 s; prints the checker's verdict, statements per second, RSS and goroutines (HOOP_SOAK_DURATION, HOOP_SOAK_AGENTS per protocol)
 	HOOP_SOAK_DURATION=$(or $(HOOP_SOAK_DURATION),10m) HOOP_SOAK_AGENTS=$(or $(HOOP_SOAK_AGENTS),80) $(GO) test -count=1 -timeout 60m -v -run TestSoak ./conformance/soak/
+
+stop-engine: ## stop the Docker engine that make test (or make image) started here, if it did; one started otherwise is left alone
+	./scripts/docker-engine.sh stop
 
 clean: ## remove build output and the make-run state: the next make run starts from an empty Control Plane
 	rm -rf bin .run
