@@ -97,10 +97,14 @@ wait_http() { # url name logfile
   echo "$2 did not come up; its log ($3):" >&2; tail -n 30 "$3" >&2; exit 1
 }
 
-# The table the printed PostgreSQL example drops (created directly on the upstream).
-step "creating table hoop_demo in database $PG_DB on the PostgreSQL at $PG_UPSTREAM (user $PG_USER, no password unless PGPASSWORD is set)"
-if ! psql -q -h "${PG_UPSTREAM%:*}" -p "${PG_UPSTREAM##*:}" -U "$PG_USER" -d "$PG_DB" \
-  -c 'CREATE TABLE IF NOT EXISTS hoop_demo (id int)' >/dev/null 2>"$RUN_DIR/psql.err"; then
+# The table the printed PostgreSQL example counts and drops (created directly on
+# the upstream). It gets 3 rows when it has none, so the banner's count before
+# the approved DROP (3) and after it (no such table) shows what the DROP did.
+step "creating table hoop_demo (3 rows) in database $PG_DB on the PostgreSQL at $PG_UPSTREAM (user $PG_USER, no password unless PGPASSWORD is set)"
+if ! psql -q -v ON_ERROR_STOP=1 -h "${PG_UPSTREAM%:*}" -p "${PG_UPSTREAM##*:}" -U "$PG_USER" -d "$PG_DB" \
+  -c 'CREATE TABLE IF NOT EXISTS hoop_demo (id int)' \
+  -c 'INSERT INTO hoop_demo SELECT g FROM generate_series(1, 3) g WHERE NOT EXISTS (SELECT 1 FROM hoop_demo)' \
+  >/dev/null 2>"$RUN_DIR/psql.err"; then
   echo "note: could not create hoop_demo on $PG_UPSTREAM: $(head -n 1 "$RUN_DIR/psql.err")" >&2
   echo "      the PostgreSQL steps need a PostgreSQL there that lets $PG_USER in; see README.md (Try it)" >&2
 fi

@@ -6,9 +6,11 @@
 // the approval id of the step before in place of <id>, and checks what each
 // one answers. Last it presses Ctrl-C and reads that everything stopped.
 //
-// The MCP inspector step runs `npx @modelcontextprotocol/inspector@…` in this
-// folder, whose package.json pins the same version (scripts/deps.sh runs npm
-// ci here), so npx takes it from node_modules and downloads nothing.
+// The MCP inspector step runs `npx @modelcontextprotocol/inspector@0.15.0` in
+// this folder, whose package.json pins the same version (scripts/deps.sh runs
+// npm ci here), so npx takes it from node_modules and downloads nothing. 0.15.0
+// is the last inspector without an engines field: later ones want Node >=
+// 22.7.5 (2.x >= 22.19) and npm warns on Debian's Node 20.
 package makerun
 
 import (
@@ -63,6 +65,10 @@ type step struct {
 	want   []string // its output contains each ("<id>" is the current id)
 }
 
+// npmWarnings are what npm prints for an inspector that wants a newer Node
+// than the machine's: the printed version must run without them.
+var npmWarnings = []string{"EBADENGINE", "Unsupported engine", "npm warn"}
+
 // expected lists the printed steps in order. A printed step that is not here,
 // or one of these that is not printed, fails the test: change both together.
 var expected = []step{
@@ -74,13 +80,19 @@ var expected = []step{
 	{"./bin/controlplane approve <id>", []string{"approved <id> (was PENDING)"}},
 	{"curl -si -X DELETE", []string{"HTTP/1.1 200 OK", `"method":"DELETE"`}},
 	{"export PGURL=", nil},
-	{`psql "$PGURL" -c 'SELECT count(*) FROM hoop_demo'`, []string{"count", "(1 row)"}},
+	{`psql "$PGURL" -c 'SELECT count(*) FROM hoop_demo'`, []string{"count", "     3\n(1 row)"}}, // make run's 3 rows
 	{`psql "$PGURL" -c 'DROP TABLE hoop_demo'`, []string{"ERROR:  approval ", "call the MCP tool approval_wait"}},
 	{"curl -s http://127.0.0.1:MCP/mcp", []string{`"status":"PENDING"`, `"next":"wait"`, `"id":"<id>"`}},
-	{"npx @modelcontextprotocol/inspector@", []string{`"structuredContent"`, `"status": "PENDING"`, `"id": "<id>"`}},
+	{`curl -sN http://127.0.0.1:MCP/mcp -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"approval_wait"`,
+		// progress every 2 s on the SSE stream, then the answer at timeout_seconds (5)
+		[]string{`"method":"notifications/progress","params":{"progressToken":1`, "(0 s of 5 s)", "(2 s of 5 s)", "(4 s of 5 s)",
+			`"status":"PENDING"`, `"timed_out":true`, `"waited_seconds":5`, `"id":"<id>"`}},
+	{"npx @modelcontextprotocol/inspector@0.15.0 --cli http://127.0.0.1:MCP/mcp --method tools/call --tool-name approval_wait --tool-arg id=<id> timeout_seconds=5",
+		[]string{`"structuredContent"`, `"status": "PENDING"`, `"timed_out": true`, `"waited_seconds": 5`, `"id": "<id>"`}},
 	{"claude mcp add", nil}, // Claude Code is not on this machine: checked for its URL only
 	{"./bin/controlplane approve <id>", []string{"approved <id> (was PENDING)"}},
 	{`psql "$PGURL" -c 'DROP TABLE hoop_demo'`, []string{"DROP TABLE"}},
+	{`psql "$PGURL" -c 'SELECT count(*) FROM hoop_demo'`, []string{`ERROR:  relation "hoop_demo" does not exist`}}, // the DROP ran
 }
 
 var (
@@ -134,7 +146,7 @@ func TestMakeRunPrintsItsStepsAndTheyWork(t *testing.T) {
 	for _, line := range []string{
 		"==> building ./bin/sidecar (the first build compiles PostgreSQL's parser",
 		"==> building ./bin/controlplane",
-		"==> creating table hoop_demo in database " + strings.TrimPrefix(db.Path, "/"),
+		"==> creating table hoop_demo (3 rows) in database " + strings.TrimPrefix(db.Path, "/"),
 		"==> starting the Control Plane on 127.0.0.1:" + ports["CP"],
 		"==> starting the example upstream on 127.0.0.1:" + ports["UPSTREAM"] + " and the Sidecar",
 	} {
@@ -149,6 +161,9 @@ func TestMakeRunPrintsItsStepsAndTheyWork(t *testing.T) {
 		`the page says "Signed in as dev"`,
 		"make clean starts from an empty Control Plane",
 		"The demo logs in to PostgreSQL as postgres without a password",
+		// wait mode, which the steps do not run (it holds curl until a decision)
+		"Wait mode (a held request without X-Hoop-Approval) waits, up to 10 min, for a decision on the\napprover web page (or approve); curl shows nothing meanwhile",
+		"\n    curl -si -X DELETE http://127.0.0.1:" + ports["HTTP"] + "/v1/invoices/7\n",
 	} {
 		if !strings.Contains(banner, want) {
 			t.Errorf("the banner lacks %q:\n%s", want, banner)
@@ -206,6 +221,11 @@ func TestMakeRunPrintsItsStepsAndTheyWork(t *testing.T) {
 			w = strings.ReplaceAll(w, "<id>", id)
 			if !strings.Contains(got, w) {
 				t.Errorf("step %d %q: the answer lacks %q:\n%s", i+1, line, w, got)
+			}
+		}
+		for _, w := range npmWarnings {
+			if strings.HasPrefix(line, "npx ") && strings.Contains(got, w) {
+				t.Errorf("step %d %q: the answer has %q:\n%s", i+1, line, w, got)
 			}
 		}
 		if m := uuidRE.FindString(got); m != "" && !strings.Contains(line, m) {
