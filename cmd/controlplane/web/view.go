@@ -36,6 +36,9 @@ type card struct {
 	Age          string // "3 min ago"
 	TimeLeft     string // "expires in 27 min", only while PENDING
 	ShowExpiry   bool
+	// ExpiredAt is when an EXPIRED request's time limit lapsed (nil when
+	// not EXPIRED, or no time limit is known).
+	ExpiredAt    *time.Time
 	Folded       bool // a long statement: Preview first, the whole in <details>
 	Preview      string
 	Lines, Chars int
@@ -65,6 +68,15 @@ func newCard(r store.Record, now time.Time) card {
 	if r.ExpiresAt != nil && r.Status == domain.StatusPending { // a decided request shows no time left
 		c.ShowExpiry = true
 		c.TimeLeft = "expires in " + until(r.ExpiresAt.Sub(now))
+	}
+	if r.Status == domain.StatusExpired {
+		c.ExpiredAt = r.ExpiresAt
+		// The store reads decided_at = expires_at for a request whose time
+		// limit lapsed undecided (the API's contract), but no person decided
+		// it: the card says when it expired, and shows no decision.
+		if r.DecidedBy == "" {
+			c.DecidedAt = nil
+		}
 	}
 	c.Lines = strings.Count(r.Statement, "\n") + 1
 	c.Chars = len([]rune(r.Statement))

@@ -61,3 +61,31 @@ func TestTabsTimeLeftFoldingAndPending(t *testing.T) {
 		t.Errorf("/ui/pending without a token: %d", code)
 	}
 }
+
+// A request whose time limit lapsed while nobody decided it (its agent's
+// client left, say) shows as expired, with when, and no "Decided" time or
+// "Decided by": the store reads decided_at = expires_at for it (the API's
+// contract), but no person decided. One approved and then expired keeps who
+// decided it, and when.
+func TestExpiredUndecidedShowsNoDecision(t *testing.T) {
+	cp := servertest.Start(t, "sqlite", nil)
+	cp.Clock.Set(t0)
+	lapsed := cp.File(servertest.DemoToken, "v1:x", map[string]any{"time_limit_seconds": 60}).JSON["id"].(string)
+	approved := cp.File(servertest.DemoToken, "v1:y", map[string]any{"time_limit_seconds": 60}).JSON["id"].(string)
+	if a := cp.Do("POST", "/api/reviews/"+approved+"/approve", servertest.ApproverToken, nil); a.Status != 200 {
+		t.Fatalf("approve: %d", a.Status)
+	}
+	cp.Clock.Set(t0.Add(5 * time.Minute))
+	b := newBrowser(t, cp, servertest.ApproverToken)
+	_, _, page := b.do("GET", "/?status=EXPIRED", nil)
+	card := regexp.MustCompile(`(?s)<article id="r-` + lapsed + `".*?</article>`).FindString(page)
+	if card == "" || strings.Contains(card, "<dt>Decided") || !strings.Contains(card, "<dt>Expired</dt>") ||
+		!strings.Contains(card, `datetime="`+t0.Add(time.Minute).UTC().Format(time.RFC3339)) {
+		t.Errorf("the card of a request nobody decided shows a decision, or not when it expired:\n%s", card)
+	}
+	card = regexp.MustCompile(`(?s)<article id="r-` + approved + `".*?</article>`).FindString(page)
+	if card == "" || !strings.Contains(card, "<dt>Decided</dt>") || !strings.Contains(card, "<dt>Decided by</dt><dd>alice</dd>") ||
+		!strings.Contains(card, "<dt>Expired</dt>") {
+		t.Errorf("the card of a request approved, then expired, lacks its decision or its expiry:\n%s", card)
+	}
+}

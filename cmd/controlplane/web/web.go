@@ -123,7 +123,7 @@ func (h *handler) auth(next authed) http.HandlerFunc {
 		name, ok := h.Authenticate(tok)
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Basic realm="hoop Control Plane approvers", charset="UTF-8"`)
-			http.Error(w, "sign in with an approver token as the password", http.StatusUnauthorized)
+			http.Error(w, "sign in with an approver token as the password (the user name is ignored)", http.StatusUnauthorized)
 			return
 		}
 		if h.Signed != nil {

@@ -144,8 +144,9 @@ func TestPageNeedsAnApproverToken(t *testing.T) {
 	id := cp.File(servertest.DemoToken, "v1:aa", nil).JSON["id"].(string)
 	for _, pass := range []string{"", "wrong", servertest.DemoToken} {
 		b := newBrowser(t, cp, pass)
-		if code, hdr, _ := b.do("GET", "/", nil); code != 401 || !strings.HasPrefix(hdr.Get("WWW-Authenticate"), "Basic ") {
-			t.Fatalf("GET / with password %q: %d %q", pass, code, hdr.Get("WWW-Authenticate"))
+		if code, hdr, body := b.do("GET", "/", nil); code != 401 || !strings.HasPrefix(hdr.Get("WWW-Authenticate"), "Basic ") ||
+			!strings.Contains(body, "the user name is ignored") {
+			t.Fatalf("GET / with password %q: %d %q %q", pass, code, hdr.Get("WWW-Authenticate"), body)
 		}
 		if code, _, _ := b.do("POST", "/ui/reviews/"+id+"/approve", url.Values{}); code != 401 {
 			t.Fatalf("POST with password %q: %d", pass, code)
