@@ -45,21 +45,31 @@ func resultSQL(v string) string {
 // two runs per statement by the upstream's own record (the runs table),
 // each under its own EXECUTED approval.
 func TestUpstreamResetMidResult(t *testing.T) {
+	resetMidResult(t, "PostgreSQL", postgresUpstream, cutAfter, "reset-", resultSQL, sendPastReset)
+}
+
+// resetMidResult runs the checker with a reset proxy between each
+// Sidecar's listener and up (named kind in the log) that cuts each
+// statement's first answer after cut bytes; sql makes each agent's
+// statement from its value (name prefixes the values) and send is the
+// agent's resend loop. Every statement runs twice (the cut run and the
+// held resend's), each under its own EXECUTED approval, and each first
+// answer is cut once.
+func resetMidResult(t *testing.T, kind string, up upstream, cut int, name string, sql func(v string) string,
+	send func(agentURL, sql string, limit time.Duration) (int, error)) {
 	var rp *resetProxy
-	f := startFleetVia(t, postgresUpstream, harness.FreshDatabase(t), 4*time.Second, func(host string) string {
+	f := startFleetVia(t, up, harness.FreshDatabase(t), 4*time.Second, func(host string) string {
 		rp = startResetProxy(t, host)
+		rp.cutAfter = cut
 		return rp.addr()
 	})
 	run := f.run(3, 2)
-	run.name = "reset-"
-	run.sql = resultSQL
-	run.runs = 2
-	run.send = sendPastReset
+	run.name, run.sql, run.runs, run.send = name, sql, 2, send
 	v := run.check(t)
 	if n := rp.cuts(); n != v.statements {
 		t.Errorf("%d answers were reset, want one per statement (%d)", n, v.statements)
 	}
-	t.Logf("upstream reset mid-result %d times, after %d bytes of the answer each; %s", rp.cuts(), rp.cutAfter, v)
+	t.Logf("%s upstream reset mid-result %d times, after %d bytes of the answer each; %s", kind, rp.cuts(), rp.cutAfter, v)
 }
 
 // sendPastReset is sendUntilRun for a statement whose answer may be cut

@@ -80,6 +80,12 @@ func CountValues(t testing.TB, u, query string) map[string]int {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	return CountValuesIn(t, db, query)
+}
+
+// CountValuesIn is CountValues on an open database handle of any driver.
+func CountValuesIn(t testing.TB, db *sql.DB, query string) map[string]int {
+	t.Helper()
 	rows, err := db.Query(query)
 	if err != nil {
 		t.Fatalf("%s: %v", query, err)
