@@ -24,12 +24,13 @@ const maxLostPerStatement = 8
 // lostClaim is a claim whose answer never arrived (the Control Plane may
 // have applied it): the approval it was for, the key it was sent with, the
 // approval's expires_at (zero without a time limit), after which it is not
-// repeated, and the spend mode it claimed with.
+// repeated, and the listener's spend mode when it claimed (the claim is
+// PROCESSING in both; the mode says how its Ticket settles).
 type lostClaim struct {
 	id    string
 	key   ports.ClaimKey
 	until time.Time
-	spend ports.SpendOn // the claim's spend_approval_on (a reload may change the listener's)
+	spend ports.SpendOn // spend_approval_on when it claimed (a reload may change the listener's)
 }
 
 // lostClaims remembers, per fingerprint, the claims whose answer was lost,
@@ -141,7 +142,7 @@ func (l *lostClaims) drop(fp string) {
 }
 
 // claim asks the Control Plane to spend approval c.id (expiring at
-// c.until, zero for none) for fingerprint fp with c.key under c.spend,
+// c.until, zero for none) for fingerprint fp with c.key (to PROCESSING),
 // detached from the client (a claim is never cut in half by a hang-up:
 // spent at the Control Plane, yet not forwarded). When the answer is lost
 // (ports.ErrUnavailable after the client's retries) the claim is remembered

@@ -151,6 +151,7 @@ func (s *session) readClient() error {
 			for _, t := range s.unflushed {
 				t.Sent()
 			}
+			clear(s.unflushed) // keep no settled ticket alive in the backing array
 			s.unflushed = s.unflushed[:0]
 		}
 		first, err := s.cr.Peek(1)
