@@ -155,7 +155,9 @@ func (g *Gate) claim(ctx context.Context, s *ListenerSettings, c lostClaim, fp s
 	// spend mode (Ticket): under sent it is spent once the statement was
 	// written, so an approval whose statement never reached the upstream
 	// is given back instead of reading EXECUTED with nothing run.
+	endRenewals := g.renewInFlight(c)
 	ap, won, err := g.CP.Claim(context.WithoutCancel(ctx), c.id, fp, ports.SpendOnAccepted, c.key)
+	endRenewals()
 	if errors.Is(err, ports.ErrUnavailable) {
 		g.lost.remember(fp, c)
 		g.keepLostLease(fp, c)

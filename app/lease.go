@@ -23,7 +23,7 @@ func renewEvery(lease time.Duration) time.Duration {
 	return max(lease/3, firstRenew)
 }
 
-// keepLease starts renewing t's lease (ports.Renewer) until t is settled,
+// keepLease starts renewing t's lease (ports.Renewer) until t's settle has run,
 // when the Control Plane has leases: a PROCESSING request whose Sidecar
 // stops renewing is settled as EXECUTED, outcome unknown, when the lease
 // lapses (docs/control-plane-api.md, "Renew"), so a Sidecar killed between
@@ -50,8 +50,10 @@ func (t *Ticket) renew(r ports.Renewer) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		lease, err := r.Renew(ctx, t.id, t.key)
 		cancel()
-		if t.settled() {
-			return // a renew that crossed the settle says nothing
+		select {
+		case <-t.stop:
+			return
+		default:
 		}
 		switch {
 		case err == nil:
@@ -59,6 +61,13 @@ func (t *Ticket) renew(r ports.Renewer) {
 		case errors.Is(err, ports.ErrOlder) || errors.Is(err, ports.ErrNotFound):
 			t.gate.Log.Debug("the Control Plane has no PROCESSING leases; not renewing", "approval_id", t.id, "error", err)
 			return
+		case t.settled():
+			// The settle is under way: a refused renew says it landed;
+			// another is tried again until the settle has run.
+			if errors.Is(err, ports.ErrConflict) {
+				return
+			}
+			wait = firstRenew
 		case errors.Is(err, ports.ErrConflict):
 			t.gate.Log.Error("the approval's lease was lost: the Control Plane settled it as EXECUTED (outcome unknown) or another claim holds it",
 				"approval_id", t.id, "error", err)
@@ -104,4 +113,40 @@ func (g *Gate) keepLostLease(fp string, c lostClaim) {
 			}
 		}
 	}()
+}
+
+// renewInFlight renews the lease of claim c while the claim is in flight,
+// until the returned stop is called, when the Control Plane has leases.
+// The client tries a claim up to three times (each up to
+// control_plane.timeout): the first try may have been applied, its answer
+// lost, and the lease it took would lapse to EXECUTED with nothing run
+// before the last try is answered. Renewals start after firstRenew (a claim
+// answered sooner costs none) and their errors are ignored: the claim may
+// not have been applied yet, and a renew names its key, so it extends only
+// this claim. Ticket.keepLease or keepLostLease take over once the claim is
+// answered or lost.
+func (g *Gate) renewInFlight(c lostClaim) (stop func()) {
+	r, ok := g.CP.(ports.Renewer)
+	if !ok {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(firstRenew):
+			}
+			rctx, rcancel := context.WithTimeout(ctx, 10*time.Second)
+			_, err := r.Renew(rctx, c.id, c.key)
+			rcancel()
+			if errors.Is(err, ports.ErrOlder) || errors.Is(err, ports.ErrNotFound) {
+				return // no leases to keep
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
 }

@@ -29,7 +29,7 @@ type Ticket struct {
 	once     sync.Once
 	done     atomic.Bool   // set when the settle begins
 	finished chan struct{} // closed when the settle has run; nil in tests that build a Ticket by hand
-	stop     chan struct{} // closed when the settle begins, ending renew (nil: no renewals)
+	stop     chan struct{} // closed when the settle has run, ending renew (nil: no renewals)
 }
 
 // ApprovalID returns the claimed approval's id ("" on a nil Ticket).
@@ -90,10 +90,13 @@ func (t *Ticket) settle(proof domain.NothingRan, budget time.Duration) {
 	t.once.Do(func() {
 		ran = true
 		t.done.Store(true)
+		// The lease is renewed until the settle has run: a give-back whose
+		// tries outlast the lease would otherwise lapse to EXECUTED with
+		// nothing run.
+		t.run(proof, budget)
 		if t.stop != nil {
 			close(t.stop)
 		}
-		t.run(proof, budget)
 		t.gate.lc.untrack(t)
 		if t.finished != nil {
 			close(t.finished)

@@ -28,27 +28,34 @@ const sidecarToken = "test-sidecar-token"
 //   - spend_approval_on: accepted, the claim's and the settle's answers lost;
 //   - answers that arrive past the Sidecar's timeout, a Control Plane that
 //     takes the claim and never answers (nothing applied), answers reset
-//     half-way through their body.
+//     half-way through their body;
+//   - a claim whose tries outlast the Control Plane's lease (3 s lease,
+//     three tries 2 s apart, the first one applied): the Sidecar renews the
+//     claim's lease while the claim is in flight and while it waits for the
+//     resend, so the lease does not lapse to EXECUTED with nothing run.
 func TestLostControlPlaneAnswerRunsTheApprovedInsertOnce(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		spend string
 		plans map[string]plan
+		lease string // the Control Plane's processing_lease ("": its default)
 	}{
-		{"one claim answer lost", "sent", map[string]plan{"/claim": {drop, 1}}},
-		{"every try of a claim lost", "sent", map[string]plan{"/claim": {drop, 3}}},
-		{"accepted, claim and settle answers lost", "accepted", map[string]plan{"/claim": {drop, 1}, "/settle": {drop, 1}}},
-		{"accepted, every try of a claim lost", "accepted", map[string]plan{"/claim": {drop, 3}}},
-		{"claim answered past the timeout", "sent", map[string]plan{"/claim": {late, 1}}},
-		{"every claim try answered past the timeout", "accepted", map[string]plan{"/claim": {late, 3}}},
-		{"a Control Plane that accepts the claim and never answers", "sent", map[string]plan{"/claim": {hang, 3}}},
-		{"claim and settle answers reset half-way", "accepted", map[string]plan{"/claim": {half, 1}, "/settle": {half, 1}}},
+		{"one claim answer lost", "sent", map[string]plan{"/claim": {drop, 1}}, ""},
+		{"every try of a claim lost", "sent", map[string]plan{"/claim": {drop, 3}}, ""},
+		{"accepted, claim and settle answers lost", "accepted", map[string]plan{"/claim": {drop, 1}, "/settle": {drop, 1}}, ""},
+		{"accepted, every try of a claim lost", "accepted", map[string]plan{"/claim": {drop, 3}}, ""},
+		{"claim answered past the timeout", "sent", map[string]plan{"/claim": {late, 1}}, ""},
+		{"every claim try answered past the timeout", "accepted", map[string]plan{"/claim": {late, 3}}, ""},
+		{"a Control Plane that accepts the claim and never answers", "sent", map[string]plan{"/claim": {hang, 3}}, ""},
+		{"claim and settle answers reset half-way", "accepted", map[string]plan{"/claim": {half, 1}, "/settle": {half, 1}}, ""},
+		{"claim tries that outlast a 3 s lease", "sent", map[string]plan{"/claim": {late, 3}}, "3s"},
+		{"claim tries that outlast a 3 s lease, accepted", "accepted", map[string]plan{"/claim": {late, 3}}, "3s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dbURL := harness.FreshDatabase(t)
 			direct := connect(t, dbURL)
 			exec(t, direct, "CREATE TABLE t (v int)")
-			cp := harness.StartControlPlane(t, harness.CPOptions{Sidecars: map[string]string{"test": sidecarToken}})
+			cp := harness.StartControlPlane(t, harness.CPOptions{Sidecars: map[string]string{"test": sidecarToken}, ProcessingLease: tc.lease})
 			want := 0
 			for _, p := range tc.plans {
 				want += p.n
@@ -83,8 +90,8 @@ func TestLostControlPlaneAnswerRunsTheApprovedInsertOnce(t *testing.T) {
 			if n := count(t, direct, "SELECT count(*) FROM t WHERE v = 7"); n != 1 {
 				t.Fatalf("the INSERT ran %d times, want exactly once", n)
 			}
-			if st := cp.Review(t, id).Status; st != "EXECUTED" {
-				t.Fatalf("approval %s reads %s after the INSERT ran, want EXECUTED", id, st)
+			if r := cp.Review(t, id); r.Status != "EXECUTED" || r.SettledBy != "" {
+				t.Fatalf("approval %s reads %s (settled by %q) after the INSERT ran, want EXECUTED, settled by the Sidecar", id, r.Status, r.SettledBy)
 			}
 			err := sendOnce(t, agentURL, "INSERT INTO t VALUES (7)")
 			var pe *pgconn.PgError
