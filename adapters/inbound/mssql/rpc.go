@@ -180,7 +180,7 @@ func (s *session) addResult(u *unit, res analyzer.Result) {
 // unknownCall adds a call the listener cannot read as UNKNOWN (fail
 // closed), with why.
 func (s *session) unknownCall(u *unit, renders *[]string, c tds.RPCCall, why string) {
-	u.parts = append(u.parts, domain.Analysis{Actions: []string{analyzer.Unknown}})
+	u.parts = append(u.parts, domain.Analysis{Actions: []string{domain.ActionUnknown}})
 	if u.why == "" {
 		u.why = why
 	}

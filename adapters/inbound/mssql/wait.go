@@ -44,7 +44,7 @@ func (u *unit) gated() bool { return len(u.parts) > 0 }
 func (s *session) decide(set *app.ListenerSettings, u *unit) app.Outcome {
 	unknown := false
 	for _, p := range u.parts {
-		unknown = unknown || slices.Contains(p.Actions, analyzer.Unknown)
+		unknown = unknown || slices.Contains(p.Actions, domain.ActionUnknown)
 	}
 	st := app.Statement{Canonical: u.canonical, Render: u.render, Analysis: app.Deciding(set, u.parts)}
 	if u.uncheckable || unknown {

@@ -1,8 +1,10 @@
 package mysql
 
-import "github.com/hoophq/sidecar/adapters/inbound/mysql/wire"
+import (
+	"github.com/hoophq/sidecar/adapters/inbound/mysql/wire"
 
-import gm "github.com/go-mysql-org/go-mysql/mysql"
+	gm "github.com/go-mysql-org/go-mysql/mysql"
+)
 
 // refreshDatabase asks the upstream for its current database (SELECT
 // DATABASE(), answered to the listener only) and makes it the session's:

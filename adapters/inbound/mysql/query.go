@@ -155,11 +155,11 @@ func (s *session) decide(set *app.ListenerSettings, res analyzer.Result, st app.
 				ran, ok = s.sqlPrepared[name]
 			}
 			if !ok {
-				ran = domain.Analysis{Actions: []string{analyzer.Unknown}}
+				ran = domain.Analysis{Actions: []string{domain.ActionUnknown}}
 			}
 			parts[i] = mergeAnalysis(x.Analysis, ran)
 		}
-		unknown = unknown || slices.Contains(parts[i].Actions, analyzer.Unknown)
+		unknown = unknown || slices.Contains(parts[i].Actions, domain.ActionUnknown)
 	}
 	switch {
 	case res.Err != nil:

@@ -53,7 +53,7 @@ func proof(a answer, res analyzer.Result) domain.NothingRan {
 	x := res.Statements[0]
 	an := x.Analysis
 	if x.Execute != "" || x.Prepare != nil || x.LoadLocal || objects(an.Targets) > 1 || len(an.Functions) > 0 ||
-		slices.Contains(an.Actions, "CALL") || slices.Contains(an.Actions, analyzer.Unknown) {
+		slices.Contains(an.Actions, "CALL") || slices.Contains(an.Actions, domain.ActionUnknown) {
 		return domain.NothingRan{}
 	}
 	return domain.RefusedBeforeRun(fmt.Sprintf("ERR %d (%s)", a.code, a.state))

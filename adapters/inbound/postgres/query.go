@@ -159,7 +159,7 @@ func (s *session) resolveOne(st analyzer.Statement, exp *expect, need, depth int
 		r.runs = append(r.runs, ran{st.Execute, p})
 		switch {
 		case p == nil:
-			a = merge(a, domain.Analysis{Actions: []string{analyzer.Unknown}})
+			a = merge(a, domain.Analysis{Actions: []string{domain.ActionUnknown}})
 			if r.unread == "" {
 				r.unread = "EXECUTE " + quote(st.Execute) + " runs a prepared statement the listener never saw"
 			}

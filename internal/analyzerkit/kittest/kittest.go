@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
@@ -24,8 +25,6 @@ type Analyzer struct {
 	// Budget is the package's parse budget; Size its size in bytes.
 	Budget *analyzerkit.Budget
 	Size   int64
-	// Unknown is the package's name for the UNKNOWN action.
-	Unknown string
 }
 
 // PanicIsUnknown checks that a panic while analysing gives UNKNOWN with
@@ -38,8 +37,8 @@ func PanicIsUnknown(t *testing.T, a Analyzer) {
 	if err == nil || !strings.Contains(err.Error(), "injected") {
 		t.Fatalf("err = %v, want the panic's value", err)
 	}
-	if !slices.Contains(actions, a.Unknown) {
-		t.Fatalf("actions = %v, want %s", actions, a.Unknown)
+	if !slices.Contains(actions, domain.ActionUnknown) {
+		t.Fatalf("actions = %v, want %s", actions, domain.ActionUnknown)
 	}
 }
 

@@ -3,6 +3,8 @@ package analyzer
 import (
 	"slices"
 	"testing"
+
+	"github.com/hoophq/sidecar/domain"
 )
 
 // A non-ASCII space between words is Unknown: the grammar reads U+1680 and
@@ -12,7 +14,7 @@ import (
 func TestUnicodeSpaceBetweenWordsIsUnknown(t *testing.T) {
 	for _, sp := range []string{"\u1680", "\u180e", "\u00a0", "\u2003", "\u3000", "\ufeff"} {
 		r := Analyze("SELECT 1 AS a"+sp+"DELETE FROM t", "db")
-		if !slices.Contains(r.Statements[0].Analysis.Actions, Unknown) {
+		if !slices.Contains(r.Statements[0].Analysis.Actions, domain.ActionUnknown) {
 			t.Errorf("%+q between words: %+v, want UNKNOWN", sp, r.Statements)
 		}
 	}

@@ -12,12 +12,6 @@ import (
 	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
-// Unknown (domain.ActionUnknown) is the one action of a text the analyzer
-// could not read, and of a statement whose SQL it cannot see (EXEC (@sql),
-// sp_executesql @sql). The listener holds such texts whatever its rules say
-// (fail closed).
-const Unknown = domain.ActionUnknown
-
 // Statement is the analysis of one T-SQL statement of a batch.
 type Statement struct {
 	// Text is the statement's own text within the analysed batch, without
@@ -87,7 +81,7 @@ var testHook func(text string)
 // with the whole text, Unknown among its actions, and err. A text the
 // parser refuses also carries the actions its keywords suggest (guess.go).
 func unknown(text string, err error) Result {
-	actions := []string{Unknown}
+	actions := []string{domain.ActionUnknown}
 	if !isUncheckable(err) {
 		actions = guessed(text)
 	}

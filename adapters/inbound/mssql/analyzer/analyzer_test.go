@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hoophq/sidecar/domain"
 )
 
 type want struct {
@@ -101,24 +103,24 @@ func TestAnalyzeStatements(t *testing.T) {
 		{"EXEC msdb..sp_add_jobstep @job_name = 'j', @step_name = 's', @command = N'DROP TABLE t'", want{actions: []string{"EXEC", "UNKNOWN"}}},
 		{"EXEC msdb.dbo.sp_update_jobstep @job_name = 'j', @step_id = 1, @command = N'DROP TABLE t'", want{actions: []string{"EXEC", "UNKNOWN"}}},
 		{"EXEC sp_OAMethod @o, 'Run', NULL, 'cmd /c del x'", want{actions: []string{"EXEC", "UNKNOWN"}}},
-		{"EXEC @name", want{actions: []string{"EXEC", Unknown}}},
+		{"EXEC @name", want{actions: []string{"EXEC", domain.ActionUnknown}}},
 		// A '…' literal run as SQL is converted to the code page first: outside ASCII it may read otherwise.
-		{"EXEC ('SELECT ''x\u02bc; DELETE FROM t --''')", want{actions: []string{Unknown}}},
+		{"EXEC ('SELECT ''x\u02bc; DELETE FROM t --''')", want{actions: []string{domain.ActionUnknown}}},
 		{"EXEC (N'SELECT ''x\u02bc'' AS a')", want{actions: []string{"SELECT"}}},
-		{"SELECT * FROM OPENROWSET('SQLNCLI', 'Server=(local);', 'SELECT ''\uff07; DELETE FROM t --''')", want{actions: []string{"SELECT", Unknown}}},
-		{"EXEC sp_execute 1, 2", want{actions: []string{"EXEC", Unknown}}},
+		{"SELECT * FROM OPENROWSET('SQLNCLI', 'Server=(local);', 'SELECT ''\uff07; DELETE FROM t --''')", want{actions: []string{"SELECT", domain.ActionUnknown}}},
+		{"EXEC sp_execute 1, 2", want{actions: []string{"EXEC", domain.ActionUnknown}}},
 		// Dynamic SQL.
 		{"EXEC ('DROP TABLE a')", want{actions: []string{"DROP", "DROP_TABLE"}, targets: []string{"a"}}},
 		{"EXEC('DROP TABLE a' + N'; DELETE FROM b')", want{actions: []string{"DELETE", "DROP", "DROP_TABLE"}, targets: []string{"a", "b"}}},
 		{"EXECUTE (N'SELECT ''x''')", want{actions: []string{"SELECT"}}},
 		{"EXEC ('EXEC (''TRUNCATE TABLE t'')')", want{actions: []string{"TRUNCATE"}, targets: []string{"t"}}},
-		{"EXEC (@sql)", want{actions: []string{Unknown}}},
-		{"EXEC ('DELETE FROM ' + @t)", want{actions: []string{Unknown}}},
+		{"EXEC (@sql)", want{actions: []string{domain.ActionUnknown}}},
+		{"EXEC ('DELETE FROM ' + @t)", want{actions: []string{domain.ActionUnknown}}},
 		{"EXEC sp_executesql N'DELETE FROM t WHERE id=@p1', N'@p1 int', @p1=1", want{actions: []string{"DELETE"}, targets: []string{"prod.dbo.t"}, notTgt: []string{"sp_executesql"}}},
 		{"EXEC sp_executesql @stmt = N'UPDATE t SET a = 1'", want{actions: []string{"UPDATE"}, targets: []string{"t"}}},
 		{"sp_executesql N'SELECT 1'", want{actions: []string{"SELECT"}}},
-		{"EXEC sp_executesql @sql", want{actions: []string{Unknown}}},
-		{"EXEC sp_executesql N'DROP TABLE'", want{actions: []string{"DROP", "DROP_TABLE", Unknown}}},
+		{"EXEC sp_executesql @sql", want{actions: []string{domain.ActionUnknown}}},
+		{"EXEC sp_executesql N'DROP TABLE'", want{actions: []string{"DROP", "DROP_TABLE", domain.ActionUnknown}}},
 		{"DECLARE @h int; EXEC sp_prepexec @h OUTPUT, N'@p int', N'DELETE FROM t WHERE id = @p', 1", want{}}, // per statement below
 		// Control of flow carries what is inside.
 		{"IF 1=1 BEGIN DELETE FROM t END ELSE DROP TABLE u", want{actions: []string{"DELETE", "DROP", "DROP_TABLE"}, targets: []string{"t", "u"}}},
@@ -240,7 +242,7 @@ func TestFailClosed(t *testing.T) {
 			t.Errorf("%q: %+v %v, want one statement and an error", c.sql, r.Statements, r.Err)
 			continue
 		}
-		want := append([]string{Unknown}, c.guess...)
+		want := append([]string{domain.ActionUnknown}, c.guess...)
 		slices.Sort(want)
 		if got := r.Statements[0].Analysis.Actions; !slices.Equal(got, want) {
 			t.Errorf("%q: actions %v, want %v", c.sql, got, want)
@@ -272,11 +274,11 @@ func TestAnalyzeProc(t *testing.T) {
 		{"[other].[s x].[p]", []string{"EXEC"}, []string{"p", "s x.p", "other.s x.p"}},
 		{"sp_who2", []string{"EXEC"}, []string{"sp_who2", "dbo.sp_who2", "prod.dbo.sp_who2"}},
 		{"master..sp_who", []string{"EXEC"}, []string{"master.dbo.sp_who"}},
-		{"sp_executesql", []string{"EXEC", Unknown}, []string{"sp_executesql"}},
-		{"sp_cursoropen", []string{"EXEC", Unknown}, []string{"sp_cursoropen"}},
-		{"sp_sqlexec", []string{"EXEC", Unknown}, []string{"sp_sqlexec"}},
-		{"master.sys.sp_MSforeachtable", []string{"EXEC", Unknown}, []string{"sp_msforeachtable"}},
-		{"xp_cmdshell", []string{"EXEC", Unknown}, []string{"xp_cmdshell"}},
+		{"sp_executesql", []string{"EXEC", domain.ActionUnknown}, []string{"sp_executesql"}},
+		{"sp_cursoropen", []string{"EXEC", domain.ActionUnknown}, []string{"sp_cursoropen"}},
+		{"sp_sqlexec", []string{"EXEC", domain.ActionUnknown}, []string{"sp_sqlexec"}},
+		{"master.sys.sp_MSforeachtable", []string{"EXEC", domain.ActionUnknown}, []string{"sp_msforeachtable"}},
+		{"xp_cmdshell", []string{"EXEC", domain.ActionUnknown}, []string{"xp_cmdshell"}},
 	} {
 		r := AnalyzeProc(c.name, "Prod")
 		if r.Err != nil || len(r.Statements) != 1 || !slices.Equal(r.Statements[0].Analysis.Actions, c.actions) {
@@ -290,7 +292,7 @@ func TestAnalyzeProc(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"", "a.", "p; DROP TABLE t", "[unterminated", "a.b.c.d.e", "p q"} {
-		if r := AnalyzeProc(bad, "prod"); r.Err == nil || !slices.Contains(r.Statements[0].Analysis.Actions, Unknown) {
+		if r := AnalyzeProc(bad, "prod"); r.Err == nil || !slices.Contains(r.Statements[0].Analysis.Actions, domain.ActionUnknown) {
 			t.Errorf("%q: %+v, want an error", bad, r.Statements)
 		}
 	}
@@ -298,7 +300,7 @@ func TestAnalyzeProc(t *testing.T) {
 
 func TestLimits(t *testing.T) {
 	big := "SELECT 1 WHERE 1 = " + strings.Repeat("(", 5000) + "1" + strings.Repeat(")", 5000)
-	if r := Analyze(big, ""); !errors.Is(r.Err, ErrUncheckable) || !slices.Equal(r.Statements[0].Analysis.Actions, []string{Unknown}) {
+	if r := Analyze(big, ""); !errors.Is(r.Err, ErrUncheckable) || !slices.Equal(r.Statements[0].Analysis.Actions, []string{domain.ActionUnknown}) {
 		t.Errorf("deep: %v", r.Err)
 	}
 	if r := Analyze(strings.Repeat("IF 1=1 ", 3000)+"SELECT 1", ""); !errors.Is(r.Err, ErrUncheckable) {
@@ -325,7 +327,7 @@ func TestVocabulary(t *testing.T) {
 	for _, a := range []string{"SELECT", "INSERT", "UPDATE", "DELETE", "MERGE", "DROP", "DROP_TABLE", "DROP_DATABASE", "DROP_VIEW",
 		"DROP_PROCEDURE", "DROP_INDEX", "DROP_SCHEMA", "DROP_USER", "DROP_LOGIN", "TRUNCATE", "ALTER", "ALTER_TABLE", "CREATE",
 		"CREATE_TABLE", "GRANT", "REVOKE", "DENY", "EXEC", "BULK_INSERT", "SHUTDOWN", "DBCC", "USE", "BEGIN", "COMMIT", "ROLLBACK",
-		"SAVEPOINT", "SELECT_INTO", "EXECUTE_AS", Unknown, "dbcc_checkdb"} {
+		"SAVEPOINT", "SELECT_INTO", "EXECUTE_AS", domain.ActionUnknown, "dbcc_checkdb"} {
 		if !IsAction(a) {
 			t.Errorf("%s is not in the vocabulary", a)
 		}
@@ -404,7 +406,7 @@ func TestOddLineEndInACommentIsUnknown(t *testing.T) {
 	c.Analyze("SELECT 1 --x", "prod") // the shape a hidden DELETE would share
 	for _, q := range []string{"SELECT 1 --x\u2028DELETE FROM t", "SELECT 1 -- \u0085 DELETE FROM t", "EXEC ('SELECT 1 --\u2029DROP TABLE t')"} {
 		for _, r := range []Result{Analyze(q, "prod"), c.Analyze(q, "prod")} {
-			if r.Err == nil || !slices.Contains(r.Statements[0].Analysis.Actions, Unknown) {
+			if r.Err == nil || !slices.Contains(r.Statements[0].Analysis.Actions, domain.ActionUnknown) {
 				t.Errorf("%q: %+v, want Unknown", q, r.Statements)
 			}
 		}

@@ -1,6 +1,10 @@
 package analyzer
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/hoophq/sidecar/domain"
+)
 
 // Atomic reports whether res is one statement that SQL Server runs whole
 // or not at all, so that an error in its answer means nothing of it ran:
@@ -14,7 +18,7 @@ func Atomic(res Result) bool {
 		return false
 	}
 	st := res.Statements[0]
-	if slices.Contains(st.Analysis.Actions, "EXEC") || slices.Contains(st.Analysis.Actions, Unknown) {
+	if slices.Contains(st.Analysis.Actions, "EXEC") || slices.Contains(st.Analysis.Actions, domain.ActionUnknown) {
 		return false
 	}
 	l := lex(st.Text)

@@ -6,6 +6,7 @@ import (
 	"github.com/antlr4-go/antlr/v4"
 	"github.com/bytebase/parser/tsql"
 
+	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
@@ -144,9 +145,9 @@ func (w *walker) classify(ctx antlr.ParserRuleContext) []antlr.Tree {
 		if last != nil { // one token may hold a dotted name (master.sys.sp_executesql)
 			parts, err := splitName(last.GetText())
 			if err != nil {
-				w.Act(Unknown)
+				w.Act(domain.ActionUnknown)
 			} else if runsText(parts[len(parts)-1]) {
-				w.Act(Unknown)
+				w.Act(domain.ActionUnknown)
 			}
 		}
 	case tsql.TSqlParserRULE_openquery, tsql.TSqlParserRULE_opendatasource, tsql.TSqlParserRULE_rowset_function:
@@ -165,7 +166,7 @@ func (w *walker) classify(ctx antlr.ParserRuleContext) []antlr.Tree {
 			if text, ok := sqlText(q.GetText()); ok {
 				w.dynamic(text)
 			} else {
-				w.Act(Unknown)
+				w.Act(domain.ActionUnknown)
 			}
 		}
 	case tsql.TSqlParserRULE_execute_body, tsql.TSqlParserRULE_execute_body_batch:
@@ -250,7 +251,7 @@ func (w *walker) classify(ctx antlr.ParserRuleContext) []antlr.Tree {
 					// analyzer reads as what it runs (sp_executesql …) would
 					// run its own body under that reading.
 					if parts, err := splitName(r.GetText()); err != nil || runsText(parts[len(parts)-1]) {
-						w.Act(Unknown)
+						w.Act(domain.ActionUnknown)
 					}
 				}
 			}

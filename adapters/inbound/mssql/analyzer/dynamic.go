@@ -5,6 +5,7 @@ import (
 
 	"github.com/antlr4-go/antlr/v4"
 	"github.com/bytebase/parser/tsql"
+	"github.com/hoophq/sidecar/domain"
 )
 
 // dynamicProcs are the system procedures that run a statement text given as
@@ -73,7 +74,7 @@ func (w *walker) execute(ctx antlr.ParserRuleContext) []antlr.Tree {
 		w.Act("EXEC")
 		w.object(parts)
 		if opaqueProcs[p] {
-			w.Act(Unknown)
+			w.Act(domain.ActionUnknown)
 		}
 		return argTrees(args)
 	case len(strs) > 0 && ctx.GetStart().GetTokenType() == tsql.TSqlParserLR_BRACKET:
@@ -81,7 +82,7 @@ func (w *walker) execute(ctx antlr.ParserRuleContext) []antlr.Tree {
 		for _, s := range strs {
 			lit, ok := w.literal(s)
 			if !ok {
-				w.Act(Unknown)
+				w.Act(domain.ActionUnknown)
 				return nil
 			}
 			text.WriteString(lit)
@@ -89,7 +90,7 @@ func (w *walker) execute(ctx antlr.ParserRuleContext) []antlr.Tree {
 		w.dynamic(text.String())
 		return nil
 	case len(strs) > 0: // EXEC @proc, EXEC 'proc'
-		w.Act("EXEC", Unknown)
+		w.Act("EXEC", domain.ActionUnknown)
 	}
 	return argTrees(args)
 }
@@ -152,12 +153,12 @@ func (w *walker) dynamicArg(args []*tsql.Execute_statement_argContext, pos int) 
 		}
 	}
 	if value == nil || value.Constant() == nil || value.Constant().STRING() == nil {
-		w.Act(Unknown)
+		w.Act(domain.ActionUnknown)
 		return
 	}
 	text, ok := sqlText(value.Constant().STRING().GetText())
 	if !ok {
-		w.Act(Unknown)
+		w.Act(domain.ActionUnknown)
 		return
 	}
 	w.dynamic(text)
@@ -176,7 +177,7 @@ func (w *walker) dynamic(text string) {
 		r.Statements = append(r.Statements, r2.Statements...)
 	}
 	if r.Err != nil {
-		w.Act(Unknown)
+		w.Act(domain.ActionUnknown)
 		if isUncheckable(r.Err) {
 			w.err = r.Err
 		}

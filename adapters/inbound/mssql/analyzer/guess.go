@@ -1,6 +1,10 @@
 package analyzer
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/hoophq/sidecar/domain"
+)
 
 // guessed names the statements of a text the grammar refused by its
 // keywords, so that a rule naming them (DENY, REVOKE, BULK_INSERT, RESTORE,
@@ -11,7 +15,7 @@ import "strings"
 // text counts (T-SQL needs no separator between statements).
 func guessed(text string) []string {
 	l := lex(text)
-	set := map[string]struct{}{Unknown: {}}
+	set := map[string]struct{}{domain.ActionUnknown: {}}
 	word := func(k int) string {
 		if k < len(l.toks) && l.toks[k].kind == tokWord {
 			return strings.ToUpper(text[l.toks[k].start:l.toks[k].end])
@@ -64,7 +68,7 @@ var guessVerbs = []string{"SELECT", "INSERT", "UPDATE", "DELETE", "MERGE", "TRUN
 
 // guessVocabulary lists what guessed may answer.
 func guessVocabulary() []string {
-	out := append([]string{Unknown, "BULK_INSERT", "CREATE", "ALTER", "DROP"}, guessVerbs...)
+	out := append([]string{domain.ActionUnknown, "BULK_INSERT", "CREATE", "ALTER", "DROP"}, guessVerbs...)
 	for _, o := range guessObjects {
 		out = append(out, "CREATE_"+o, "ALTER_"+o, "DROP_"+o)
 	}

@@ -3,6 +3,8 @@ package analyzer
 import (
 	"errors"
 	"strings"
+
+	"github.com/hoophq/sidecar/domain"
 )
 
 // AnalyzeProc classifies an RPC call of a stored procedure by name (MS-TDS
@@ -24,7 +26,7 @@ func AnalyzeProc(name, currentDB string) Result {
 	w.object(parts)
 	p := parts[len(parts)-1]
 	if runsText(p) {
-		w.Act(Unknown)
+		w.Act(domain.ActionUnknown)
 	}
 	st := w.statement()
 	st.Text = name

@@ -7,6 +7,7 @@ import (
 
 	"github.com/bytebase/parser/tsql"
 
+	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
@@ -28,7 +29,7 @@ func IsAction(action string) bool { return vocabulary.IsAction(action) }
 
 // named are the actions classify gives outside statementRules.
 var named = []string{
-	Unknown, "SELECT", "SELECT_INTO", "CREATE", "CREATE_TABLE", "INSERT", "UPDATE", "DELETE", "EXEC", "EXECUTE_AS",
+	domain.ActionUnknown, "SELECT", "SELECT_INTO", "CREATE", "CREATE_TABLE", "INSERT", "UPDATE", "DELETE", "EXEC", "EXECUTE_AS",
 	"GRANT", "REVERT", "DENY", "REVOKE", "BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "TRANSACTION", "SET_XACT_ABORT",
 }
 

@@ -17,12 +17,6 @@ import (
 	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
-// Unknown (domain.ActionUnknown) is the one action of a text the parser
-// could not read. The listener holds such texts whatever its rules say (fail
-// closed): the upstream may still run them (MariaDB's DELETE … RETURNING,
-// XA, HANDLER).
-const Unknown = domain.ActionUnknown
-
 // Statement is the analysis of one SQL statement.
 type Statement struct {
 	// Text is the statement's own text within the analysed SQL (comments
@@ -141,7 +135,7 @@ func AnalyzeMode(sql, currentDB string, m Mode) Result {
 // with the whole text, UNKNOWN among its actions, and err. A text the parser
 // refuses also carries the actions its first keywords suggest (guessed).
 func unknown(sql string, err error) Result {
-	actions := []string{Unknown}
+	actions := []string{domain.ActionUnknown}
 	if !isUncheckable(err) {
 		actions = guessed(sql)
 	}

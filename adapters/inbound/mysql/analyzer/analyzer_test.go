@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hoophq/sidecar/domain"
 )
 
 func has(t *testing.T, sql, list string, got []string, want ...string) {
@@ -142,7 +144,7 @@ func TestActions(t *testing.T) {
 		{"OPTIMIZE TABLE t", []string{"OPTIMIZE"}, nil},
 		{"SHUTDOWN", []string{"SHUTDOWN"}, nil},
 		{"PREPARE s FROM 'DELETE FROM t WHERE id = ?'", []string{"PREPARE", "DELETE"}, nil},
-		{"PREPARE s FROM @q", []string{"PREPARE", Unknown}, nil},
+		{"PREPARE s FROM @q", []string{"PREPARE", domain.ActionUnknown}, nil},
 		{"EXECUTE s USING @a", []string{"EXECUTE"}, nil},
 		{"DEALLOCATE PREPARE s", []string{"DEALLOCATE"}, nil},
 		{"DROP PREPARE s", []string{"DEALLOCATE"}, nil},
@@ -351,7 +353,7 @@ func TestFailClosed(t *testing.T) {
 		"@@; DROP TABLE t", "\x85; DROP TABLE t",
 	} {
 		r := Analyze(sql, "app")
-		if r.Err == nil || len(r.Statements) != 1 || !slices.Contains(r.Statements[0].Analysis.Actions, Unknown) || r.Statements[0].Text != sql {
+		if r.Err == nil || len(r.Statements) != 1 || !slices.Contains(r.Statements[0].Analysis.Actions, domain.ActionUnknown) || r.Statements[0].Text != sql {
 			t.Errorf("%q: want one UNKNOWN statement and an error, got %v %+v", sql, r.Err, r.Statements)
 		}
 	}
@@ -375,7 +377,7 @@ func TestFailClosed(t *testing.T) {
 		"STOP REPLICA":                        {"REPLICATION"},
 	} {
 		r := Analyze(sql, "app")
-		has(t, sql, "actions", r.Statements[0].Analysis.Actions, append(want, Unknown)...)
+		has(t, sql, "actions", r.Statements[0].Analysis.Actions, append(want, domain.ActionUnknown)...)
 		for _, a := range r.Statements[0].Analysis.Actions {
 			if !IsAction(a) {
 				t.Errorf("%q: %s is not in Actions()", sql, a)
@@ -383,7 +385,7 @@ func TestFailClosed(t *testing.T) {
 		}
 	}
 	// Uncheckable texts are UNKNOWN only.
-	if r := Analyze("SELECT 'a\\'; DROP TABLE t; -- '", "app"); !slices.Equal(r.Statements[0].Analysis.Actions, []string{Unknown}) {
+	if r := Analyze("SELECT 'a\\'; DROP TABLE t; -- '", "app"); !slices.Equal(r.Statements[0].Analysis.Actions, []string{domain.ActionUnknown}) {
 		t.Errorf("uncheckable: %v", r.Statements[0].Analysis.Actions)
 	}
 	// Readings that differ only inside one statement add up.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"slices"
 	"testing"
+
+	"github.com/hoophq/sidecar/domain"
 )
 
 // The issue-32 text: in latin1 0xA0 is whitespace, so "--" then 0xA0 is a
@@ -53,7 +55,7 @@ func TestReadingChangesWithinAText(t *testing.T) {
 		t.Errorf("SET NAMES latin1 then the text: %+v", r.Statements)
 	}
 	r = AnalyzeMode("SET NAMES gbk;SELECT 1 AS `a\x95`, 2 AS `;DELETE FROM t;-- `", "db", m)
-	if r.Err == nil || !slices.Contains(r.Statements[0].Analysis.Actions, Unknown) && !errors.Is(r.Err, ErrUncheckable) {
+	if r.Err == nil || !slices.Contains(r.Statements[0].Analysis.Actions, domain.ActionUnknown) && !errors.Is(r.Err, ErrUncheckable) {
 		t.Errorf("SET NAMES gbk then a backtick after 0x95: %+v", r)
 	}
 	r = AnalyzeMode(`SET sql_mode='ANSI_QUOTES'; DELETE FROM "t" WHERE id=1`, "db", m)
@@ -92,13 +94,13 @@ func TestSetNamesOfAnUnknownSet(t *testing.T) {
 	m := Mode{Charset: "utf8mb4", Exact: true}
 	for _, q := range []string{"SET NAMES none", "set names 'none';", "SET CHARACTER SET `x`", "SET CHARSET foo", "SET NAMES none COLLATE bar"} {
 		r := AnalyzeMode(q, "db", m)
-		if r.Err != nil || hasAction(r, Unknown) || !hasAction(r, "SET") || !r.Changes || r.LeavesKnown {
+		if r.Err != nil || hasAction(r, domain.ActionUnknown) || !hasAction(r, "SET") || !r.Changes || r.LeavesKnown {
 			t.Errorf("%q: %+v, want SET with a change only the server knows", q, r)
 		}
 	}
 	for _, q := range []string{"SET NAMES none; DELETE FROM t", "SET NAMES none, @a = (DELETE)", "SET NAMES none DELETE", "SET GLOBAL NAMES none"} {
 		r := AnalyzeMode(q, "db", m)
-		if r.Err == nil || !hasAction(r, Unknown) {
+		if r.Err == nil || !hasAction(r, domain.ActionUnknown) {
 			t.Errorf("%q: %+v, want UNKNOWN", q, r)
 		}
 	}

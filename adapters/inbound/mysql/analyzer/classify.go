@@ -364,8 +364,8 @@ func (w *walker) prepare(v *ast.PrepareStmt) {
 	p := &Prepared{Name: v.Name}
 	w.st.Prepare = p
 	if v.SQLVar != nil {
-		w.Act(Unknown)
-		p.Analysis = domain.Analysis{Actions: []string{Unknown}}
+		w.Act(domain.ActionUnknown)
+		p.Analysis = domain.Analysis{Actions: []string{domain.ActionUnknown}}
 		return
 	}
 	if w.nest >= maxNesting {
@@ -374,7 +374,7 @@ func (w *walker) prepare(v *ast.PrepareStmt) {
 	}
 	r := analyze(v.SQLText, w.db, w.mode, w.nest+1)
 	if r.Err != nil {
-		w.Act(Unknown)
+		w.Act(domain.ActionUnknown)
 		if isUncheckable(r.Err) {
 			w.err = r.Err
 		}

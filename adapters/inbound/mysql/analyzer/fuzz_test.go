@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hoophq/sidecar/domain"
 )
 
 var fuzzSeeds = []string{
@@ -31,7 +33,7 @@ func FuzzAnalyze(f *testing.F) {
 	f.Fuzz(func(t *testing.T, sql, db string) {
 		r := Analyze(sql, db)
 		if r.Err != nil {
-			if len(r.Statements) != 1 || !slices.Contains(r.Statements[0].Analysis.Actions, Unknown) || r.Statements[0].Text != sql {
+			if len(r.Statements) != 1 || !slices.Contains(r.Statements[0].Analysis.Actions, domain.ActionUnknown) || r.Statements[0].Text != sql {
 				t.Fatalf("%q: error %v with %+v", sql, r.Err, r.Statements)
 			}
 		}

@@ -1,6 +1,10 @@
 package analyzer
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/hoophq/sidecar/domain"
+)
 
 // guessed names the statements of a text the parser refused by their first
 // keywords, so that a rule naming them (XA, HANDLER, DROP_TRIGGER, DELETE
@@ -11,7 +15,7 @@ import "strings"
 func guessed(sql string) []string {
 	l := lex(sql, Mode{})
 	w := newWalker("", Mode{}, 0)
-	w.Act(Unknown)
+	w.Act(domain.ActionUnknown)
 	var words []string
 	flush := func() {
 		if len(words) > 0 {

@@ -8,7 +8,7 @@ import (
 	"github.com/hoophq/sidecar/internal/analyzerkit/kittest"
 )
 
-var kit = kittest.Analyzer{Hook: &testHook, Budget: budget, Size: MaxSize, Unknown: Unknown,
+var kit = kittest.Analyzer{Hook: &testHook, Budget: budget, Size: MaxSize,
 	Analyze: func(ctx context.Context, text string) ([]string, error) {
 		r := AnalyzeModeContext(ctx, text, "", Mode{})
 		return r.Statements[0].Analysis.Actions, r.Err

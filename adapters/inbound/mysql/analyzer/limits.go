@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"context"
+
 	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 

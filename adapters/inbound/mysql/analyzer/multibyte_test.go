@@ -3,6 +3,8 @@ package analyzer
 import (
 	"slices"
 	"testing"
+
+	"github.com/hoophq/sidecar/domain"
 )
 
 // A text whose split depends on a multi-byte client character set is
@@ -14,11 +16,11 @@ func TestMultiByteAmbiguousTexts(t *testing.T) {
 		"SELECT 1 AS `a\x95`, 2 AS `; DELETE FROM t; -- `",
 		"SELECT * FROM t WHERE a = 'x\x95\\'; DELETE FROM t; -- '",
 	} {
-		if r := Analyze(q, "db"); r.Err != nil && isUncheckable(r.Err) && !slices.Contains(r.Statements[0].Analysis.Actions, Unknown) {
+		if r := Analyze(q, "db"); r.Err != nil && isUncheckable(r.Err) && !slices.Contains(r.Statements[0].Analysis.Actions, domain.ActionUnknown) {
 			t.Errorf("%q without MultiByte: %v", q, r.Err)
 		}
 		for _, r := range []Result{AnalyzeMode(q, "db", Mode{MultiByte: true}), c.AnalyzeMode(q, "db", Mode{MultiByte: true})} {
-			if r.Err == nil || !slices.Contains(r.Statements[0].Analysis.Actions, Unknown) {
+			if r.Err == nil || !slices.Contains(r.Statements[0].Analysis.Actions, domain.ActionUnknown) {
 				t.Errorf("%q in a multi-byte session: %+v, want UNKNOWN", q, r)
 			}
 		}

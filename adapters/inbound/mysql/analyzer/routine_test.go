@@ -3,6 +3,8 @@ package analyzer
 import (
 	"slices"
 	"testing"
+
+	"github.com/hoophq/sidecar/domain"
 )
 
 // A stored program is decided by its head, whatever its body holds
@@ -36,7 +38,7 @@ func TestStoredProgramsAreDecidedByTheirHead(t *testing.T) {
 		"CREATE PROCEDURE p() BEGIN `l`: LOOP LEAVE `l`; END LOOP `l`; END",
 		"CREATE PROCEDURE p() BEGIN SELECT 1 /*!100200 , 2 */; END",
 	} {
-		if r := Analyze(sql, "app"); r.Err != nil || hasAction(r, Unknown) {
+		if r := Analyze(sql, "app"); r.Err != nil || hasAction(r, domain.ActionUnknown) {
 			t.Errorf("%q: %v %+v, want it read", sql, r.Err, r.Statements)
 		}
 	}
@@ -78,7 +80,7 @@ func TestStoredProgramBodiesEnd(t *testing.T) {
 		"CREATE TRIGGER tr AFTER INSERT ON log FOR EACH ROW BEGIN /*!999999 BEGIN */ END; DELETE FROM t; END",
 		"/*!99999 CREATE PROCEDURE p() BEGIN */ DELETE FROM t; /*!99999 END */",
 	} {
-		if r := Analyze(sql, "app"); r.Err == nil || !hasAction(r, Unknown) {
+		if r := Analyze(sql, "app"); r.Err == nil || !hasAction(r, domain.ActionUnknown) {
 			t.Errorf("%q: %+v, want UNKNOWN with an error", sql, r)
 		}
 	}

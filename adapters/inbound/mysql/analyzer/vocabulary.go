@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
@@ -22,7 +23,7 @@ func IsAction(action string) bool { return vocabulary.IsAction(action) }
 
 // named are the actions classify gives by name.
 var named = []string{
-	Unknown,
+	domain.ActionUnknown,
 	"SELECT", "SELECT_INTO", "SELECT_INTO_OUTFILE", "SELECT_INTO_DUMPFILE", "SELECT_FOR_UPDATE", "SELECT_FOR_SHARE",
 	"INSERT", "UPDATE", "DELETE", "REPLACE", "LOAD_DATA", "LOAD_DATA_LOCAL", "CALL", "DO", "TRUNCATE",
 	"DROP", "DROP_TABLE", "DROP_VIEW", "DROP_DATABASE", "DROP_USER", "DROP_ROLE", "DROP_PROCEDURE",

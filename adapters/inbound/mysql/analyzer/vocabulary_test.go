@@ -9,12 +9,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hoophq/sidecar/domain"
 )
 
 // Every action the analyzer reports for the statements of the tests is in
 // Actions(), the vocabulary `sidecar validate` checks rules against.
 func TestVocabularyCoversWhatTheAnalyzerReports(t *testing.T) {
-	if !IsAction(Unknown) || !IsAction("drop_table") || !IsAction("LOAD_DATA") || !slices.IsSorted(Actions()) {
+	if !IsAction(domain.ActionUnknown) || !IsAction("drop_table") || !IsAction("LOAD_DATA") || !slices.IsSorted(Actions()) {
 		t.Error("UNKNOWN, DROP_TABLE (any case) and LOAD_DATA are actions; the list is sorted")
 	}
 	for _, a := range []string{"DORP", "DELETES", "DROP TABLE", "GET", "COPY", "*", "DROP_*", "", "CALL_PROCEDURE"} {

@@ -14,11 +14,6 @@ import (
 	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
-// Unknown (domain.ActionUnknown) is the one action of a statement the
-// parser could not read. A rule that lists it holds such statements (the
-// upstream usually refuses them too).
-const Unknown = domain.ActionUnknown
-
 // Statement is the analysis of one SQL statement.
 type Statement struct {
 	// Text is the statement's own text within the analysed SQL.
@@ -78,7 +73,7 @@ var testHook func(sql string)
 // unknown is the result of a text that cannot be analysed: one Unknown
 // statement with the whole text, and err.
 func unknown(sql string, err error) Result {
-	return Result{Statements: []Statement{{Statement: analyzerkit.Whole(sql, []string{Unknown})}}, Err: err}
+	return Result{Statements: []Statement{{Statement: analyzerkit.Whole(sql, []string{domain.ActionUnknown})}}, Err: err}
 }
 
 func analyze(sql string) Result {

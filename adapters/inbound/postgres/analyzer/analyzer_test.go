@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/hoophq/sidecar/domain"
 )
 
 func has(t *testing.T, sql, list string, got []string, want ...string) {
@@ -149,7 +151,7 @@ func TestSeveralStatementsAndErrors(t *testing.T) {
 	lacks(t, "1st", "actions", r.Statements[0].Analysis.Actions, "DROP")
 
 	r = Analyze("DELET FROM t")
-	if r.Err == nil || len(r.Statements) != 1 || r.Statements[0].Analysis.Actions[0] != Unknown {
+	if r.Err == nil || len(r.Statements) != 1 || r.Statements[0].Analysis.Actions[0] != domain.ActionUnknown {
 		t.Fatalf("parse error not reported as UNKNOWN: %+v", r)
 	}
 	r = Analyze(" ; -- nothing\n")

@@ -10,7 +10,7 @@ import (
 	"github.com/hoophq/sidecar/internal/analyzerkit/kittest"
 )
 
-var kit = kittest.Analyzer{Hook: &testHook, Budget: budget, Size: MaxSize, Unknown: Unknown,
+var kit = kittest.Analyzer{Hook: &testHook, Budget: budget, Size: MaxSize,
 	Analyze: func(ctx context.Context, text string) ([]string, error) {
 		r := AnalyzeContext(ctx, text)
 		return r.Statements[0].Analysis.Actions, r.Err

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hoophq/sidecar/domain"
 )
 
 // Texts nested deeper than the parser library can turn into a tree are
@@ -55,7 +57,7 @@ func TestLargeShallowTextsAreAnalysed(t *testing.T) {
 		"SELECT * FROM t WHERE id IN (" + strings.Repeat("-1 + 1, ", 10000) + "1)",
 	} {
 		r := Analyze(sql)
-		if r.Err != nil || len(r.Statements[0].Analysis.Actions) == 0 || r.Statements[0].Analysis.Actions[0] == Unknown {
+		if r.Err != nil || len(r.Statements[0].Analysis.Actions) == 0 || r.Statements[0].Analysis.Actions[0] == domain.ActionUnknown {
 			t.Errorf("%.40s…: %v %v", sql, r.Statements[0].Analysis.Actions, r.Err)
 		}
 	}

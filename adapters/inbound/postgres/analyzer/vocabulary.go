@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
+	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/internal/analyzerkit"
 )
 
@@ -29,7 +30,7 @@ func Actions() []string { return vocabulary.Actions() }
 func IsAction(action string) bool { return vocabulary.IsAction(action) }
 
 var vocabulary = analyzerkit.NewVocabulary(func(add func(...string)) {
-	add(Unknown)
+	add(domain.ActionUnknown)
 	msgs := pg.File_pg_query_proto.Messages()
 	for i := 0; i < msgs.Len(); i++ {
 		mt, err := protoregistry.GlobalTypes.FindMessageByName(msgs.Get(i).FullName())
