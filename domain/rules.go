@@ -17,22 +17,30 @@ const ActionUnknown = "UNKNOWN"
 // TRUNCATE, UPDATE, …), Targets are relation names and Functions are called
 // functions. For http: Actions = [method], Targets = [path]. For grpc:
 // Actions = ["CALL"], Targets = [full method name].
+//
+// Effects are the protocol-blind words of effects.go (DELETE, UNBOUNDED,
+// RUNS_CODE, …) for the same statement: what rules written once for every
+// protocol match. An analysis whose Actions hold ActionUnknown carries the
+// UNKNOWN effect whether or not Effects lists it.
 type Analysis struct {
 	Actions   []string
 	Targets   []string
 	Functions []string
+	Effects   []string
 }
 
 // Match says which statements a rule covers. Each non-empty list must match
 // (AND across lists); inside a list any entry may match (OR). An all-empty
 // Match matches every statement.
 //
-// Actions compare case-insensitively. Targets and Functions are globs: `*`
+// Actions and Effects compare case-insensitively. Targets and Functions
+// are globs: `*`
 // matches within one path segment (no '/'), `**` matches anything, `?` one
 // character other than '/'; they compare case-sensitively for targets and
 // case-insensitively for functions.
 type Match struct {
 	Actions   []string
+	Effects   []string
 	Targets   []string
 	Functions []string
 
@@ -80,6 +88,10 @@ func (m *Match) Compile() error {
 // Targets or Functions are set.
 func (m *Match) Matches(a Analysis) bool {
 	if len(m.Actions) > 0 && !anyAction(m.Actions, a.Actions) {
+		return false
+	}
+	if len(m.Effects) > 0 && !anyAction(m.Effects, a.Effects) &&
+		!(anyAction(m.Effects, []string{EffectUnknown}) && anyAction(a.Actions, []string{ActionUnknown})) {
 		return false
 	}
 	if len(m.Targets) > 0 && !anyGlob(m.targets, a.Targets) {
