@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -30,10 +32,24 @@ const chaosShare = 0.25
 // statement ran once, and every statement has exactly one EXECUTED
 // approval: no approval was spent with nothing run, none is left
 // PROCESSING.
+//
+// The Control Planes' processing_lease is 3 s, the least they take, so a
+// claim whose tries outlast it (each try up to the Sidecar's 2 s timeout)
+// needs the Sidecar's renewals. The faults are drawn from a seed that
+// differs per run and is logged; HOOP_CHAOS_SEED=N replays one.
 func TestChaosEveryApprovedStatementRunsOnce(t *testing.T) {
-	f := startFleet(t, harness.FreshDatabase(t), 5*time.Second)
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("HOOP_CHAOS_SEED"); s != "" {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("HOOP_CHAOS_SEED=%q: want a whole number: %v", s, err)
+		}
+		seed = n
+	}
+	t.Logf("chaos: fault seed %d (HOOP_CHAOS_SEED=%d replays these draws)", seed, seed)
+	f := startFleet(t, harness.FreshDatabase(t), 3*time.Second)
 	for i, p := range f.proxies {
-		rng := rand.New(rand.NewPCG(uint64(i), 7))
+		rng := rand.New(rand.NewPCG(uint64(i), seed))
 		kinds := []fault{drop, late, half, hang}
 		p.setPick(func(r *http.Request) (fault, bool) {
 			if r.Method != http.MethodPost || rng.Float64() >= chaosShare {
