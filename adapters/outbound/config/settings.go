@@ -64,7 +64,7 @@ func Settings(f *File) []app.ListenerSettings {
 }
 
 func compile(m Match) domain.Match {
-	dm := domain.Match{Actions: m.Actions, Targets: m.Targets, Functions: m.Functions}
+	dm := domain.Match{Actions: m.Actions, Effects: m.Effects, Targets: m.Targets, Functions: m.Functions}
 	_ = dm.Compile() // Validate reported any error
 	return dm
 }

@@ -62,7 +62,9 @@ type MCP struct {
 
 // Match selects statements; see domain.Match.
 type Match struct {
-	Actions   []string `yaml:"actions"`
+	Actions []string `yaml:"actions"`
+	// Effects are protocol-blind words (domain.Effects; docs/rules.md).
+	Effects   []string `yaml:"effects"`
 	Targets   []string `yaml:"targets"`
 	Functions []string `yaml:"functions"`
 }

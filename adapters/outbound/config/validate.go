@@ -290,7 +290,13 @@ func (v *validator) match(p string, m Match) {
 				"not globs; list each action, or leave actions out to match every statement", a))
 		}
 	}
-	dm := domain.Match{Actions: m.Actions, Targets: m.Targets, Functions: m.Functions}
+	for j, e := range m.Effects {
+		if !domain.IsEffect(e) {
+			v.add(fmt.Sprintf("%s.effects[%d]", p, j), fmt.Sprintf("%q is not an effect: the effects are %s (docs/rules.md)",
+				e, strings.Join(domain.Effects, ", ")))
+		}
+	}
+	dm := domain.Match{Actions: m.Actions, Effects: m.Effects, Targets: m.Targets, Functions: m.Functions}
 	if err := dm.Compile(); err != nil {
 		v.add(p, err.Error())
 	}

@@ -307,3 +307,19 @@ listeners:
 		}
 	}
 }
+
+// Effects are the same words on every protocol (domain.Effects): a rule's
+// effects are checked against that vocabulary, not against a protocol's
+// actions, and a word outside it is a mistake that lists the words.
+func TestValidateChecksEffectsAgainstTheVocabulary(t *testing.T) {
+	f := parse(t, `
+sidecar: demo
+approval_rules: [{name: r, match: {effects: [delete, UNBOUNDED, DROP_TABLE]}}]
+listeners: [{name: db, protocol: sql, listen: 127.0.0.1:1, upstream: db, approval_rules: [r]}]
+`)
+	errs := config.Validate(f, protocols)
+	if len(errs) != 1 || errs[0].Path != "approval_rules[0].match.effects[2]" ||
+		!strings.Contains(errs[0].Message, `"DROP_TABLE" is not an effect`) || !strings.Contains(errs[0].Message, "SCHEMA_CHANGE") {
+		t.Fatalf("want one mistake at effects[2] naming the vocabulary, got %v", errs)
+	}
+}
