@@ -23,7 +23,7 @@ deps: ## install what the tests need (idempotent; Go proxy, Debian and npm only)
 test: deps ## vet and run every test (unit, race, conformance with real clients and servers)
 	./scripts/test.sh
 
-fuzz: ## run every go fuzz target, one at a time, FUZZTIME each (default 10m: make fuzz FUZZTIME=1h), then the SQL differential tests for HOOP_DIFF_DURATION per server (default FUZZTIME)
+fuzz: ## run every go fuzz target, one per core at a time (FUZZLANES), FUZZTIME each (default 10m: make fuzz FUZZTIME=1h), then the SQL differential tests for HOOP_DIFF_DURATION per server (default FUZZTIME)
 	FUZZTIME=$(or $(FUZZTIME),10m) HOOP_DIFF_DURATION=$(or $(HOOP_DIFF_DURATION),$(FUZZTIME),10m) FUZZ_DIFFERENTIAL=1 ./scripts/fuzz.sh
 
 soak: deps ## run the soak (conformance/soak): 10 minutes, 240 agent connections over postgres, mysql and http, the Control Plane restarted every 30 s; prints the checker's verdict, statements per second, RSS and goroutines (HOOP_SOAK_DURATION, HOOP_SOAK_AGENTS per protocol)

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # make fuzz (and the fuzz step of make test): runs every go fuzz target in
-# the tree, one at a time (go test takes one -fuzz target per run), each for
-# FUZZTIME (default 10s; make fuzz passes a longer one). Targets are found by
+# the tree (go test takes one -fuzz target per run; FUZZLANES of them run at
+# a time, below), each for FUZZTIME (default 10s; make fuzz passes a longer
+# one). Targets are found by
 # their declaration, `func FuzzName(f *testing.F)` in a _test.go file, so a
 # target added anywhere is run without touching this script. One line per
-# target: package, name, executions, and ok or FAIL; a failing target's
-# output follows its line and the new crasher is left in
+# target: package, name, executions, and ok or FAIL; the failing targets'
+# output follows the last target's line and the new crasher is left in
 # <package>/testdata/fuzz/<FuzzName>/ to check in as a regression seed; a
 # last line counts targets, executions and failures.
 # Usage: scripts/fuzz.sh [package-dir-or-pattern...]   (default: the whole tree)
@@ -32,53 +33,117 @@ fi
 # `go test -fuzz` adds (go test -c -fuzz), and runs each of its targets in
 # the package's directory (seeds and new crashers in testdata/fuzz), with
 # the corpus cache go test itself uses ($GOCACHE/fuzz/<import path>).
+#
+# The packages are shared among FUZZLANES lanes (default: one per CPU),
+# balanced by their target counts; a lane builds and fuzzes its packages
+# one target at a time, with nproc/FUZZLANES fuzz workers (-test.parallel).
+# On 2 cores two targets with one worker each keep both cores fuzzing, as
+# one target with two workers did, in half the wall time: each target gets
+# FUZZTIME of one core instead of two, and a lane's build overlaps the
+# other lane's fuzzing.
 bins=$(mktemp -d)
 trap 'rm -rf "$bins"' EXIT
 cache="$(go env GOCACHE)/fuzz"
-failed=0 total=0 execs_total=0 built_dir="" build_ok=0 bin=""
-while read -r dir name; do
-	pkg="./${dir#./}"
-	log=$(mktemp)
-	result=FAIL
-	total=$((total + 1))
-	if [ "$dir" != "$built_dir" ]; then
-		built_dir=$dir
-		bin="$bins/$(echo "${dir#./}" | tr / _).test"
-		build_log="$bins/build.log"
-		if go test -c -fuzz=. -o "$bin" "$pkg" >"$build_log" 2>&1; then build_ok=1; else build_ok=0; fi
-		importpath=$(go list "$pkg")
-	fi
-	if [ "$build_ok" = 0 ]; then
-		cp "$build_log" "$log"
-	else
-		for attempt in 1 2; do
-			if (cd "$dir" && "$bin" -test.run '^$' -test.fuzz "^${name}\$" -test.fuzztime "$FUZZTIME" \
-				-test.fuzzminimizetime "$FUZZMINIMIZETIME" -test.fuzzcachedir "$cache/$importpath") >"$log" 2>&1; then
-				result=ok
+cpus=$(nproc 2>/dev/null || echo 1)
+lanes="${FUZZLANES:-$cpus}"
+if ! [ "$lanes" -ge 1 ] 2>/dev/null; then
+	echo "fuzz: FUZZLANES must be a whole number of lanes, at least 1 (got '$lanes')" >&2
+	exit 2
+fi
+
+# lane_of: "<lane> <dir> <name>" per target, each package in one lane, the
+# largest packages first into the lane with the fewest targets so far.
+assignment=$(awk -v lanes="$lanes" '
+	{ n[$1]++; t[$1] = t[$1] $2 " " }
+	END {
+		for (p in n) order[++k] = p
+		for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++)
+			if (n[order[j]] > n[order[i]] || (n[order[j]] == n[order[i]] && order[j] < order[i])) { x = order[i]; order[i] = order[j]; order[j] = x }
+		for (i = 1; i <= k; i++) {
+			best = 0
+			for (l = 1; l < lanes; l++) if (load[l] < load[best]) best = l
+			load[best] += n[order[i]]
+			m = split(t[order[i]], names, " ")
+			for (j = 1; j <= m; j++) print best, order[i], names[j]
+		}
+	}' <<<"$targets" | sort -s -k1,1n)
+
+# run_lane fuzzes lane $1's targets; it prints one line per target and
+# appends "<result> <execs>" to $bins/results and a failing target's output
+# to $bins/failures.
+run_lane() {
+	local lane=$1 built_dir="" build_ok=0 bin="" build_log="$bins/build.$1.log" importpath=""
+	local dir name pkg log result execs attempt
+	while read -r _ dir name; do
+		pkg="./${dir#./}"
+		log=$(mktemp)
+		result=FAIL
+		if [ "$dir" != "$built_dir" ]; then
+			built_dir=$dir
+			bin="$bins/$(echo "${dir#./}" | tr / _).test"
+			if go test -c -fuzz=. -o "$bin" "$pkg" >"$build_log" 2>&1; then build_ok=1; else build_ok=0; fi
+			importpath=$(go list "$pkg")
+		fi
+		if [ "$build_ok" = 0 ]; then
+			cp "$build_log" "$log"
+		else
+			for attempt in 1 2; do
+				if (cd "$dir" && "$bin" -test.run '^$' -test.fuzz "^${name}\$" -test.fuzztime "$FUZZTIME" \
+					-test.parallel "$workers" -test.fuzzminimizetime "$FUZZMINIMIZETIME" \
+					-test.fuzzcachedir "$cache/$importpath") >"$log" 2>&1; then
+					result=ok
+					break
+				fi
+				# Go 1.26's fuzz coordinator can report a bare "context deadline
+				# exceeded" at the -fuzztime boundary on a loaded machine, with no
+				# input found (go.dev/issue/75804, fixed in Go 1.27). Such a run is
+				# retried once; a real finding writes its input and is never retried.
+				if [ "$attempt" = 1 ] && grep -q 'context deadline exceeded' "$log" &&
+					! grep -qE 'Failing input written to|panic:|_test\.go:[0-9]+:' "$log"; then
+					echo "fuzz: $pkg $name: only Go's fuzztime deadline race (go.dev/issue/75804), no input found; running it again"
+					continue
+				fi
 				break
-			fi
-			# Go 1.26's fuzz coordinator can report a bare "context deadline
-			# exceeded" at the -fuzztime boundary on a loaded machine, with no
-			# input found (go.dev/issue/75804, fixed in Go 1.27). Such a run is
-			# retried once; a real finding writes its input and is never retried.
-			if [ "$attempt" = 1 ] && grep -q 'context deadline exceeded' "$log" &&
-				! grep -qE 'Failing input written to|panic:|_test\.go:[0-9]+:' "$log"; then
-				echo "fuzz: $pkg $name: only Go's fuzztime deadline race (go.dev/issue/75804), no input found; running it again"
-				continue
-			fi
-			break
-		done
-	fi
+			done
+		fi
+		execs=$(grep -Eo 'execs: [0-9]+' "$log" | tail -1 | grep -Eo '[0-9]+' || true)
+		printf '%-4s %-40s %-22s %s execs in %s\n' "$result" "$pkg" "$name" "${execs:-?}" "$FUZZTIME"
+		echo "$result ${execs:-0}" >>"$bins/results"
+		if [ "$result" = FAIL ]; then
+			{ echo "FAIL $pkg $name:"; sed 's/^/    /' "$log"; } >>"$bins/failures.$lane"
+		fi
+		rm -f "$log"
+	done < <(awk -v lane="$lane" '$1 == lane' <<<"$assignment")
+}
+
+used_lanes=$(awk '{print $1}' <<<"$assignment" | sort -u)
+# Fewer packages than lanes: the lanes that run share every core.
+workers=$((cpus / $(wc -w <<<"$used_lanes")))
+[ "$workers" -ge 1 ] || workers=1
+pids=()
+for lane in $used_lanes; do
+	run_lane "$lane" &
+	pids+=($!)
+done
+lane_failed=0
+for p in "${pids[@]}"; do wait "$p" || lane_failed=1; done
+failed=0 total=0 execs_total=0
+touch "$bins/results"
+while read -r result execs; do
+	total=$((total + 1))
+	execs_total=$((execs_total + execs))
 	if [ "$result" = FAIL ]; then failed=$((failed + 1)); fi
-	execs=$(grep -Eo 'execs: [0-9]+' "$log" | tail -1 | grep -Eo '[0-9]+' || true)
-	execs_total=$((execs_total + ${execs:-0}))
-	printf '%-4s %-40s %-22s %s execs in %s\n' "$result" "$pkg" "$name" "${execs:-?}" "$FUZZTIME"
-	if [ "$result" = FAIL ]; then
-		sed 's/^/    /' "$log"
-	fi
-	rm -f "$log"
-done <<<"$targets"
-echo "fuzz: $total targets, $execs_total executions, $failed failed ($FUZZTIME each)"
+done <"$bins/results"
+# A lane that stopped early (a command of its own failed) leaves targets
+# without a line: each counts as failed.
+expected=$(wc -l <<<"$targets")
+if [ "$lane_failed" = 1 ] || [ "$total" -lt "$expected" ]; then
+	echo "fuzz: a lane stopped early: $((expected - total)) of $expected targets did not run"
+	failed=$((failed + expected - total))
+fi
+cat "$bins"/failures.* 2>/dev/null || true
+lanes_used=$(wc -w <<<"$used_lanes")
+echo "fuzz: $total targets, $execs_total executions, $failed failed ($FUZZTIME each, $lanes_used at a time with $workers worker(s) each)"
 
 # make fuzz (FUZZ_DIFFERENTIAL=1) also runs the SQL differential tests
 # (conformance/differential) for HOOP_DIFF_DURATION per server; make test
