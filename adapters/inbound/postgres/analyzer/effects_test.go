@@ -173,3 +173,61 @@ func vocabularyNodes() []proto.Message {
 	}
 	return out
 }
+
+// FuzzEffects checks what lets the cache share an analysis across a shape
+// (cache.go): a text whose analysis read no constant's value (not
+// constants) gets the same actions and effects as the text with each
+// constant replaced by another of its kind, and reading constants is a
+// property of the shape, not of the values.
+func FuzzEffects(f *testing.F) {
+	for _, s := range []string{
+		"DELETE FROM t WHERE 1 = 1", "DELETE FROM t WHERE 'a' = 'b'", "DELETE FROM t WHERE id = 5 OR 1 = 2",
+		"UPDATE t SET a = 1 WHERE id = 5", "UPDATE t SET a = 'x' WHERE 't'", "DELETE FROM t WHERE 0::boolean",
+		"DELETE FROM t WHERE NOT (1.5 >= 2) AND id = 3", "DELETE FROM t WHERE 1 IS NOT DISTINCT FROM 2",
+		"WITH d AS (DELETE FROM t WHERE 2 < 1 RETURNING *) SELECT * FROM d",
+		"SELECT pg_read_file('x', 1, 2)", "INSERT INTO t VALUES (1, 'a')",
+		"DELETE FROM t WHERE 'off' IS TRUE", "DELETE FROM t WHERE NULL IS NULL OR 1 = 1",
+	} {
+		f.Add(s, uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, sql string, seed uint8) {
+		_, consts, ok := fastShapeSpans(sql)
+		if !ok || len(consts) == 0 || len(sql) > 4096 {
+			return
+		}
+		r := Analyze(sql)
+		if r.Err != nil || len(r.Statements) != 1 {
+			return
+		}
+		// Another constant of each kind: a number for a number, a string for a string.
+		var b strings.Builder
+		last := 0
+		for i, c := range consts {
+			b.WriteString(sql[last:c[0]])
+			pick := (int(seed) + i) % 3
+			if sql[c[0]] == '\'' {
+				b.WriteString([]string{"'a'", "'b'", "'on'"}[pick])
+			} else {
+				b.WriteString([]string{"0", "1", "2.5"}[pick])
+			}
+			last = c[1]
+		}
+		b.WriteString(sql[last:])
+		other := b.String()
+		if k1, _ := fastShape(sql); func() bool { k2, ok := fastShape(other); return !ok || k1 != k2 }() {
+			return // the replacement changed the shape (a number became a string's neighbour…)
+		}
+		o := Analyze(other)
+		if o.Err != nil || len(o.Statements) != 1 {
+			return
+		}
+		a, x := r.Statements[0], o.Statements[0]
+		if a.constants != x.constants {
+			t.Fatalf("%q reads constants %v, %q (same shape) %v", sql, a.constants, other, x.constants)
+		}
+		if !a.constants && (!slices.Equal(a.Analysis.Effects, x.Analysis.Effects) || !slices.Equal(a.Analysis.Actions, x.Analysis.Actions)) {
+			t.Fatalf("%q: %v %v; %q (same shape): %v %v", sql, a.Analysis.Actions, a.Analysis.Effects,
+				other, x.Analysis.Actions, x.Analysis.Effects)
+		}
+	})
+}
