@@ -34,7 +34,9 @@ import (
 //   - GRANT, REVOKE, CREATE / ALTER / DROP ROLE, ALTER DEFAULT PRIVILEGES,
 //     REASSIGN OWNED, ALTER … OWNER TO (also SCHEMA_CHANGE), row security
 //     policies and ALTER TABLE … ROW LEVEL SECURITY (also SCHEMA_CHANGE), user mappings, SET ROLE, SET SESSION
-//     AUTHORIZATION: PRIVILEGE.
+//     AUTHORIZATION, ALTER ROLE … RENAME (also SCHEMA_CHANGE): PRIVILEGE.
+//   - SET session_replication_role (superuser: it can turn triggers and
+//     foreign keys off): ADMIN.
 //   - DO, CALL, LOAD (a shared library, also FILE_ACCESS): RUNS_CODE. The
 //     session adds UNKNOWN and RUNS_CODE for an EXECUTE of a statement it
 //     never saw prepared.
@@ -104,6 +106,13 @@ func (w *walker) effect(n proto.Message) {
 			w.Effect(domain.EffectPrivilege)
 		case v.Name == "search_path" && catalogNotFirst(v.Args):
 			w.Effect(domain.EffectRunsCode)
+		case v.Name == "session_replication_role":
+			w.Effect(domain.EffectAdmin) // `replica` turns triggers and foreign keys off
+		}
+	case *pg.RenameStmt:
+		w.Effect(domain.EffectSchemaChange)
+		if v.RenameType == pg.ObjectType_OBJECT_ROLE {
+			w.Effect(domain.EffectPrivilege)
 		}
 	case *pg.AlterTableCmd:
 		switch v.Subtype {
@@ -181,8 +190,8 @@ var nodeEffects = map[string][]string{
 	"AlterSystemStmt":            admin, "AlterDatabaseSetStmt": admin,
 	"VacuumStmt": admin, "ClusterStmt": admin, "ReindexStmt": admin, "CheckPointStmt": admin,
 	"DoStmt": runsCode, "CallStmt": runsCode,
-	"LoadStmt":   {domain.EffectRunsCode, domain.EffectFileAccess},
-	"RenameStmt": schemaChange, "CommentStmt": schemaChange, "SecLabelStmt": schemaChange,
+	"LoadStmt":    {domain.EffectRunsCode, domain.EffectFileAccess},
+	"CommentStmt": schemaChange, "SecLabelStmt": schemaChange,
 	"DefineStmt": schemaChange, "IndexStmt": schemaChange, "ViewStmt": schemaChange,
 	"RuleStmt": schemaChange, "CompositeTypeStmt": schemaChange, "CreatedbStmt": schemaChange,
 	"AlterdbStmt": schemaChange, "DropdbStmt": {domain.EffectDrop},
