@@ -6,7 +6,12 @@ import (
 
 	"github.com/hoophq/sidecar/adapters/inbound/postgres/analyzer"
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/domain"
 )
+
+// fastpathEffects are a fastpath FunctionCall's effects: a function named
+// by its oid only, so any function (lo_import, a user's): RUNS_CODE.
+var fastpathEffects = []string{domain.EffectRunsCode}
 
 // actionFunctionCall is the action of a fastpath FunctionCall message
 // (query.go), which never reaches the analyzer.

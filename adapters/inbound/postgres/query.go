@@ -101,7 +101,7 @@ func (s *session) functionCall(frame []byte) error {
 	fn := fmt.Sprintf("oid:%d", binary.BigEndian.Uint32(b))
 	canonical := append([]byte("\x00hoop-fastpath-v1"), b...)
 	st := app.Statement{Canonical: canonical, Display: "function call " + fn + " (fastpath)",
-		Analysis: domain.Analysis{Actions: []string{actionFunctionCall}, Functions: []string{fn}}}
+		Analysis: domain.Analysis{Actions: []string{actionFunctionCall}, Functions: []string{fn}, Effects: fastpathEffects}}
 	out := s.check(s.rules(), st)
 	if !out.Forward {
 		return s.deny(out, nil, true)
@@ -159,7 +159,7 @@ func (s *session) resolveOne(st analyzer.Statement, exp *expect, need, depth int
 		r.runs = append(r.runs, ran{st.Execute, p})
 		switch {
 		case p == nil:
-			a = merge(a, domain.Analysis{Actions: []string{domain.ActionUnknown}})
+			a = merge(a, analyzer.UnseenRun())
 			if r.unread == "" {
 				r.unread = "EXECUTE " + quote(st.Execute) + " runs a prepared statement the listener never saw"
 			}
@@ -227,7 +227,7 @@ func (r *resolution) display() string {
 
 func merge(a, b domain.Analysis) domain.Analysis {
 	return domain.Analysis{Actions: union(a.Actions, b.Actions), Targets: union(a.Targets, b.Targets),
-		Functions: union(a.Functions, b.Functions)}
+		Functions: union(a.Functions, b.Functions), Effects: union(a.Effects, b.Effects)}
 }
 
 func union(a, b []string) []string {

@@ -30,6 +30,19 @@ type Statement struct {
 	// Deallocate names a DEALLOCATE; DeallocateAll is DEALLOCATE ALL.
 	Deallocate    string
 	DeallocateAll bool
+	// constants is set when the analysis read the values of the text's
+	// constants (folding a WHERE, where.go): it then stands for no other
+	// text of its shape (cache.go).
+	constants bool
+}
+
+// UnseenRun is the analysis of a statement that runs without the analyzer
+// having read it (an EXECUTE of a name no PREPARE it saw defined, an Execute
+// of a portal or prepared statement the listener never saw): UNKNOWN, and
+// RUNS_CODE because whatever it is runs now.
+func UnseenRun() domain.Analysis {
+	return domain.Analysis{Actions: []string{domain.ActionUnknown},
+		Effects: []string{domain.EffectRunsCode, domain.EffectUnknown}}
 }
 
 // Prepared is a PREPARE's name and query.
@@ -73,7 +86,9 @@ var testHook func(sql string)
 // unknown is the result of a text that cannot be analysed: one Unknown
 // statement with the whole text, and err.
 func unknown(sql string, err error) Result {
-	return Result{Statements: []Statement{{Statement: analyzerkit.Whole(sql, []string{domain.ActionUnknown})}}, Err: err}
+	st := analyzerkit.Whole(sql, []string{domain.ActionUnknown})
+	st.Analysis.Effects = []string{domain.EffectUnknown}
+	return Result{Statements: []Statement{{Statement: st}}, Err: err}
 }
 
 func analyze(sql string) Result {
@@ -128,13 +143,30 @@ func stmtText(sql string, loc, n int) string {
 // walker collects one statement's analysis.
 type walker struct {
 	analyzerkit.Found
-	st Statement
+	st      Statement
+	effects map[string]struct{}
+	// insertValues is an INSERT's VALUES list, which reads nothing.
+	insertValues *pg.SelectStmt
 }
 
-func newWalker() *walker { return &walker{Found: analyzerkit.NewFound()} }
+func newWalker() *walker {
+	return &walker{Found: analyzerkit.NewFound(), effects: map[string]struct{}{}}
+}
+
+// Effect adds effects (domain.Effects words).
+func (w *walker) Effect(effects ...string) {
+	for _, e := range effects {
+		w.effects[e] = struct{}{}
+	}
+}
 
 func (w *walker) statement() Statement {
 	w.st.Analysis = w.Analysis()
+	for _, e := range domain.Effects { // the vocabulary's order
+		if _, ok := w.effects[e]; ok {
+			w.st.Analysis.Effects = append(w.st.Analysis.Effects, e)
+		}
+	}
 	return w.st
 }
 

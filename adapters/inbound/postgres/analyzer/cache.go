@@ -32,7 +32,9 @@ var memo = analyzerkit.MemoOf[string, Result]{
 		return shapeKey(sql)
 	},
 	Analyze: AnalyzeContext,
-	Lone:    func(r Result) bool { return r.Err == nil && len(r.Statements) == 1 },
+	// A statement whose effects read its constants' values (WHERE 1 = 1)
+	// stands for no other text of its shape (WHERE 1 = 2).
+	Lone: func(r Result) bool { return r.Err == nil && len(r.Statements) == 1 && !r.Statements[0].constants },
 	Own: func(r Result, sql string) Result {
 		st := r.Statements[0]
 		st.Text = stmtText(sql, 0, 0)

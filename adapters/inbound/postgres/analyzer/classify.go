@@ -12,6 +12,7 @@ import (
 // classify records what node n says about the statement and reports whether
 // its children are walked too.
 func (w *walker) classify(n proto.Message) bool {
+	w.effect(n)
 	switch v := n.(type) {
 	case *pg.RangeVar:
 		w.relation(v.Catalogname, v.Schemaname, v.Relname)
@@ -64,6 +65,7 @@ func (w *walker) classify(n proto.Message) bool {
 		inner := newWalker()
 		inner.node(v.Query.ProtoReflect())
 		w.st.Prepare = &Prepared{Name: v.Name, Analysis: inner.statement().Analysis}
+		w.st.constants = w.st.constants || inner.st.constants
 		return false // it runs on EXECUTE
 	case *pg.ExecuteStmt:
 		w.Act("EXECUTE")

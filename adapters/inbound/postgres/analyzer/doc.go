@@ -2,9 +2,12 @@
 // own parser (libpg_query through github.com/pganalyze/pg_query_go/v6): each
 // statement's kinds (domain.Analysis.Actions, e.g. DELETE, DROP, DROP_TABLE,
 // SELECT_INTO), the relations it names (Targets) and the functions it calls
-// (Functions), plus what a session must remember to classify later
-// statements (PREPARE, EXECUTE, DEALLOCATE). The action vocabulary is
-// documented in docs/postgres-listener.md.
+// (Functions), its effects (domain.Analysis.Effects, the words rules share
+// with every protocol: effects.go per statement node, functions.go per
+// function called, where.go for UNBOUNDED), plus what a session must
+// remember to classify later statements (PREPARE, EXECUTE, DEALLOCATE). The
+// action vocabulary is documented in docs/postgres-listener.md, the effects
+// in docs/rules.md's effects table, which effects_test.go checks.
 //
 // It is pure: no I/O, safe for concurrent use. Cache memoises results by
 // statement text; limits.go bounds what one text and all texts at once may
