@@ -16,5 +16,6 @@
 // started by conformance/harness; people approve and reject with its CLI, and
 // a test stops its process to see the 502. The Sidecar runs in-process: the
 // core, this adapter and the real Control Plane client (world_test.go);
-// reserved_binary_test.go runs the real sidecar binary instead.
+// reserved_binary_test.go and effects_test.go (a rule on the DELETE effect,
+// written in the config file) run the real sidecar binary instead.
 package httpconformance

@@ -55,6 +55,9 @@ type listenerOpts struct {
 	mcp      string // the mcp block's listen address ("": none)
 	upstream string // default: the suite's upstream
 	extra    string // more keys of the listener (e.g. tls:), one line each, indented
+	// match replaces the listener's approval rules with one rule, "only",
+	// of this match (a YAML flow mapping, e.g. "{effects: [UNBOUNDED]}").
+	match string
 }
 
 // config is a Sidecar config with one mongodb listener on listen.
@@ -72,16 +75,20 @@ func (e *env) config(listen string, o listenerOpts) string {
 	if o.mcp != "" {
 		mcp = fmt.Sprintf("mcp: {listen: %s}\n", o.mcp)
 	}
+	rules, names := `  - name: mongo-destructive
+    match: {actions: [DROP, DROP_DATABASE, DELETE, AGGREGATE_WRITE, BULK_WRITE, SERVER_JS]}
+  - name: once-inserts
+    match: {actions: [INSERT, UPDATE], targets: ["*.once"]}
+`, "mongo-destructive, once-inserts"
+	if o.match != "" {
+		rules, names = fmt.Sprintf("  - name: only\n    match: %s\n", o.match), "only"
+	}
 	return fmt.Sprintf(`sidecar: test
 control_plane: {url: %s, token_env: HOOP_SIDECAR_TOKEN, timeout: 2s}
 log: {format: text, level: info}
 audit: {file: "-"}
 %sapproval_rules:
-  - name: mongo-destructive
-    match: {actions: [DROP, DROP_DATABASE, DELETE, AGGREGATE_WRITE, BULK_WRITE, SERVER_JS]}
-  - name: once-inserts
-    match: {actions: [INSERT, UPDATE], targets: ["*.once"]}
-listeners:
+%slisteners:
   - name: mongo
     protocol: mongodb
     listen: %s
@@ -89,8 +96,8 @@ listeners:
     mode: %s
     wait_timeout: 20s
     spend_approval_on: %s
-    approval_rules: [mongo-destructive, once-inserts]
-%s`, e.cp.URL, mcp, listen, o.upstream, o.mode, o.spend, o.extra)
+    approval_rules: [%s]
+%s`, e.cp.URL, mcp, rules, listen, o.upstream, o.mode, o.spend, names, o.extra)
 }
 
 // sidecar starts a Sidecar process and returns its listener's address.

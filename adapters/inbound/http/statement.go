@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/textproto"
+	"net/url"
 	"path"
 	"slices"
 	"strings"
@@ -41,7 +42,8 @@ var methodOverrideKeys = canonicalKeys(methodOverrideHeaders)
 // "/a//b/" and "/a/./b" match the rules of "/a/b"; plus what lenient
 // upstreams read (lenientReadings: escapes decoded again, '\' as '/',
 // ";params" dropped) and each of those in lower case, for case-insensitive
-// routers. Extra targets can only hold more, never less. It needs no body.
+// routers. Extra targets can only hold more, never less. Effects are the
+// protocol-blind words of effects.go. It needs no body.
 func analyze(r *http.Request) domain.Analysis {
 	a := domain.Analysis{Actions: []string{r.Method}}
 	for _, k := range methodOverrideKeys {
@@ -65,6 +67,7 @@ func analyze(r *http.Request) domain.Analysis {
 			}
 		}
 	}
+	a.Effects = effects(r, a.Actions, a.Targets)
 	return a
 }
 
@@ -146,4 +149,20 @@ func display(r *http.Request, body []byte) string {
 		fmt.Fprintf(&b, "\n… (%d bytes in all)", len(body))
 	}
 	return b.String()
+}
+
+// AnalyzeText returns what rules match on a request written as `sidecar
+// explain` and docs/rules.md write an http statement: "METHOD /path" with
+// an optional "?query" (no headers, no body). Errors name what is missing.
+func AnalyzeText(text string) (domain.Analysis, error) {
+	method, target, ok := strings.Cut(strings.TrimSpace(text), " ")
+	target = strings.TrimSpace(target)
+	if !ok || method == "" || !strings.HasPrefix(target, "/") {
+		return domain.Analysis{}, fmt.Errorf("http statement %q: want METHOD /path[?query]", text)
+	}
+	u, err := url.ParseRequestURI(target)
+	if err != nil {
+		return domain.Analysis{}, fmt.Errorf("http statement %q: %w", text, err)
+	}
+	return analyze(&http.Request{Method: method, URL: u, Header: http.Header{}}), nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hoophq/sidecar/adapters/inbound/mongodb/wire"
 	"github.com/hoophq/sidecar/domain"
+	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
@@ -121,4 +122,17 @@ func FromQuery(q *wire.Query) (*Command, error) {
 		return nil, &Error{Reason: "$db is not allowed in OP_QUERY requests"}
 	}
 	return analyse(doc, nil, q.Database())
+}
+
+// FromExtJSON analyses a command written as one Extended JSON document
+// (relaxed or canonical, keys in the order written), as `sidecar explain`
+// and docs/rules.md write a mongodb statement: `{"delete": "t", "deletes":
+// [{"q": {}, "limit": 0}], "$db": "app"}`. Errors are *Error, also for
+// text that is not one Extended JSON document.
+func FromExtJSON(text string) (*Command, error) {
+	var raw bson.Raw
+	if err := bson.UnmarshalExtJSON([]byte(text), false, &raw); err != nil {
+		return nil, &Error{Reason: "not a command in Extended JSON: " + err.Error()}
+	}
+	return analyse(bsoncore.Document(raw), nil, "")
 }

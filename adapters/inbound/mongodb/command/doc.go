@@ -5,7 +5,8 @@
 //
 // One job per file:
 //
-//   - command.go: Command, FromMsg, FromQuery, Error.
+//   - command.go: Command, FromMsg, FromQuery, FromExtJSON (a command
+//     in Extended JSON, as `sidecar explain` reads one), Error.
 //   - analyse.go: the generic fields (the first key is the command name,
 //     $db as sent, lsid, txnNumber, autocommit, startTransaction,
 //     maxTimeMS, ordered) and document sequences read as the fields they
@@ -23,6 +24,10 @@
 //   - scan.go: the walk that finds server-side JavaScript ($where,
 //     $function, $accumulator, BSON code) and the stages naming
 //     collections ($out, $merge, $lookup, $graphLookup, $unionWith).
+//   - effects.go: the effects (domain/effects.go) from the actions and
+//     the fields that change them ($out, dropTarget, expireAfterSeconds,
+//     system.users); unbounded.go whether a deleteMany or updateMany
+//     filter matches every document by its form (UNBOUNDED).
 //   - auth.go: saslStart / authenticate / speculativeAuthenticate: the
 //     mechanism and the user name (SCRAM client-first "n=", RFC 5802).
 //   - canonical.go: Canonicalize, the fingerprint's bytes, and the list of

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hoophq/sidecar/adapters/inbound/mongodb/wire"
+	"github.com/hoophq/sidecar/domain"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -25,6 +26,10 @@ func FuzzCommand(f *testing.F) {
 		`{"getMore": {"$numberLong": "1"}, "collection": "t", "$db": "test"}`,
 		`{"renameCollection": "a.b", "to": "c.d", "$db": "admin"}`,
 		`{"find": "t", "readConcern": {"afterClusterTime": {"$timestamp": {"t": 1, "i": 1}}}, "limit": 2.0, "$db": "test"}`,
+		`{"delete": "t", "deletes": [{"q": {"$or": [{"a": 1}, {"$expr": {"$and": [true, {"$not": ["$a"]}]}}]}, "limit": 0}], "$db": "test"}`,
+		`{"update": "t", "updates": [{"q": {"$nor": [{"_id": {"$exists": false}}], "b": {"$not": {"$in": []}}}, "u": {}, "multi": true}], "$db": "test"}`,
+		`{"delete": "t", "deletes": [{"q": {"$expr": {"$getField": {"field": "a", "input": {"$literal": "$$ROOT"}}}}, "limit": 0}], "$db": "test"}`,
+		`{"createIndexes": "t", "indexes": [{"key": {"a": 1}, "name": "a", "expireAfterSeconds": 1}], "$db": "test"}`,
 	}
 	for _, s := range seeds {
 		body := doc(f, s)
@@ -80,6 +85,16 @@ func check(t *testing.T, c *Command) {
 	for _, a := range c.Analysis.Actions {
 		if !IsAction(a) {
 			t.Fatalf("action %s outside the vocabulary", a)
+		}
+	}
+	// Every write carries an effect a rule can hold, and only words of
+	// the vocabulary.
+	if c.Write && len(c.Analysis.Effects) == 0 {
+		t.Fatalf("write %v with no effect", c.Analysis.Actions)
+	}
+	for _, e := range c.Analysis.Effects {
+		if !domain.IsEffect(e) {
+			t.Fatalf("effect %s outside the vocabulary", e)
 		}
 	}
 }

@@ -105,4 +105,5 @@ func (r *reading) finish() {
 		r.c.Analysis.Targets = nil // as when nothing was added
 	}
 	r.c.Analysis.Functions = r.functions.items
+	r.c.Analysis.Effects = r.effects()
 }

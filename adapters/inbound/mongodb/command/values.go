@@ -155,6 +155,15 @@ func typeName(t bsoncore.Type) string {
 // is refused (FailedToParse), as mongod refuses it. Either way the entry
 // deletes: limit never changes the analysis, only whether mongod runs it.
 func deleteLimit(v bsoncore.Value) error {
+	if f := deleteLimitValue(v); f != 0 && f != 1 {
+		return &Error{Reason: fmt.Sprintf("The limit field in delete objects must be 0 or 1. Got %v", f)}
+	}
+	return nil
+}
+
+// deleteLimitValue is a delete entry's limit as mongod reads it (see
+// deleteLimit): 0 deletes every match, 1 one; any other value is refused.
+func deleteLimitValue(v bsoncore.Value) float64 {
 	var f float64
 	switch v.Type {
 	case bsoncore.TypeInt32, bsoncore.TypeInt64, bsoncore.TypeDouble:
@@ -164,8 +173,5 @@ func deleteLimit(v bsoncore.Value) error {
 		// "NaN", "Infinity", "1E+3", "1.00": ParseFloat reads them all.
 		f, _ = strconv.ParseFloat(bson.NewDecimal128(h, l).String(), 64)
 	}
-	if f != 0 && f != 1 {
-		return &Error{Reason: fmt.Sprintf("The limit field in delete objects must be 0 or 1. Got %v", f)}
-	}
-	return nil
+	return f
 }
