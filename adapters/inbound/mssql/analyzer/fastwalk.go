@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/sqlc-dev/teesql/ast"
+
+	"github.com/hoophq/sidecar/domain"
 )
 
 // fastWalker: what a teesql tree adds to a statement's analysis.
@@ -105,6 +107,14 @@ func (f *fastWalker) node(v reflect.Value) bool {
 		f.offset++
 		if !f.offsetShape(x) {
 			return false
+		}
+	case *ast.UpdateSpecification:
+		if fastUnbounded(x.WhereClause) {
+			f.w.effect(domain.EffectUnbounded)
+		}
+	case *ast.DeleteSpecification:
+		if fastUnbounded(x.WhereClause) {
+			f.w.effect(domain.EffectUnbounded)
 		}
 	case *ast.InsertSpecification:
 		if x.InsertOption == "Into" {
