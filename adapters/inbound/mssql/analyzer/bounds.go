@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"reflect"
+	"strings"
 
 	"github.com/antlr4-go/antlr/v4"
 	"github.com/bytebase/parser/tsql"
@@ -14,11 +15,14 @@ import (
 // WHERE, or when its WHERE may hold for every row (cond.everyRow): a
 // condition that names no column outside a subquery (`1=1`, `@all = 1`,
 // `EXISTS (SELECT …)`) is the same for every row, so it reaches all of
-// them or none, and an OR with such a side reaches all. TOP (n) does not
-// bound it (it says how many, not which, and runs in loops that empty a
-// table), nor does a join. WHERE CURRENT OF a cursor is one row. A
-// condition on columns that every row happens to meet (`id = id`, `id IS
-// NOT NULL`) is not seen.
+// them or none, and an OR with such a side reaches all. With a FROM
+// clause (a join), only a column qualified by the written target's name
+// counts: `DELETE t FROM t CROSS JOIN u WHERE u.flag = 1` reaches every row
+// of t, and an unqualified column may be u's. TOP (n) does not bound it (it
+// says how many, not which, and runs in loops that empty a table), nor
+// does a join's ON. WHERE CURRENT OF a cursor is one row. A condition on
+// columns that every row happens to meet (`id = id`, `id IS NOT NULL`) is
+// not seen.
 
 // cond is a search condition's boolean shape: AND, OR and NOT over leaves
 // (predicates), each leaf knowing whether it names a column of the row.
@@ -47,10 +51,40 @@ func (c cond) everyRow(negated bool) bool {
 	return !c.column
 }
 
+// rowColumns says which columns name the written row: with no FROM clause
+// every column does; with one, only those qualified by one of names (the
+// target as written, its alias), lower case.
+type rowColumns struct {
+	joined bool
+	names  map[string]bool
+}
+
+// counts reports whether the column named by parts (lower case) is of the
+// written row.
+func (r rowColumns) counts(parts []string) bool {
+	if !r.joined {
+		return true
+	}
+	return len(parts) >= 2 && r.names[parts[len(parts)-2]]
+}
+
 // unboundedWrite reports whether an update_statement or delete_statement
 // is UNBOUNDED: no WHERE, or one that may hold for every row.
 func (w *walker) unboundedWrite(ctx antlr.ParserRuleContext) bool {
 	kids := ctx.GetChildren()
+	rows := rowColumns{names: map[string]bool{}}
+	for _, c := range kids {
+		switch v := c.(type) {
+		case *tsql.Delete_statement_fromContext:
+			if o := v.Ddl_object(); o != nil {
+				rows.names[w.last(o)] = true
+			}
+		case *tsql.Ddl_objectContext:
+			rows.names[w.last(v)] = true
+		case *tsql.From_table_sourcesContext, *tsql.Table_sourcesContext:
+			rows.joined = true
+		}
+	}
 	for i, c := range kids {
 		t, ok := c.(antlr.TerminalNode)
 		if !ok || t.GetSymbol().GetTokenType() != tsql.TSqlParserWHERE {
@@ -61,7 +95,7 @@ func (w *walker) unboundedWrite(ctx antlr.ParserRuleContext) bool {
 			case antlr.TerminalNode: // CURRENT OF cursor: one row
 				return n.GetSymbol().GetTokenType() != tsql.TSqlParserCURRENT
 			case *tsql.Search_conditionContext:
-				return grammarCond(n).everyRow(false)
+				return w.grammarCond(n, rows).everyRow(false)
 			}
 		}
 		return true
@@ -75,11 +109,24 @@ func (w *walker) unboundedWrite(ctx antlr.ParserRuleContext) bool {
 // MATCHED BY SOURCE unless its AND condition names a column (it reaches
 // every target row the source lacks, all of them for an empty source).
 func (w *walker) unboundedMerge(ctx antlr.ParserRuleContext) bool {
+	// The ON and AND conditions name the source's columns too: only those
+	// qualified by the target's name or alias are of its row.
+	rows := rowColumns{joined: true, names: map[string]bool{}}
+	for _, c := range ctx.GetChildren() {
+		switch v := c.(type) {
+		case *tsql.Ddl_objectContext:
+			rows.names[w.last(v)] = true
+		case *tsql.As_table_aliasContext:
+			if a := v.Table_alias(); a != nil {
+				rows.names[name(a.Id_())] = true
+			}
+		}
+	}
 	on := true
 	for _, c := range ctx.GetChildren() {
 		switch v := c.(type) {
 		case *tsql.Search_conditionContext:
-			on = grammarCond(v).everyRow(false)
+			on = w.grammarCond(v, rows).everyRow(false)
 		case *tsql.When_matchesContext:
 			bySource, and := false, true
 			for _, k := range v.GetChildren() {
@@ -92,7 +139,7 @@ func (w *walker) unboundedMerge(ctx antlr.ParserRuleContext) bool {
 						bySource = true
 					}
 				case *tsql.Search_conditionContext:
-					and = grammarCond(x).everyRow(false)
+					and = w.grammarCond(x, rows).everyRow(false)
 				case *tsql.Merge_matchedContext:
 					if and && (on || bySource) {
 						return true
@@ -104,9 +151,16 @@ func (w *walker) unboundedMerge(ctx antlr.ParserRuleContext) bool {
 	return false
 }
 
+// last returns the last part of the name ctx spans (lower case).
+func (w *walker) last(ctx antlr.ParserRuleContext) string {
+	parts := w.parts(ctx)
+	return parts[len(parts)-1]
+}
+
 // grammarCond reads a search_condition of the grammar: NOT* (predicate |
-// '(' search_condition ')'), or two of them joined by AND or OR.
-func grammarCond(sc *tsql.Search_conditionContext) cond {
+// '(' search_condition ')'), or two of them joined by AND or OR; a leaf
+// names a column when one of rows's is outside its subqueries.
+func (w *walker) grammarCond(sc *tsql.Search_conditionContext, rows rowColumns) cond {
 	var c cond
 	nots := 0
 	var inner []cond
@@ -122,9 +176,9 @@ func grammarCond(sc *tsql.Search_conditionContext) cond {
 				c.op = '|'
 			}
 		case *tsql.Search_conditionContext:
-			inner = append(inner, grammarCond(v))
+			inner = append(inner, w.grammarCond(v, rows))
 		case *tsql.PredicateContext:
-			inner = append(inner, cond{column: grammarColumn(v)})
+			inner = append(inner, cond{column: w.grammarColumn(v, rows)})
 		}
 	}
 	switch {
@@ -141,9 +195,9 @@ func grammarCond(sc *tsql.Search_conditionContext) cond {
 	return c
 }
 
-// grammarColumn reports whether the tree under n names a column outside
-// its subqueries.
-func grammarColumn(n antlr.Tree) bool {
+// grammarColumn reports whether the tree under n names a column of rows
+// outside its subqueries.
+func (w *walker) grammarColumn(n antlr.Tree, rows rowColumns) bool {
 	stack := []antlr.Tree{n}
 	for len(stack) > 0 {
 		t := stack[len(stack)-1]
@@ -154,7 +208,10 @@ func grammarColumn(n antlr.Tree) bool {
 		}
 		switch ctx.GetRuleIndex() {
 		case tsql.TSqlParserRULE_full_column_name:
-			return true
+			if rows.counts(w.parts(ctx)) {
+				return true
+			}
+			continue
 		case tsql.TSqlParserRULE_subquery:
 			continue
 		}
@@ -163,65 +220,101 @@ func grammarColumn(n antlr.Tree) bool {
 	return false
 }
 
+// fastUnbounded reports whether a teesql UPDATE or DELETE of target, with
+// a FROM clause or not, and where (nil: none) is UNBOUNDED, as
+// unboundedWrite reads the grammar's; ok is false when a name does not
+// read as the grammar path reads it (the text goes to the grammar).
+func (f *fastWalker) fastUnbounded(target ast.TableReference, joined bool, where *ast.WhereClause) (unbounded, ok bool) {
+	rows := rowColumns{joined: joined, names: map[string]bool{}}
+	switch t := target.(type) {
+	case *ast.NamedTableReference:
+		if t.SchemaObject == nil {
+			return false, false
+		}
+		start, end, ok := f.span(&t.SchemaObject.Fragment)
+		if !ok {
+			return false, false
+		}
+		parts, ok := f.nameParts(start, end)
+		if !ok {
+			return false, false
+		}
+		rows.names[parts[len(parts)-1]] = true
+	case *ast.VariableTableReference:
+		if t.Variable == nil {
+			return false, false
+		}
+		rows.names[strings.ToLower(t.Variable.Name)] = true
+	default:
+		return false, false
+	}
+	switch {
+	case where == nil || where.SearchCondition == nil && where.Cursor == nil:
+		return true, true
+	case where.Cursor != nil:
+		return false, true
+	}
+	c, ok := f.fastCond(where.SearchCondition, rows)
+	return ok && c.everyRow(false), ok
+}
+
 // fastCond reads a teesql boolean expression as grammarCond reads the
 // grammar's.
-func fastCond(e ast.BooleanExpression) cond {
+func (f *fastWalker) fastCond(e ast.BooleanExpression, rows rowColumns) (cond, bool) {
 	switch v := e.(type) {
 	case *ast.BooleanBinaryExpression:
 		op := byte('&')
 		if v.BinaryExpressionType == "Or" {
 			op = '|'
 		}
-		return cond{op: op, kids: []cond{fastCond(v.FirstExpression), fastCond(v.SecondExpression)}}
+		a, ok1 := f.fastCond(v.FirstExpression, rows)
+		b, ok2 := f.fastCond(v.SecondExpression, rows)
+		return cond{op: op, kids: []cond{a, b}}, ok1 && ok2
 	case *ast.BooleanNotExpression:
-		return cond{op: '!', kids: []cond{fastCond(v.Expression)}}
+		a, ok := f.fastCond(v.Expression, rows)
+		return cond{op: '!', kids: []cond{a}}, ok
 	case *ast.BooleanParenthesisExpression:
-		return fastCond(v.Expression)
+		return f.fastCond(v.Expression, rows)
 	}
-	return cond{column: fastColumn(reflect.ValueOf(e))}
+	column, ok := f.fastColumn(reflect.ValueOf(e), rows)
+	return cond{column: column}, ok
 }
 
 var queryExpression = reflect.TypeOf((*ast.QueryExpression)(nil)).Elem()
 
-// fastColumn reports whether the teesql tree v names a column outside its
-// subqueries.
-func fastColumn(v reflect.Value) bool {
+// fastColumn reports whether the teesql tree v names a column of rows
+// outside its subqueries; ok is false for a column name that does not
+// read.
+func (f *fastWalker) fastColumn(v reflect.Value, rows rowColumns) (found, ok bool) {
 	switch v.Kind() {
 	case reflect.Interface, reflect.Pointer:
-		if v.IsNil() {
-			return false
+		if v.IsNil() || v.Type().Implements(queryExpression) {
+			return false, true
 		}
-		if v.Type().Implements(queryExpression) {
-			return false
+		if c, is := v.Interface().(*ast.ColumnReferenceExpression); is {
+			start, end, ok := f.span(&c.Fragment)
+			if !ok {
+				return false, false
+			}
+			parts, ok := f.nameParts(start, end)
+			return ok && rows.counts(parts), ok
 		}
-		if _, ok := v.Interface().(*ast.ColumnReferenceExpression); ok {
-			return true
-		}
-		return fastColumn(v.Elem())
+		return f.fastColumn(v.Elem(), rows)
 	case reflect.Slice:
 		for i := 0; i < v.Len(); i++ {
-			if fastColumn(v.Index(i)) {
-				return true
+			if found, ok := f.fastColumn(v.Index(i), rows); found || !ok {
+				return found, ok
 			}
 		}
 	case reflect.Struct:
 		for i := 0; i < v.NumField(); i++ {
-			if v.Type().Field(i).IsExported() && fastColumn(v.Field(i)) {
-				return true
+			if !v.Type().Field(i).IsExported() {
+				continue
+			}
+			if found, ok := f.fastColumn(v.Field(i), rows); found || !ok {
+				return found, ok
 			}
 		}
 	}
-	return false
-}
-
-// fastUnbounded reports whether a teesql UPDATE or DELETE with where (nil:
-// none) is UNBOUNDED, as unboundedWrite reads the grammar's.
-func fastUnbounded(where *ast.WhereClause) bool {
-	switch {
-	case where == nil || where.SearchCondition == nil && where.Cursor == nil:
-		return true
-	case where.Cursor != nil:
-		return false
-	}
-	return fastCond(where.SearchCondition).everyRow(false)
+	return false, true
 }

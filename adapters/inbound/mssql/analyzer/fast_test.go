@@ -83,6 +83,11 @@ var fastEdgeTexts = []string{
 	"DELETE FROM t WHERE id IN (SELECT id FROM u) AND @all = 1",
 	"UPDATE t SET a = 1 WHERE @all = 1 OR (id BETWEEN 1 AND 2)",
 	"DELETE FROM t WHERE NOT NOT (1 = 0)",
+	"DELETE t FROM t CROSS JOIN u WHERE u.flag = 1",
+	"DELETE t FROM t JOIN u ON t.id = u.id WHERE [T].flag = 1 OR flag = 2",
+	"UPDATE [U] SET x = 1 FROM users [u] WHERE [u].[ID] = 5",
+	"DELETE @t FROM @t JOIN u ON 1 = 1 WHERE @T.a = 1",
+	"DELETE FROM dbo.t WHERE dbo.t.id = 1",
 	"SELECT 1; DROP TABLE t",
 	// teesql drops the ORDER BY of a parenthesized query, and the OFFSET
 	// … FETCH (and FOR) of a parenthesized query or a UNION: the

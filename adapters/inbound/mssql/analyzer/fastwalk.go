@@ -109,11 +109,19 @@ func (f *fastWalker) node(v reflect.Value) bool {
 			return false
 		}
 	case *ast.UpdateSpecification:
-		if fastUnbounded(x.WhereClause) {
+		unbounded, ok := f.fastUnbounded(x.Target, x.FromClause != nil, x.WhereClause)
+		if !ok {
+			return false
+		}
+		if unbounded {
 			f.w.effect(domain.EffectUnbounded)
 		}
 	case *ast.DeleteSpecification:
-		if fastUnbounded(x.WhereClause) {
+		unbounded, ok := f.fastUnbounded(x.Target, x.FromClause != nil, x.WhereClause)
+		if !ok {
+			return false
+		}
+		if unbounded {
 			f.w.effect(domain.EffectUnbounded)
 		}
 	case *ast.InsertSpecification:
