@@ -22,7 +22,8 @@ import (
 // says how many, not which, and runs in loops that empty a table), nor
 // does a join's ON. WHERE CURRENT OF a cursor is one row. A condition on
 // columns that every row happens to meet (`id = id`, `id IS NOT NULL`) is
-// not seen.
+// not seen. A column in double quotes does not count: under SET
+// QUOTED_IDENTIFIER OFF "x" is a string (walker.doubleQuoted).
 
 // cond is a search condition's boolean shape: AND, OR and NOT over leaves
 // (predicates), each leaf knowing whether it names a column of the row.
@@ -151,6 +152,19 @@ func (w *walker) unboundedMerge(ctx antlr.ParserRuleContext) bool {
 	return false
 }
 
+// doubleQuoted reports whether a name ctx spans has a part in double
+// quotes: under SET QUOTED_IDENTIFIER OFF (a session's setting, or an
+// earlier statement of the batch) SQL Server reads "x" as a string, so
+// `WHERE "x" = 'x'` names no column and holds for every row.
+func (w *walker) doubleQuoted(ctx antlr.ParserRuleContext) bool {
+	for k := ctx.GetStart().GetTokenIndex(); k <= ctx.GetStop().GetTokenIndex() && k < w.p.toks.Size(); k++ {
+		if strings.HasPrefix(w.p.toks.Get(k).GetText(), `"`) {
+			return true
+		}
+	}
+	return false
+}
+
 // last returns the last part of the name ctx spans (lower case).
 func (w *walker) last(ctx antlr.ParserRuleContext) string {
 	parts := w.parts(ctx)
@@ -208,7 +222,7 @@ func (w *walker) grammarColumn(n antlr.Tree, rows rowColumns) bool {
 		}
 		switch ctx.GetRuleIndex() {
 		case tsql.TSqlParserRULE_full_column_name:
-			if rows.counts(w.parts(ctx)) {
+			if rows.counts(w.parts(ctx)) && !w.doubleQuoted(ctx) {
 				return true
 			}
 			continue
@@ -297,7 +311,11 @@ func (f *fastWalker) fastColumn(v reflect.Value, rows rowColumns) (found, ok boo
 				return false, false
 			}
 			parts, ok := f.nameParts(start, end)
-			return ok && rows.counts(parts), ok
+			quoted := false // "x": a string under QUOTED_IDENTIFIER OFF (walker.doubleQuoted)
+			for k := f.tokenAt(start); k < len(f.toks) && f.toks[k].start < end; k++ {
+				quoted = quoted || f.text[f.toks[k].start] == '"'
+			}
+			return ok && rows.counts(parts) && !quoted, ok
 		}
 		return f.fastColumn(v.Elem(), rows)
 	case reflect.Slice:

@@ -22,9 +22,13 @@ var actionFixed = map[string][]string{
 	"DELETE":      {domain.EffectDelete},
 	"TRUNCATE":    {domain.EffectTruncate, domain.EffectUnbounded},
 	"BULK_INSERT": {domain.EffectInsert, domain.EffectFileAccess},
-	"READTEXT":    {domain.EffectRead},
-	"WRITETEXT":   {domain.EffectUpdate},
-	"UPDATETEXT":  {domain.EffectUpdate},
+	// Objects made from a file on the server's host (FROM 'C:\x.dll', FROM
+	// FILE = …), and secrets for reaching outside it.
+	"CREATE_ASSEMBLY": {domain.EffectSchemaChange, domain.EffectFileAccess}, "ALTER_ASSEMBLY": {domain.EffectSchemaChange, domain.EffectFileAccess},
+	"CREATE_EXTERNAL_LIBRARY": {domain.EffectSchemaChange, domain.EffectFileAccess},
+	"ALTER_EXTERNAL_LIBRARY":  {domain.EffectSchemaChange, domain.EffectFileAccess},
+	"CREATE_CERTIFICATE":      {domain.EffectSchemaChange, domain.EffectFileAccess}, "ALTER_CERTIFICATE": {domain.EffectSchemaChange, domain.EffectFileAccess},
+	"CREATE_CREDENTIAL": {domain.EffectSchemaChange, domain.EffectPrivilege}, "ALTER_CREDENTIAL": {domain.EffectSchemaChange, domain.EffectPrivilege},
 	// Who may do what, and who the session is (EXECUTE AS, SETUSER).
 	"GRANT": {domain.EffectPrivilege}, "REVOKE": {domain.EffectPrivilege}, "DENY": {domain.EffectPrivilege},
 	"EXECUTE_AS": {domain.EffectPrivilege}, "SETUSER": {domain.EffectPrivilege},

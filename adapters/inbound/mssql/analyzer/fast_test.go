@@ -88,6 +88,8 @@ var fastEdgeTexts = []string{
 	"UPDATE [U] SET x = 1 FROM users [u] WHERE [u].[ID] = 5",
 	"DELETE @t FROM @t JOIN u ON 1 = 1 WHERE @T.a = 1",
 	"DELETE FROM dbo.t WHERE dbo.t.id = 1",
+	`DELETE FROM t WHERE "x" = 'x'`,
+	`UPDATE t SET a = 1 WHERE [a"b] = 1 AND "t".id = 2`,
 	"SELECT 1; DROP TABLE t",
 	// teesql drops the ORDER BY of a parenthesized query, and the OFFSET
 	// … FETCH (and FOR) of a parenthesized query or a UNION: the
