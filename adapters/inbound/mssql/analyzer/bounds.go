@@ -23,7 +23,9 @@ import (
 // does a join's ON. WHERE CURRENT OF a cursor is one row. A condition on
 // columns that every row happens to meet (`id = id`, `id IS NOT NULL`) is
 // not seen. A column in double quotes does not count: under SET
-// QUOTED_IDENTIFIER OFF "x" is a string (walker.doubleQuoted).
+// QUOTED_IDENTIFIER OFF "x" is a string (walker.doubleQuoted). Constants
+// are never evaluated (`1=0` is UNBOUNDED too): the Cache shares one
+// analysis among texts that differ only in constants (shape.go).
 
 // cond is a search condition's boolean shape: AND, OR and NOT over leaves
 // (predicates), each leaf knowing whether it names a column of the row.

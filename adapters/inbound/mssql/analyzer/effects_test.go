@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"context"
 	"slices"
 	"testing"
 
@@ -112,4 +113,28 @@ func FuzzEffects(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestUnboundedThroughTheCache: texts that differ only in constants share
+// one analysis in the listener's Cache (shape.go), so UNBOUNDED must not
+// depend on a constant's value: WHERE 1 = 0 after WHERE 1 = 1, and the
+// other way round, are both UNBOUNDED, while WHERE id = 1 is not.
+func TestUnboundedThroughTheCache(t *testing.T) {
+	c := NewCache()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"DELETE FROM t WHERE 1 = 0", true},
+		{"DELETE FROM t WHERE 1 = 1", true},
+		{"DELETE FROM t WHERE id = 1", false},
+		{"DELETE FROM t WHERE id = 2", false},
+		{"UPDATE t SET a = 1 WHERE 'x' = 'y'", true},
+	} {
+		r := c.AnalyzeContext(ctx, tc.text, "app")
+		if got := slices.Contains(r.Statements[0].Analysis.Effects, domain.EffectUnbounded); got != tc.want {
+			t.Errorf("%q through the cache: UNBOUNDED %v, want %v (effects %v)", tc.text, got, tc.want, r.Statements[0].Analysis.Effects)
+		}
+	}
 }
