@@ -78,6 +78,9 @@ type listenerOpts struct {
 	spend string // sent (default) or accepted
 	extra string // extra listener lines (tls:)
 	mcp   string // an mcp block's listen address (none when empty)
+	// match is the approval rule's match (default: {actions: [DROP,
+	// TRUNCATE, DELETE, UNKNOWN]}).
+	match string
 }
 
 func (e *env) config(listen string, o listenerOpts) string {
@@ -86,6 +89,9 @@ func (e *env) config(listen string, o listenerOpts) string {
 	}
 	if o.spend == "" {
 		o.spend = "sent"
+	}
+	if o.match == "" {
+		o.match = "{actions: [DROP, TRUNCATE, DELETE, UNKNOWN]}"
 	}
 	mcp := ""
 	if o.mcp != "" {
@@ -97,7 +103,7 @@ log: {format: text, level: info}
 audit: {file: "-"}
 %sapproval_rules:
   - name: db-destructive
-    match: {actions: [DROP, TRUNCATE, DELETE, UNKNOWN]}
+    match: %s
 listeners:
   - name: sqlserver
     protocol: mssql
@@ -107,7 +113,7 @@ listeners:
     wait_timeout: 20s
     spend_approval_on: %s
     approval_rules: [db-destructive]
-%s`, e.cp.URL, mcp, listen, e.upAddr, o.mode, o.spend, o.extra)
+%s`, e.cp.URL, mcp, o.match, listen, e.upAddr, o.mode, o.spend, o.extra)
 }
 
 // sidecar starts a Sidecar process with one mssql listener and returns the

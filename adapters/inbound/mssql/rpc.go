@@ -180,7 +180,10 @@ func (s *session) addResult(u *unit, res analyzer.Result) {
 // unknownCall adds a call the listener cannot read as UNKNOWN (fail
 // closed), with why.
 func (s *session) unknownCall(u *unit, renders *[]string, c tds.RPCCall, why string) {
-	u.parts = append(u.parts, domain.Analysis{Actions: []string{domain.ActionUnknown}})
+	// It runs a text the listener does not see: UNKNOWN, and a body
+	// nobody read (docs/rules.md, RUNS_CODE).
+	u.parts = append(u.parts, domain.Analysis{Actions: []string{domain.ActionUnknown},
+		Effects: []string{domain.EffectRunsCode, domain.EffectUnknown}})
 	if u.why == "" {
 		u.why = why
 	}

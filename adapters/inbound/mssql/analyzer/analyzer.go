@@ -82,10 +82,14 @@ var testHook func(text string)
 // parser refuses also carries the actions its keywords suggest (guess.go).
 func unknown(text string, err error) Result {
 	actions := []string{domain.ActionUnknown}
+	effects := []string{domain.EffectUnknown}
 	if !isUncheckable(err) {
 		actions = guessed(text)
+		effects = guessedEffects(text, actions)
 	}
-	return Result{Statements: []Statement{{Statement: analyzerkit.Whole(text, actions)}}, Err: err}
+	st := Statement{Statement: analyzerkit.Whole(text, actions)}
+	st.Analysis.Effects = effects
+	return Result{Statements: []Statement{st}, Err: err}
 }
 
 func isUncheckable(err error) bool { return errors.Is(err, ErrUncheckable) }

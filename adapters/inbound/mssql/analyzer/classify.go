@@ -26,15 +26,35 @@ type walker struct {
 	nestedUse string
 	// err is set when dynamic SQL inside is uncheckable.
 	err error
+	// effects are the effects found beside those the actions carry
+	// (effects.go): UNBOUNDED, a procedure's, a rowset function's.
+	effects map[string]struct{}
 }
 
 func newWalker(p *parsed, dbs []string, nest int) *walker {
-	return &walker{p: p, dbs: dbs, nest: nest, Found: analyzerkit.NewFound()}
+	return &walker{p: p, dbs: dbs, nest: nest, Found: analyzerkit.NewFound(), effects: map[string]struct{}{}}
 }
 
+// statement returns what the walk found: the actions, targets and
+// functions, and the effects of those actions and of the walk.
 func (w *walker) statement() Statement {
 	w.st.Analysis = w.Analysis()
+	w.st.Analysis.Effects = effectsOf(w.st.Analysis.Actions, w.effects)
 	return w.st
+}
+
+// effect adds effects the statement's actions do not carry by themselves.
+func (w *walker) effect(effects ...string) {
+	for _, e := range effects {
+		w.effects[e] = struct{}{}
+	}
+}
+
+// add merges a nested statement's analysis (dynamic SQL) in, its effects
+// with it.
+func (w *walker) add(a domain.Analysis) {
+	w.Add(a)
+	w.effect(a.Effects...)
 }
 
 // keys returns m's keys sorted (nil for none).
@@ -152,6 +172,9 @@ func (w *walker) classify(ctx antlr.ParserRuleContext) []antlr.Tree {
 		}
 	case tsql.TSqlParserRULE_openquery, tsql.TSqlParserRULE_opendatasource, tsql.TSqlParserRULE_rowset_function:
 		w.Functions[strings.ToLower(ctx.GetStart().GetText())] = struct{}{}
+		// A file (OPENROWSET(BULK …)), or a provider that may read one
+		// (Excel, text files), on the server's host: docs/rules.md.
+		w.effect(domain.EffectFileAccess)
 		// The pass-through query text runs as it is (on the server the
 		// connection names, which may be this one): its statements are the
 		// query's, as dynamic SQL's are.
@@ -168,6 +191,14 @@ func (w *walker) classify(ctx antlr.ParserRuleContext) []antlr.Tree {
 			} else {
 				w.Act(domain.ActionUnknown)
 			}
+		}
+	case tsql.TSqlParserRULE_update_statement, tsql.TSqlParserRULE_delete_statement:
+		if w.unboundedWrite(ctx) {
+			w.effect(domain.EffectUnbounded)
+		}
+	case tsql.TSqlParserRULE_merge_statement:
+		if w.unboundedMerge(ctx) {
+			w.effect(domain.EffectUnbounded)
 		}
 	case tsql.TSqlParserRULE_execute_body, tsql.TSqlParserRULE_execute_body_batch:
 		return w.execute(ctx)

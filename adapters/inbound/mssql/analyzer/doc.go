@@ -5,9 +5,11 @@
 // the grammar (fast.go):
 // each statement's kinds (domain.Analysis.Actions, e.g. DELETE, DROP,
 // DROP_TABLE, EXEC), the objects it names as db.schema.object (Targets) and
-// the functions it calls (Functions), plus what the listener's session must
-// act on (USE, transaction statements, SET XACT_ABORT). The action
-// vocabulary is documented in docs/mssql-listener.md, "Analyzer".
+// the functions it calls (Functions), the protocol-blind effects it has
+// (Effects: READ, DELETE, UNBOUNDED, RUNS_CODE…; docs/rules.md), plus what
+// the listener's session must act on (USE, transaction statements, SET
+// XACT_ABORT). The action vocabulary is documented in
+// docs/mssql-listener.md, "Analyzer".
 //
 // Files:
 //   - analyzer.go: Analyze, Result, Statement; the statements of a batch.
@@ -19,6 +21,11 @@
 //   - parse.go: the two-stage ANTLR parse (SLL, then LL) that stops at the
 //     first syntax error.
 //   - classify.go: what each parse-tree node adds to a statement's analysis.
+//   - effects.go: the effects each action carries, the table of system
+//     procedures whose effects are known (procEffects; any other
+//     procedure is RUNS_CODE), and the effects of a refused text.
+//   - bounds.go: UNBOUNDED, from the shape of an UPDATE's, DELETE's or
+//     MERGE's condition, on the grammar's tree and on teesql's.
 //   - dynamic.go: EXEC ('…'), sp_executesql N'…' and procedure calls.
 //   - proc.go: AnalyzeProc, an RPC call of a procedure by name.
 //   - lexical.go: a T-SQL tokenizer (strings, [names], nested comments) for

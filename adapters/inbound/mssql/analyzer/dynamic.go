@@ -73,6 +73,7 @@ func (w *walker) execute(ctx antlr.ParserRuleContext) []antlr.Tree {
 		}
 		w.Act("EXEC")
 		w.object(parts)
+		w.effect(callEffects(parts)...)
 		if opaqueProcs[p] {
 			w.Act(domain.ActionUnknown)
 		}
@@ -83,6 +84,7 @@ func (w *walker) execute(ctx antlr.ParserRuleContext) []antlr.Tree {
 			lit, ok := w.literal(s)
 			if !ok {
 				w.Act(domain.ActionUnknown)
+				w.effect(domain.EffectRunsCode)
 				return nil
 			}
 			text.WriteString(lit)
@@ -91,6 +93,7 @@ func (w *walker) execute(ctx antlr.ParserRuleContext) []antlr.Tree {
 		return nil
 	case len(strs) > 0: // EXEC @proc, EXEC 'proc'
 		w.Act("EXEC", domain.ActionUnknown)
+		w.effect(domain.EffectRunsCode)
 	}
 	return argTrees(args)
 }
@@ -154,11 +157,13 @@ func (w *walker) dynamicArg(args []*tsql.Execute_statement_argContext, pos int) 
 	}
 	if value == nil || value.Constant() == nil || value.Constant().STRING() == nil {
 		w.Act(domain.ActionUnknown)
+		w.effect(domain.EffectRunsCode) // a text the analyzer cannot see
 		return
 	}
 	text, ok := sqlText(value.Constant().STRING().GetText())
 	if !ok {
 		w.Act(domain.ActionUnknown)
+		w.effect(domain.EffectRunsCode)
 		return
 	}
 	w.dynamic(text)
@@ -183,6 +188,6 @@ func (w *walker) dynamic(text string) {
 		}
 	}
 	for _, st := range r.Statements {
-		w.Add(st.Analysis)
+		w.add(st.Analysis)
 	}
 }

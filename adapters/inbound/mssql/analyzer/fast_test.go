@@ -76,6 +76,20 @@ var fastEdgeTexts = []string{
 	"SELECT x.method() FROM t",
 	"SELECT 1;\nSELECT 2;\n",
 	// The grammar's: each must not take the fast path.
+	// UNBOUNDED (bounds.go): both paths read the WHERE's shape alike.
+	"DELETE FROM t WHERE 1 = 1 OR id = 2",
+	"UPDATE t SET a = 1 WHERE NOT (id = 1 AND 1 = 0)",
+	"DELETE FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.x = t.x)",
+	"DELETE FROM t WHERE id IN (SELECT id FROM u) AND @all = 1",
+	"UPDATE t SET a = 1 WHERE @all = 1 OR (id BETWEEN 1 AND 2)",
+	"DELETE FROM t WHERE NOT NOT (1 = 0)",
+	"DELETE t FROM t CROSS JOIN u WHERE u.flag = 1",
+	"DELETE t FROM t JOIN u ON t.id = u.id WHERE [T].flag = 1 OR flag = 2",
+	"UPDATE [U] SET x = 1 FROM users [u] WHERE [u].[ID] = 5",
+	"DELETE @t FROM @t JOIN u ON 1 = 1 WHERE @T.a = 1",
+	"DELETE FROM dbo.t WHERE dbo.t.id = 1",
+	`DELETE FROM t WHERE "x" = 'x'`,
+	`UPDATE t SET a = 1 WHERE [a"b] = 1 AND "t".id = 2`,
 	"SELECT 1; DROP TABLE t",
 	// teesql drops the ORDER BY of a parenthesized query, and the OFFSET
 	// … FETCH (and FOR) of a parenthesized query or a UNION: the
@@ -198,8 +212,8 @@ func agrees(fast, grammar Result) bool {
 }
 
 // covers reports whether the fast path's result has the grammar's
-// statements, each with at least the grammar's actions, targets and (but
-// for built-ins, see agrees) functions.
+// statements, each with at least the grammar's actions, targets, effects
+// and (but for built-ins, see agrees) functions.
 func covers(fast, grammar Result) bool {
 	if len(fast.Statements) != len(grammar.Statements) || (fast.Err == nil) != (grammar.Err == nil) {
 		return false
@@ -216,7 +230,7 @@ func covers(fast, grammar Result) bool {
 		f := fast.Statements[i]
 		if f.Text != g.Text || f.UseDB != g.UseDB || f.Transaction != g.Transaction || !reflect.DeepEqual(f.XactAbort, g.XactAbort) ||
 			!sub(g.Analysis.Actions, f.Analysis.Actions, nil) || !sub(g.Analysis.Targets, f.Analysis.Targets, nil) ||
-			!sub(g.Analysis.Functions, f.Analysis.Functions, builtinFunctions) {
+			!sub(g.Analysis.Functions, f.Analysis.Functions, builtinFunctions) || !sub(g.Analysis.Effects, f.Analysis.Effects, nil) {
 			return false
 		}
 	}
@@ -229,8 +243,8 @@ func describe(r Result) string {
 		fmt.Fprintf(&b, "err=%v ", r.Err)
 	}
 	for _, st := range r.Statements {
-		fmt.Fprintf(&b, "\n  %q A=%v T=%v F=%v use=%q tx=%q xa=%v", st.Text, st.Analysis.Actions, st.Analysis.Targets,
-			st.Analysis.Functions, st.UseDB, st.Transaction, st.XactAbort)
+		fmt.Fprintf(&b, "\n  %q A=%v T=%v F=%v E=%v use=%q tx=%q xa=%v", st.Text, st.Analysis.Actions, st.Analysis.Targets,
+			st.Analysis.Functions, st.Analysis.Effects, st.UseDB, st.Transaction, st.XactAbort)
 	}
 	return b.String()
 }

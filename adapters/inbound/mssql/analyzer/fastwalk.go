@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/sqlc-dev/teesql/ast"
+
+	"github.com/hoophq/sidecar/domain"
 )
 
 // fastWalker: what a teesql tree adds to a statement's analysis.
@@ -105,6 +107,22 @@ func (f *fastWalker) node(v reflect.Value) bool {
 		f.offset++
 		if !f.offsetShape(x) {
 			return false
+		}
+	case *ast.UpdateSpecification:
+		unbounded, ok := f.fastUnbounded(x.Target, x.FromClause != nil, x.WhereClause)
+		if !ok {
+			return false
+		}
+		if unbounded {
+			f.w.effect(domain.EffectUnbounded)
+		}
+	case *ast.DeleteSpecification:
+		unbounded, ok := f.fastUnbounded(x.Target, x.FromClause != nil, x.WhereClause)
+		if !ok {
+			return false
+		}
+		if unbounded {
+			f.w.effect(domain.EffectUnbounded)
 		}
 	case *ast.InsertSpecification:
 		if x.InsertOption == "Into" {

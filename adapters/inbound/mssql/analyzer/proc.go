@@ -24,6 +24,7 @@ func AnalyzeProc(name, currentDB string) Result {
 	w := newWalker(nil, []string{strings.ToLower(currentDB)}, 0)
 	w.Act("EXEC")
 	w.object(parts)
+	w.effect(callEffects(parts)...)
 	p := parts[len(parts)-1]
 	if runsText(p) {
 		w.Act(domain.ActionUnknown)
