@@ -88,7 +88,13 @@ func (f *fastWalker) node(v reflect.Value) bool {
 	case *ast.ColumnReferenceExpression:
 		return true // t.col, t.*: t is an alias or a table named elsewhere
 	case *ast.SqlDataTypeReference:
-		return f.node(reflect.ValueOf(x.Parameters)) // its name is a type's: int, nvarchar
+		// A built-in type (int, nvarchar) names nothing the rules see; a
+		// user-defined one (dbo.money_t, or a name teesql does not know as
+		// built in) the grammar reports as a target: leave it to the grammar.
+		if x.SqlDataTypeOption == "" || (x.Name != nil && x.Name.Count > 1) {
+			return false
+		}
+		return f.node(reflect.ValueOf(x.Parameters))
 	case *ast.SelectStatement:
 		if x.Into != nil {
 			f.w.Act("SELECT_INTO", "CREATE", "CREATE_TABLE")
