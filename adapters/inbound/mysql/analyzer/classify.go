@@ -239,8 +239,15 @@ func (w *walker) classify(n ast.Node) bool {
 			switch s.Tp {
 			case ast.AlterTableRenameTable:
 				w.Act("RENAME")
-			case ast.AlterTableDropColumn, ast.AlterTableDropPartition:
-				w.effect(domain.EffectDrop) // the column's or partition's data goes
+			case ast.AlterTableDropColumn, ast.AlterTableDropPartition, ast.AlterTableDiscardTablespace,
+				ast.AlterTableDiscardPartitionTablespace:
+				w.effect(domain.EffectDrop) // the column's, partition's or tablespace's data goes
+			case ast.AlterTableOption:
+				for _, o := range s.Options {
+					if o.Tp == ast.TableOptionEngine && strings.EqualFold(o.StrValue, "BLACKHOLE") {
+						w.effect(domain.EffectDrop) // the rows are discarded
+					}
+				}
 			case ast.AlterTableTruncatePartition:
 				w.effect(domain.EffectTruncate, domain.EffectUnbounded)
 			}
