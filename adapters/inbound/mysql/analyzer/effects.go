@@ -18,8 +18,9 @@ import (
 //     RUNS_CODE (the body is not read, and runs later without a statement
 //     the gate sees), KILL is ADMIN, TRUNCATE is TRUNCATE and UNBOUNDED…
 //   - its functions, through functionEffects (load_file is FILE_ACCESS,
-//     sys_exec and sys_eval are OS_COMMAND) and a schema-qualified call
-//     (db.f()), a stored function: RUNS_CODE;
+//     sys_exec and sys_eval are OS_COMMAND), and any function that is not
+//     the server's own (builtins.go) or is called qualified (db.f()): a
+//     stored or loadable function, whose body is not read: RUNS_CODE;
 //   - what the walker finds in the tree (walker.effect): UNBOUNDED for a
 //     DELETE or UPDATE that may reach every row (bounds.go), RUNS_CODE for
 //     PREPARE … FROM @var, DROP or TRUNCATE for ALTER TABLE … DROP COLUMN /
@@ -148,7 +149,7 @@ func effectsOf(actions, functions []string, more []string) []string {
 	}
 	for _, f := range functions {
 		out = domain.AddEffects(out, functionEffects[f]...)
-		if strings.Contains(f, ".") { // db.f(): a stored function's body
+		if strings.Contains(f, ".") || !builtins[f] { // a stored or loadable function (builtins.go)
 			out = domain.AddEffects(out, domain.EffectRunsCode)
 		}
 	}
