@@ -1,6 +1,8 @@
 package analyzer
 
 import (
+	"slices"
+
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 )
@@ -16,9 +18,11 @@ import (
 // is UNBOUNDED, even WHERE 0 (over-reporting is the safe side). A
 // condition reaches every row when (reaches):
 //
-//   - there is none, or it reads no column of the written table outside a
-//     subquery (a column inside a subquery may be the subquery's own: the
-//     analyzer does not know the schema);
+//   - there is none, or it reads no column of the written table: outside a
+//     subquery any column, inside one only a column qualified by the
+//     written table's name or alias where no table of the subquery takes
+//     that name (a correlated reference; an unqualified column there may be
+//     the subquery's own, and the analyzer does not know the schema);
 //   - it is A OR B and either side reaches every row (`id = 1 OR 1`), or A
 //     AND B and both do; NOT, IS [NOT] TRUE / FALSE and brackets turn or
 //     keep the sense (`NOT (id = 1 AND 0)`);
@@ -87,7 +91,11 @@ func unbounded(refs *ast.TableRefsClause, written []string, where ast.ExprNode) 
 		sources, conds = fromTables(refs.TableRefs, false, sources, conds)
 	}
 	if len(sources) <= 1 {
-		return reachesAll(conds, func(*ast.ColumnName) bool { return true })
+		var names []string
+		for _, s := range sources {
+			names = append(names, s.name)
+		}
+		return reachesAll(conds, columns{names: names})
 	}
 	if len(written) == 0 {
 		for _, s := range sources {
@@ -99,7 +107,7 @@ func unbounded(refs *ast.TableRefsClause, written []string, where ast.ExprNode) 
 		for _, s := range sources {
 			bound = bound || (s.name == name && s.joinsOn)
 		}
-		if !bound && reachesAll(conds, func(c *ast.ColumnName) bool { return c.Table.L == name }) {
+		if !bound && reachesAll(conds, columns{names: []string{name}, qualified: true}) {
 			return true
 		}
 	}
@@ -135,8 +143,8 @@ func fromTables(n ast.ResultSetNode, using bool, sources []source, conds []ast.E
 }
 
 // reachesAll reports whether the conjunction of conds may hold for every
-// row, counting as row columns those counts accepts.
-func reachesAll(conds []ast.ExprNode, counts func(*ast.ColumnName) bool) bool {
+// row, counting as the written rows' columns those counts names.
+func reachesAll(conds []ast.ExprNode, counts columns) bool {
 	for _, c := range conds {
 		if !reaches(c, false, counts) {
 			return false
@@ -146,7 +154,7 @@ func reachesAll(conds []ast.ExprNode, counts func(*ast.ColumnName) bool) bool {
 }
 
 // reaches reports whether e (NOT e when neg) may hold for every row.
-func reaches(e ast.ExprNode, neg bool, counts func(*ast.ColumnName) bool) bool {
+func reaches(e ast.ExprNode, neg bool, counts columns) bool {
 	switch v := e.(type) {
 	case *ast.ParenthesesExpr:
 		return reaches(v.Expr, neg, counts)
@@ -184,28 +192,69 @@ func sameColumn(a, b ast.ExprNode) bool {
 	return ok && ok2 && x.Name.Schema.L == y.Name.Schema.L && x.Name.Table.L == y.Name.Table.L && x.Name.Name.L == y.Name.Name.L
 }
 
-// readsRow reports whether e reads a column counts accepts outside any
-// subquery.
-func readsRow(e ast.ExprNode, counts func(*ast.ColumnName) bool) bool {
+// columns says which column references read the written rows: with
+// qualified, only those qualified by one of names (a table's name or
+// alias); otherwise any outside a subquery too. Inside a subquery only a
+// reference qualified by one of names counts, and only where no table of
+// the subquery (or of one around it) takes that name: a correlated
+// reference to the written table.
+type columns struct {
+	names     []string
+	qualified bool
+}
+
+// readsRow reports whether e reads a column of the written rows (counts).
+func readsRow(e ast.ExprNode, counts columns) bool {
 	r := &rowReader{counts: counts}
 	e.Accept(r)
 	return r.found
 }
 
-// rowReader is readsRow's ast.Visitor.
+// rowReader is readsRow's ast.Visitor; scopes are the table names of the
+// subqueries it is in, innermost last.
 type rowReader struct {
-	counts func(*ast.ColumnName) bool
+	counts columns
+	scopes [][]string
 	found  bool
 }
 
 func (r *rowReader) Enter(n ast.Node) (ast.Node, bool) {
 	switch v := n.(type) {
-	case *ast.SubqueryExpr:
-		return n, true // a column in there may be the subquery's own
+	case *ast.SelectStmt:
+		var names []string
+		if v.From != nil {
+			srcs, _ := fromTables(v.From.TableRefs, false, nil, nil)
+			for _, s := range srcs {
+				names = append(names, s.name)
+			}
+		}
+		r.scopes = append(r.scopes, names)
 	case *ast.ColumnNameExpr:
-		r.found = r.found || r.counts(v.Name)
+		r.found = r.found || r.reads(v.Name)
 	}
 	return n, r.found
 }
 
-func (r *rowReader) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+func (r *rowReader) Leave(n ast.Node) (ast.Node, bool) {
+	if _, ok := n.(*ast.SelectStmt); ok {
+		r.scopes = r.scopes[:len(r.scopes)-1]
+	}
+	return n, true
+}
+
+// reads reports whether column c, met where r is, is one of the written
+// rows'.
+func (r *rowReader) reads(c *ast.ColumnName) bool {
+	if c.Table.L == "" {
+		return len(r.scopes) == 0 && !r.counts.qualified
+	}
+	if !slices.Contains(r.counts.names, c.Table.L) {
+		return false
+	}
+	for _, scope := range r.scopes {
+		if slices.Contains(scope, c.Table.L) {
+			return false // the subquery's own table of that name
+		}
+	}
+	return true
+}
