@@ -57,6 +57,7 @@ type listenerOpts struct {
 	mcp      string // an mcp block's listen address (none when empty)
 	cpURL    string // default: the env's Control Plane
 	actions  string // the rule's actions, a YAML flow list (default: [DROP, TRUNCATE, DELETE, LOAD_DATA, UNKNOWN])
+	match    string // the rule's whole match, a YAML flow map ({effects: [INSERT]}); replaces actions
 }
 
 // config is a Sidecar config with one mysql listener on listen.
@@ -76,6 +77,10 @@ func (e *env) config(listen string, o listenerOpts) string {
 	if o.actions == "" {
 		o.actions = "[DROP, TRUNCATE, DELETE, LOAD_DATA, UNKNOWN]"
 	}
+	match := "{actions: " + o.actions + "}"
+	if o.match != "" {
+		match = o.match
+	}
 	mcp := ""
 	if o.mcp != "" {
 		mcp = "mcp: {listen: " + o.mcp + "}\n"
@@ -86,7 +91,7 @@ log: {format: text, level: info}
 audit: {file: "-"}
 %sapproval_rules:
   - name: db-destructive
-    match: {actions: %s}
+    match: %s
 listeners:
   - name: my
     protocol: mysql
@@ -96,7 +101,7 @@ listeners:
     wait_timeout: 20s
     spend_approval_on: %s
     approval_rules: [db-destructive]
-%s`, o.cpURL, mcp, o.actions, listen, o.upstream, o.mode, o.spend, o.tls)
+%s`, o.cpURL, mcp, match, listen, o.upstream, o.mode, o.spend, o.tls)
 }
 
 // sidecar starts a Sidecar process with one mysql listener and returns the

@@ -154,10 +154,14 @@ func (s *session) decide(set *app.ListenerSettings, res analyzer.Result, st app.
 			if !ok {
 				ran, ok = s.sqlPrepared[name]
 			}
-			if !ok {
-				ran = domain.Analysis{Actions: []string{domain.ActionUnknown}}
+			if !ok { // SQL the listener never saw: it may do anything
+				ran = domain.Analysis{Actions: []string{domain.ActionUnknown},
+					Effects: []string{domain.EffectRunsCode, domain.EffectUnknown}}
 			}
 			parts[i] = mergeAnalysis(x.Analysis, ran)
+			// EXECUTE alone is RUNS_CODE (the analyzer cannot see the
+			// text); here the text is known: its effects are the ones.
+			parts[i].Effects = ran.Effects
 		}
 		unknown = unknown || slices.Contains(parts[i].Actions, domain.ActionUnknown)
 	}
@@ -187,9 +191,11 @@ func (s *session) deny(out app.Outcome, seq byte) error {
 	return s.reply(seq, e)
 }
 
-// mergeAnalysis returns a with b's actions, targets and functions added.
+// mergeAnalysis returns a with b's actions, targets, functions and effects
+// added.
 func mergeAnalysis(a, b domain.Analysis) domain.Analysis {
 	return domain.Analysis{Actions: append(append([]string(nil), a.Actions...), b.Actions...),
 		Targets:   append(append([]string(nil), a.Targets...), b.Targets...),
-		Functions: append(append([]string(nil), a.Functions...), b.Functions...)}
+		Functions: append(append([]string(nil), a.Functions...), b.Functions...),
+		Effects:   domain.AddEffects(append([]string(nil), a.Effects...), b.Effects...)}
 }

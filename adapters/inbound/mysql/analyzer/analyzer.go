@@ -139,7 +139,9 @@ func unknown(sql string, err error) Result {
 	if !isUncheckable(err) {
 		actions = guessed(sql)
 	}
-	return Result{Statements: []Statement{{Statement: analyzerkit.Whole(sql, actions)}}, Err: err}
+	st := analyzerkit.Whole(sql, actions)
+	st.Analysis.Effects = unreadEffects(actions) // effects.go
+	return Result{Statements: []Statement{{Statement: st}}, Err: err}
 }
 
 // parsers reuses TiDB parsers, which are not safe for concurrent use and

@@ -21,6 +21,9 @@ type walker struct {
 	st Statement
 	// err is set when a nested text (PREPARE … FROM '…') is uncheckable.
 	err error
+	// effects are what the tree shows beyond its actions and functions
+	// (effects.go): UNBOUNDED, a PREPAREd text's effects.
+	effects []string
 }
 
 func newWalker(db string, m Mode, nest int) *walker {
@@ -36,7 +39,17 @@ func classifyStmt(n ast.StmtNode, db string, m Mode, nest int) (Statement, error
 
 func (w *walker) statement() Statement {
 	w.st.Analysis = w.Analysis()
+	w.st.Analysis.Effects = effectsOf(w.st.Analysis.Actions, w.st.Analysis.Functions, w.effects)
 	return w.st
+}
+
+// effect adds effects the tree shows (effects.go).
+func (w *walker) effect(e ...string) { w.effects = domain.AddEffects(w.effects, e...) }
+
+// add merges a nested or other reading's analysis in, its effects too.
+func (w *walker) add(a domain.Analysis) {
+	w.Add(a)
+	w.effect(a.Effects...)
 }
 
 // Enter implements ast.Visitor: it classifies n and says whether to skip
@@ -138,8 +151,14 @@ func (w *walker) classify(n ast.Node) bool {
 		}
 	case *ast.UpdateStmt:
 		w.Act("UPDATE")
+		if updateUnbounded(v) { // bounds.go
+			w.effect(domain.EffectUnbounded)
+		}
 	case *ast.DeleteStmt:
 		w.Act("DELETE")
+		if deleteUnbounded(v) {
+			w.effect(domain.EffectUnbounded)
+		}
 	case *ast.LoadDataStmt:
 		w.Act("LOAD_DATA", "INSERT")
 		if v.FileLocRef == ast.FileLocClient {
@@ -217,9 +236,26 @@ func (w *walker) classify(n ast.Node) bool {
 	case *ast.AlterTableStmt:
 		w.Act("ALTER", "ALTER_TABLE")
 		for _, s := range v.Specs {
-			if s.Tp == ast.AlterTableRenameTable {
+			switch s.Tp {
+			case ast.AlterTableRenameTable:
 				w.Act("RENAME")
+			case ast.AlterTableDropColumn, ast.AlterTableDropPartition, ast.AlterTableDiscardTablespace,
+				ast.AlterTableDiscardPartitionTablespace:
+				w.effect(domain.EffectDrop) // the column's, partition's or tablespace's data goes
+			case ast.AlterTableOption:
+				for _, o := range s.Options {
+					if o.Tp == ast.TableOptionEngine && strings.EqualFold(o.StrValue, "BLACKHOLE") {
+						w.effect(domain.EffectDrop) // the rows are discarded
+					}
+				}
+			case ast.AlterTableTruncatePartition:
+				w.effect(domain.EffectTruncate, domain.EffectUnbounded)
 			}
+		}
+	case *ast.CreateTableStmt:
+		w.generic("CreateTableStmt")
+		if v.Select != nil { // CREATE TABLE … SELECT fills the new table
+			w.effect(domain.EffectInsert)
 		}
 	case *ast.RenameTableStmt:
 		w.Act("ALTER", "ALTER_TABLE", "RENAME")
@@ -365,7 +401,9 @@ func (w *walker) prepare(v *ast.PrepareStmt) {
 	w.st.Prepare = p
 	if v.SQLVar != nil {
 		w.Act(domain.ActionUnknown)
-		p.Analysis = domain.Analysis{Actions: []string{domain.ActionUnknown}}
+		w.effect(domain.EffectRunsCode) // a text the analyzer never sees
+		p.Analysis = domain.Analysis{Actions: []string{domain.ActionUnknown},
+			Effects: []string{domain.EffectRunsCode, domain.EffectUnknown}}
 		return
 	}
 	if w.nest >= maxNesting {
@@ -381,8 +419,8 @@ func (w *walker) prepare(v *ast.PrepareStmt) {
 	}
 	inner := newWalker(w.db, w.mode, 0)
 	for _, st := range r.Statements {
-		inner.Add(st.Analysis)
-		w.Add(st.Analysis)
+		inner.add(st.Analysis)
+		w.add(st.Analysis)
 	}
 	p.Analysis = inner.statement().Analysis
 }

@@ -1,9 +1,9 @@
 // Package analyzer classifies MySQL and MariaDB SQL for the gate with a real
 // MySQL grammar (github.com/pingcap/tidb/pkg/parser; docs/mysql-listener.md,
-// "Analyzer"): each
-// statement's kinds (domain.Analysis.Actions, e.g. DELETE, DROP, DROP_TABLE,
-// LOAD_DATA), the tables it names as db.table (Targets) and the functions it
-// calls (Functions), plus what the listener's session must act on (USE,
+// "Analyzer"): each statement's kinds (domain.Analysis.Actions, e.g.
+// DELETE, DROP, DROP_TABLE, LOAD_DATA) and effects (Effects: DELETE,
+// UNBOUNDED, RUNS_CODE…), the tables it names as db.table (Targets) and the
+// functions it calls (Functions), plus what the listener's session must act on (USE,
 // KILL, LOAD DATA LOCAL INFILE). The action vocabulary is documented in
 // docs/mysql-listener.md, "Analyzer".
 //
@@ -24,6 +24,11 @@
 //   - classify.go: what each parse-tree node adds to a statement's analysis.
 //   - guess.go: the kinds a refused text's first keywords name (XA, HANDLER…).
 //   - vocabulary.go: Actions and IsAction, what `sidecar validate` accepts.
+//   - effects.go: each statement's effects (Analysis.Effects, the words
+//     rules share across protocols: docs/rules.md) from its actions and
+//     functions; bounds.go: UNBOUNDED, an UPDATE or DELETE that may reach
+//     every row; builtins.go: the server's own functions (any other call
+//     runs a body the analyzer does not read: RUNS_CODE).
 //   - limits.go: bounds on what one text may cost (ErrUncheckable).
 //   - bulk.go: the linear reader of multi-row INSERTs of literals.
 //   - parsecost.go: which large texts go to bulk.go, and their estimate of

@@ -20,11 +20,15 @@ var fuzzSeeds = []string{
 	"SELECT * FROM a JOIN b USING (id) WHERE x IN (SELECT y FROM c) FOR UPDATE", "GRANT ALL ON *.* TO u",
 	"WITH c AS (SELECT 1) SELECT * FROM c UNION SELECT 2", "SELECT @@global.x, @'y', `a``b`, \"s\"\"t\"", "/*", "/*!", "'",
 	"SELECT ((((1))))", "CREATE PROCEDURE p() BEGIN SELECT 1; END", "SELECT 1--1", "SELECT 1 --\x01x",
+	"DELETE FROM t WHERE id = 1 OR 1", "UPDATE t1, t2 SET t1.a = 1 WHERE NOT (t1.id = 2 AND 0) IS FALSE",
+	"DELETE a FROM t1 AS a LEFT JOIN t2 USING (id) WHERE a.x = a.x",
 }
 
 // FuzzAnalyze: Analyze never panics; a failure is one UNKNOWN statement
 // with the whole text; every action is in the vocabulary; statement texts
-// are parts of the text; the cache answers as Analyze does.
+// are parts of the text; every effect is in domain.Effects, an UNKNOWN
+// statement carries the UNKNOWN effect; the cache answers as Analyze does
+// (effects too, though texts of one shape share an entry).
 func FuzzAnalyze(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add(s, "app")
@@ -45,6 +49,14 @@ func FuzzAnalyze(f *testing.F) {
 				if !IsAction(a) {
 					t.Fatalf("%q: action %q is not in the vocabulary", sql, a)
 				}
+			}
+			for _, e := range st.Analysis.Effects {
+				if !domain.IsEffect(e) {
+					t.Fatalf("%q: effect %q is not in the vocabulary", sql, e)
+				}
+			}
+			if slices.Contains(st.Analysis.Actions, domain.ActionUnknown) && !slices.Contains(st.Analysis.Effects, domain.EffectUnknown) {
+				t.Fatalf("%q: UNKNOWN action without the UNKNOWN effect: %+v", sql, st.Analysis)
 			}
 		}
 		got := c.Analyze(sql, db)

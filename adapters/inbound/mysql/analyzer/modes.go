@@ -128,7 +128,7 @@ func sameSession(a, b Statement) bool {
 // merge adds an analysis to a statement's.
 func merge(st *Statement, a domain.Analysis) {
 	w := newWalker("", Mode{}, 0)
-	w.Add(st.Analysis)
-	w.Add(a)
+	w.add(st.Analysis)
+	w.add(a)
 	st.Analysis = w.statement().Analysis
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hoophq/sidecar/internal/analyzerkit"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 )
@@ -280,7 +279,7 @@ func unknownNames(sql string, toks []token, m Mode) (Result, bool) {
 	if k != len(ts) {
 		return Result{}, false
 	}
-	st := Statement{Statement: analyzerkit.Whole(sql[ts[0].start:ts[len(ts)-1].end], []string{"SET"})}
+	st := Statement{Statement: whole(sql[ts[0].start:ts[len(ts)-1].end], []string{"SET"})}
 	if cs, ok := plainName(sql, set); ok && KnownCharset(cs) {
 		st.change.charset = &cs // a set the analyzer's table has (big5, cp1250, sjis, …)
 	} else {

@@ -1,0 +1,96 @@
+package analyzer
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/internal/rulesdoc"
+)
+
+// Every mysql row of docs/rules.md's effects table is what the analyzer
+// reports: the union of the effects of the text's statements, as a set.
+func TestEffectsTable(t *testing.T) {
+	rows, err := rulesdoc.Rows("mysql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) < 25 {
+		t.Fatalf("docs/rules.md has %d mysql rows, want at least 25", len(rows))
+	}
+	for _, row := range rows {
+		got := textEffects(Analyze(row.Statement, "app"))
+		if !sameSet(got, row.Effects) {
+			t.Errorf("docs/rules.md:%d: %s: the analyzer reports %v, the table says %v", row.Line, row.Statement, got, row.Effects)
+		}
+	}
+}
+
+// textEffects is the union of a result's statements' effects.
+func textEffects(r Result) []string {
+	var out []string
+	for _, st := range r.Statements {
+		out = domain.AddEffects(out, st.Analysis.Effects...)
+	}
+	return out
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(slices.Compact(a), slices.Compact(b))
+}
+
+// Every action the analyzer can report has its entry in actionEffects, and
+// every effect there is a word of the vocabulary: an action without one
+// would read as UNKNOWN.
+func TestEveryActionHasEffects(t *testing.T) {
+	for _, a := range Actions() {
+		if _, ok := actionEffects[a]; !ok {
+			t.Errorf("action %s has no entry in actionEffects (effects.go)", a)
+		}
+	}
+	for a, es := range actionEffects {
+		if !IsAction(a) {
+			t.Errorf("actionEffects names %s, which is not an action", a)
+		}
+		for _, e := range es {
+			if !domain.IsEffect(e) {
+				t.Errorf("actionEffects[%s] holds %s, not an effect", a, e)
+			}
+		}
+	}
+}
+
+// Texts of one shape (their constants differ) share a cached analysis:
+// UNBOUNDED never depends on a constant's value, so the cache answers each
+// text as Analyze does.
+func TestEffectsThroughShapeCache(t *testing.T) {
+	c := NewCache()
+	for _, sql := range []string{
+		"DELETE FROM t WHERE 0", "DELETE FROM t WHERE 1", "DELETE FROM t WHERE 'abc'", "DELETE FROM t WHERE '1abc'",
+		"DELETE FROM t WHERE id = 1", "DELETE FROM t WHERE id = 2 OR 0", "DELETE FROM t WHERE id = 2 OR 1",
+		"UPDATE t SET a = 1 WHERE id = 1 AND 1 = 0", "UPDATE t SET a = 2 WHERE id = 1 AND 1 = 1",
+	} {
+		want := textEffects(Analyze(sql, "app"))
+		got := textEffects(c.Analyze(sql, "app"))
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: the cache reports %v, Analyze %v", sql, got, want)
+		}
+	}
+}
+
+// The listener reads EXECUTE of a PREPARE in the same text as the prepared
+// text; the analyzer gives PREPARE that text's effects.
+func TestPrepareCarriesEffects(t *testing.T) {
+	r := Analyze("PREPARE s FROM 'UPDATE t SET a = 1'", "app")
+	p := r.Statements[0].Prepare
+	if p == nil || !sameSet(p.Analysis.Effects, []string{domain.EffectUpdate, domain.EffectUnbounded}) {
+		t.Fatalf("PREPARE of an UPDATE without WHERE: prepared %+v", p)
+	}
+	r = Analyze("PREPARE s FROM @q", "app")
+	if p := r.Statements[0].Prepare; p == nil || !sameSet(p.Analysis.Effects, []string{domain.EffectRunsCode, domain.EffectUnknown}) {
+		t.Fatalf("PREPARE FROM a variable: prepared %+v", p)
+	}
+}
