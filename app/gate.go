@@ -114,16 +114,17 @@ var ErrNoControlPlane = errors.New("this Sidecar has no Control Plane")
 // "client_gone" or "wait_canceled".
 func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Outcome {
 	var ev domain.Evaluation
-	if st.Evaluation != nil {
+	if st.Evaluation != nil && !st.Evaluation.Tentative {
 		ev = *st.Evaluation
 	} else {
-		ev = Evaluate(s, st.Analysis)
+		ev = evaluateStatement(s, &st)
 	}
 	audit := ports.AuditEvent{Time: g.Clock.Now().UTC(), Listener: s.Name, Protocol: s.Protocol, Client: st.Client,
 		Identity: st.Identity}
 	if st.Unread.Why != "" && domain.FailsClosed(st.Unread, ev, s.hasRules()) {
 		return g.uncheckable(audit, st)
 	}
+	g.reportOnly(audit, ev.Reported, &st)
 	if ev.Verdict == domain.VerdictAllow {
 		audit.Decision = "allow"
 		if g.recordsAllows() {
@@ -132,7 +133,7 @@ func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Out
 		g.record(audit)
 		return Outcome{Forward: true}
 	}
-	shown := st.text() // rendered once: the audit lines and the filed approval share it
+	shown := st.text()
 	audit.Statement = truncate(shown, 2048)
 	if ev.Verdict == domain.VerdictPolicy {
 		audit.Decision, audit.Rule = "deny_policy", ev.Policy.Name
@@ -345,6 +346,23 @@ func (st *Statement) text() string {
 		return st.Render()
 	}
 	return st.Display
+}
+
+// memoText makes st.Render run at most once from here on, where the gate
+// may ask for the text more than once (rules with a text pattern, report-only
+// lines, then the audit trail and the approval request). It costs an
+// allocation, so a plain statement goes without.
+func (st *Statement) memoText() {
+	if r := st.Render; r != nil {
+		var shown string
+		done := false
+		st.Render = func() string {
+			if !done {
+				shown, done = r(), true
+			}
+			return shown
+		}
+	}
 }
 
 // recordsAllows reports whether the audit sink keeps plain allows (and so
