@@ -296,7 +296,13 @@ func (v *validator) match(p string, m Match) {
 				e, strings.Join(domain.Effects, ", ")))
 		}
 	}
-	dm := domain.Match{Actions: m.Actions, Effects: m.Effects, Targets: m.Targets, Functions: m.Functions}
+	if m.Preset != "" {
+		if _, err := domain.PresetEffects(m.Preset); err != nil {
+			v.add(p+".preset", err.Error())
+		}
+	}
+	dm := m.domain()
+	dm.Preset = "" // reported above, with its own path
 	if err := dm.Compile(); err != nil {
 		v.add(p, err.Error())
 	}
