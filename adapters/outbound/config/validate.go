@@ -57,6 +57,10 @@ type Checks struct {
 	// Upstream returns an error for an upstream it cannot use
 	// (app.UpstreamChecker).
 	Upstream func(upstream string) error
+	// Unread names, as examples a person recognises, the statements whose
+	// body its analyzer does not read (they carry RUNS_CODE): what a rule on
+	// DELETE or DROP lets through unless RUNS_CODE is held too (Warnings).
+	Unread []string
 }
 
 // Validate checks f and returns every mistake (nil when there is none).
