@@ -40,7 +40,7 @@ denied at once with an approval id and resends the identical statement once it i
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(runCmd(), validateCmd(), versionCmd())
+	root.AddCommand(runCmd(), validateCmd(), explainCmd(), versionCmd())
 	return root
 }
 

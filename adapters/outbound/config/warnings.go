@@ -56,7 +56,7 @@ func Warnings(f *File, protocols Protocols) Errors {
 		out = append(out, FieldError{Path: fmt.Sprintf("listeners[%d]", i), Message: fmt.Sprintf(
 			"%s %s DELETE or DROP, but no rule of %s listener %s holds RUNS_CODE, so statements whose body the analyzer "+
 				"does not read run unheld: %s; add RUNS_CODE to the rule's effects, or use preset: destructive (docs/rules.md)",
-			strings.Join(named, " and "), verb, l.Protocol, l.Name, strings.Join(unread, ", "))})
+			joinAnd(named), verb, l.Protocol, l.Name, strings.Join(unread, ", "))})
 	}
 	return out
 }
@@ -110,4 +110,12 @@ func identitiesUnread(i int, l Listener, f *File, protocols Protocols) Errors {
 		}
 	}
 	return out
+}
+
+// joinAnd joins names as a sentence does: "a", "a and b", "a, b and c".
+func joinAnd(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
