@@ -225,7 +225,9 @@ func (l *Listener) CheckAllowed(s *ListenerSettings, st *Statement) bool {
 		allow := *st
 		allow.Evaluation = &allowed
 		if ev.Reported != nil { // a report-only rule matched: the gate records it
-			allow.Evaluation = &ev
+			reported := new(domain.Evaluation) // only here: a plain allow costs no allocation
+			*reported = ev
+			allow.Evaluation = reported
 		}
 		return l.gate.Check(context.Background(), s, allow).Forward
 	}

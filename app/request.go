@@ -74,11 +74,18 @@ func Evaluate(s *ListenerSettings, a domain.Analysis) domain.Evaluation {
 // the approver reads (st.text, made to render once from here on).
 func evaluateStatement(s *ListenerSettings, st *Statement) domain.Evaluation {
 	if !domain.DependsOnFacts(s.Policies, s.Approvals) {
-		return domain.EvaluateWith(st.Analysis, domain.Facts{}, s.Policies, s.Approvals)
+		return domain.Evaluate(st.Analysis, s.Policies, s.Approvals) // exact: no rule asks for facts
 	}
 	st.memoText()
+	render, display := st.Render, st.Display // not st itself: a plain statement stays on the stack
+	text := func() string {
+		if render != nil {
+			return render()
+		}
+		return display
+	}
 	return domain.EvaluateWith(st.Analysis, domain.Facts{Identities: Identities(s, st.Identity, st.IdentityValues),
-		Text: st.text}, s.Policies, s.Approvals)
+		Text: text}, s.Policies, s.Approvals)
 }
 
 // Identities returns the client identity values that a rule's identities
