@@ -282,8 +282,10 @@ func (g *Gate) uncheckable(audit ports.AuditEvent, st Statement) Outcome {
 		Message: domain.UncheckableMessage(st.Unread.Why, st.Unread.TooLarge)}}
 }
 
-// hasRules reports whether the listener has any policy or approval rule.
-func (s *ListenerSettings) hasRules() bool { return len(s.Policies)+len(s.Approvals) > 0 }
+// hasRules reports whether the listener has any policy or approval rule
+// that is not report-only (report-only rules leave it as if they were
+// absent).
+func (s *ListenerSettings) hasRules() bool { return domain.Enforces(s.Policies, s.Approvals) }
 
 // unavailable denies a statement that needs approval when the Control Plane
 // call failed (fail closed). A refused Sidecar token is said as such, to the

@@ -157,3 +157,19 @@ func TestDecidingKeepsEveryPartWhenTheRulesNeedFacts(t *testing.T) {
 		t.Fatalf("Covered = %v, want both parts (one may be covered)", got)
 	}
 }
+
+// A listener whose rules are all report-only refuses nothing as
+// uncheckable, as a listener without rules: the rules are as if absent.
+func TestReportOnlyRulesDoNotMakeAListenerFailClosed(t *testing.T) {
+	l, _, rec, _ := ruleEnv(t, app.ListenerSettings{
+		Approvals: []domain.ApprovalRule{{Name: "try-unknown", Match: domain.Match{Preset: "unclassifiable"}, ReportOnly: true}},
+	})
+	st := app.Statement{Display: "SELECT * FROM", Analysis: domain.Analysis{Actions: []string{domain.ActionUnknown}},
+		Unread: domain.Unread{Why: "the parser refused it"}}
+	if o := l.Decide(l.Settings(), st, nil); !o.Forward {
+		t.Fatalf("refused: %+v", o)
+	}
+	if got := rec.decisions(); !reflect.DeepEqual(got, []string{"would_hold", "allow"}) {
+		t.Fatalf("audit %v", got)
+	}
+}

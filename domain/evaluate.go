@@ -60,6 +60,23 @@ func Evaluate(a Analysis, policies []PolicyRule, approvals []ApprovalRule) Evalu
 	return evaluate(a, nil, policies, approvals)
 }
 
+// Enforces reports whether any of the rules is not report-only: a listener
+// whose rules are all report-only decides as one without rules (FailsClosed's
+// hasRules).
+func Enforces(policies []PolicyRule, approvals []ApprovalRule) bool {
+	for i := range policies {
+		if !policies[i].ReportOnly {
+			return true
+		}
+	}
+	for i := range approvals {
+		if !approvals[i].ReportOnly {
+			return true
+		}
+	}
+	return false
+}
+
 // DependsOnFacts reports whether any of the rules has identities or text,
 // so that its verdict needs Facts.
 func DependsOnFacts(policies []PolicyRule, approvals []ApprovalRule) bool {

@@ -201,7 +201,7 @@ func explain(path, listener, identity, text string) (*explanation, error) {
 		ex.Decision.ReportOnly = append(ex.Decision.ReportOnly, reported(r))
 	}
 	switch {
-	case rd.unread != "" && domain.FailsClosed(domain.Unread{Why: rd.unread}, ev, len(s.Policies)+len(s.Approvals) > 0):
+	case rd.unread != "" && domain.FailsClosed(domain.Unread{Why: rd.unread}, ev, domain.Enforces(s.Policies, s.Approvals)):
 		ex.Decision.Verdict, ex.Decision.Why = "deny_uncheckable", rd.unread
 	case ev.Verdict == domain.VerdictPolicy:
 		ex.Decision.Verdict, ex.Decision.Rule = "deny", ev.Policy.Name
