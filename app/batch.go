@@ -26,11 +26,13 @@ func Covered(s *ListenerSettings, parts []domain.Analysis) []int {
 // Deciding returns the analysis the gate sees for a unit of parts: the first
 // part a policy rule covers, else the first part an approval rule covers,
 // else the first part (an empty analysis when there is none). The gate then
-// reaches the verdict of the strictest part. When the rules have identities
-// or text (which only the gate knows) and there are several parts, that
-// part carries every part in Parts, so the gate decides them all.
+// reaches the verdict of the strictest part. When there are several parts
+// and the rules have identities or text (which only the gate knows) or
+// report-only rules (whose matches on any part are recorded), that part
+// carries every part in Parts, so the gate decides them all
+// (domain.EveryPartCounts).
 func Deciding(s *ListenerSettings, parts []domain.Analysis) domain.Analysis {
-	if len(parts) > 1 && domain.DependsOnFacts(s.Policies, s.Approvals) {
+	if len(parts) > 1 && domain.EveryPartCounts(s.Policies, s.Approvals) {
 		d := parts[0]
 		d.Parts = parts
 		return d

@@ -173,3 +173,20 @@ func TestReportOnlyRulesDoNotMakeAListenerFailClosed(t *testing.T) {
 		t.Fatalf("audit %v", got)
 	}
 }
+
+// A report-only rule's match on a part that does not decide its unit (the
+// DELETE of "SELECT 1; DELETE …") is recorded too.
+func TestReportOnlyMatchOnAnyPartOfAUnit(t *testing.T) {
+	l, _, rec, _ := ruleEnv(t, app.ListenerSettings{
+		Approvals: []domain.ApprovalRule{{Name: "try-deletes", Match: domain.Match{Effects: []string{"DELETE"}}, ReportOnly: true}},
+	})
+	s := l.Settings()
+	parts := []domain.Analysis{{Actions: []string{"SELECT"}, Effects: []string{"READ"}}, {Actions: []string{"DELETE"}, Effects: []string{"DELETE"}}}
+	st := app.Statement{Display: "SELECT 1; DELETE FROM t WHERE id = 1", Analysis: app.Deciding(s, parts)}
+	if o := l.Decide(s, st, nil); !o.Forward {
+		t.Fatalf("held: %+v", o)
+	}
+	if got := rec.decisions(); !reflect.DeepEqual(got, []string{"would_hold", "allow"}) {
+		t.Fatalf("audit %v", got)
+	}
+}

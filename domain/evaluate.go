@@ -77,6 +77,28 @@ func Enforces(policies []PolicyRule, approvals []ApprovalRule) bool {
 	return false
 }
 
+// EveryPartCounts reports whether a unit of several statements must be
+// decided with every part's analysis (Analysis.Parts) rather than its
+// strictest part's alone: when the verdict depends on facts not known yet
+// (DependsOnFacts), or when a report-only rule may match a part that does
+// not decide the unit.
+func EveryPartCounts(policies []PolicyRule, approvals []ApprovalRule) bool {
+	if DependsOnFacts(policies, approvals) {
+		return true
+	}
+	for i := range policies {
+		if policies[i].ReportOnly {
+			return true
+		}
+	}
+	for i := range approvals {
+		if approvals[i].ReportOnly {
+			return true
+		}
+	}
+	return false
+}
+
 // DependsOnFacts reports whether any of the rules has identities or text,
 // so that its verdict needs Facts.
 func DependsOnFacts(policies []PolicyRule, approvals []ApprovalRule) bool {
