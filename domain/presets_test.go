@@ -77,3 +77,10 @@ func TestPresetWrongNameListsThem(t *testing.T) {
 		t.Fatalf("Compile = %v, want an error listing the presets", err)
 	}
 }
+
+func TestPresetMatchesBeforeCompile(t *testing.T) {
+	m := Match{Preset: "destructive"} // a caller that forgot Compile still holds the preset's effects
+	if !m.Matches(Analysis{Effects: []string{EffectRunsCode}}) || m.Matches(Analysis{Effects: []string{EffectRead}}) {
+		t.Fatal("an uncompiled preset does not match its effects")
+	}
+}

@@ -91,8 +91,9 @@ type PolicyRule struct {
 
 // Compile checks and prepares the globs, the text pattern and the preset.
 // It returns an error naming the bad glob, pattern or preset; call it once
-// when the config loads. A Match with a Preset, Identities or Text matches
-// as if they were absent until it is compiled.
+// when the config loads. Until it is compiled, a Match asks neither
+// Identities nor Text (it matches more, never less) and reads its Preset
+// on every call.
 func (m *Match) Compile() error {
 	m.targets, m.functions, m.identities, m.text, m.effects = nil, nil, nil, nil, nil
 	if m.Preset != "" {
@@ -135,7 +136,7 @@ func (m *Match) Compile() error {
 
 // Matches reports whether the analysis a meets the match's conditions on
 // it (Identities and Text are not asked: see MatchesWith). Compile must
-// have been called when Targets, Functions or Preset are set.
+// have been called when Targets or Functions are set.
 func (m *Match) Matches(a Analysis) bool {
 	if len(m.Actions) > 0 && !anyAction(m.Actions, a.Actions) {
 		return false
@@ -143,6 +144,11 @@ func (m *Match) Matches(a Analysis) bool {
 	effects := m.effects
 	if effects == nil {
 		effects = m.Effects
+		if m.Preset != "" { // not compiled: still the preset's
+			if pe, err := PresetEffects(m.Preset); err == nil {
+				effects = append(append([]string(nil), m.Effects...), pe...)
+			}
+		}
 	}
 	if len(effects) > 0 && !anyAction(effects, a.Effects) &&
 		!(anyAction(effects, []string{EffectUnknown}) && anyAction(a.Actions, []string{ActionUnknown})) {
