@@ -55,7 +55,9 @@ type Statement struct {
 	// Evaluation, when set, is the verdict Evaluate already gave for
 	// Analysis with the same settings passed to Check (an adapter that
 	// evaluated first to decide whether to read the payload); the gate uses
-	// it instead of evaluating the rules a second time.
+	// it instead of evaluating the rules a second time, unless it is
+	// Tentative (made without the statement's identity and text, which
+	// rules with identities or text need): then the gate evaluates again.
 	Evaluation *domain.Evaluation
 }
 
