@@ -10,7 +10,9 @@ import "github.com/hoophq/sidecar/domain"
 // statement's target.
 
 // Covered returns the indexes of parts that a policy or approval rule of s
-// covers, each part evaluated on its own.
+// covers, each part evaluated on its own. When the rules have identities or
+// text it includes every part that one may cover (the gate decides them
+// with the facts).
 func Covered(s *ListenerSettings, parts []domain.Analysis) []int {
 	var out []int
 	for i, p := range parts {
@@ -24,8 +26,17 @@ func Covered(s *ListenerSettings, parts []domain.Analysis) []int {
 // Deciding returns the analysis the gate sees for a unit of parts: the first
 // part a policy rule covers, else the first part an approval rule covers,
 // else the first part (an empty analysis when there is none). The gate then
-// reaches the verdict of the strictest part.
+// reaches the verdict of the strictest part. When there are several parts
+// and the rules have identities or text (which only the gate knows) or
+// report-only rules (whose matches on any part are recorded), that part
+// carries every part in Parts, so the gate decides them all
+// (domain.EveryPartCounts).
 func Deciding(s *ListenerSettings, parts []domain.Analysis) domain.Analysis {
+	if len(parts) > 1 && domain.EveryPartCounts(s.Policies, s.Approvals) {
+		d := parts[0]
+		d.Parts = parts
+		return d
+	}
 	approval := -1
 	for i, p := range parts {
 		switch domain.Evaluate(p, s.Policies, s.Approvals).Verdict {

@@ -9,8 +9,10 @@
 // settled: shutdown.go), the process's memory limits and held-payload budget
 // (budget.go), and the fx modules that wire them. request.go holds what
 // every listener with headers or metadata reads of a request before it asks
-// the gate (return mode, identity values, whether the payload is needed), so
-// a new listener is its protocol and nothing else. app binds no socket and
+// the gate (return mode, identity values, whether the payload is needed) and
+// the rules' facts (the client's identities), so a new listener is its
+// protocol and nothing else. reportonly.go records report-only rules'
+// matches (would_deny, would_hold); batch.go decides units of statements. app binds no socket and
 // imports no metrics library: internal/supervisor runs the listeners,
 // adapters/outbound/metrics counts.
 package app

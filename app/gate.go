@@ -55,7 +55,9 @@ type Statement struct {
 	// Evaluation, when set, is the verdict Evaluate already gave for
 	// Analysis with the same settings passed to Check (an adapter that
 	// evaluated first to decide whether to read the payload); the gate uses
-	// it instead of evaluating the rules a second time.
+	// it instead of evaluating the rules a second time, unless it is
+	// Tentative (made without the statement's identity and text, which
+	// rules with identities or text need): then the gate evaluates again.
 	Evaluation *domain.Evaluation
 }
 
@@ -114,16 +116,17 @@ var ErrNoControlPlane = errors.New("this Sidecar has no Control Plane")
 // "client_gone" or "wait_canceled".
 func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Outcome {
 	var ev domain.Evaluation
-	if st.Evaluation != nil {
+	if st.Evaluation != nil && !st.Evaluation.Tentative {
 		ev = *st.Evaluation
 	} else {
-		ev = Evaluate(s, st.Analysis)
+		ev = evaluateStatement(s, &st)
 	}
 	audit := ports.AuditEvent{Time: g.Clock.Now().UTC(), Listener: s.Name, Protocol: s.Protocol, Client: st.Client,
 		Identity: st.Identity}
 	if st.Unread.Why != "" && domain.FailsClosed(st.Unread, ev, s.hasRules()) {
 		return g.uncheckable(audit, st)
 	}
+	g.reportOnly(audit, ev.Reported, &st)
 	if ev.Verdict == domain.VerdictAllow {
 		audit.Decision = "allow"
 		if g.recordsAllows() {
@@ -132,7 +135,7 @@ func (g *Gate) Check(ctx context.Context, s *ListenerSettings, st Statement) Out
 		g.record(audit)
 		return Outcome{Forward: true}
 	}
-	shown := st.text() // rendered once: the audit lines and the filed approval share it
+	shown := st.text()
 	audit.Statement = truncate(shown, 2048)
 	if ev.Verdict == domain.VerdictPolicy {
 		audit.Decision, audit.Rule = "deny_policy", ev.Policy.Name
@@ -281,8 +284,10 @@ func (g *Gate) uncheckable(audit ports.AuditEvent, st Statement) Outcome {
 		Message: domain.UncheckableMessage(st.Unread.Why, st.Unread.TooLarge)}}
 }
 
-// hasRules reports whether the listener has any policy or approval rule.
-func (s *ListenerSettings) hasRules() bool { return len(s.Policies)+len(s.Approvals) > 0 }
+// hasRules reports whether the listener has any policy or approval rule
+// that is not report-only (report-only rules leave it as if they were
+// absent).
+func (s *ListenerSettings) hasRules() bool { return domain.Enforces(s.Policies, s.Approvals) }
 
 // unavailable denies a statement that needs approval when the Control Plane
 // call failed (fail closed). A refused Sidecar token is said as such, to the
@@ -345,6 +350,23 @@ func (st *Statement) text() string {
 		return st.Render()
 	}
 	return st.Display
+}
+
+// memoText makes st.Render run at most once from here on, where the gate
+// may ask for the text more than once (rules with a text pattern, report-only
+// lines, then the audit trail and the approval request). It costs an
+// allocation, so a plain statement goes without.
+func (st *Statement) memoText() {
+	if r := st.Render; r != nil {
+		var shown string
+		done := false
+		st.Render = func() string {
+			if !done {
+				shown, done = r(), true
+			}
+			return shown
+		}
+	}
 }
 
 // recordsAllows reports whether the audit sink keeps plain allows (and so

@@ -220,10 +220,15 @@ func (l *Listener) CheckWith(ctx context.Context, s *ListenerSettings, st Statem
 // the rules again, and reports false. An allowed statement never waits, so
 // no context is needed.
 func (l *Listener) CheckAllowed(s *ListenerSettings, st *Statement) bool {
-	ev := Evaluate(s, st.Analysis)
+	ev := evaluateStatement(s, st)
 	if ev.Verdict == domain.VerdictAllow && st.Unread.Why == "" {
 		allow := *st
 		allow.Evaluation = &allowed
+		if ev.Reported != nil { // a report-only rule matched: the gate records it
+			reported := new(domain.Evaluation) // only here: a plain allow costs no allocation
+			*reported = ev
+			allow.Evaluation = reported
+		}
 		return l.gate.Check(context.Background(), s, allow).Forward
 	}
 	held := new(domain.Evaluation) // only here: an allow costs no allocation

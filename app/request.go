@@ -62,7 +62,44 @@ func NeedsPayload(s *ListenerSettings, a domain.Analysis) bool {
 // gate (to decide whether to read the payload: the verdict is
 // domain.VerdictApproval exactly when NeedsPayload is true) passes it back
 // in Statement.Evaluation with the same s, so the rules run once per
-// statement.
+// statement. When the rules have identities or text the verdict is
+// Tentative (a bound: an approval rule may hold it, so read the payload)
+// and the gate reaches it again with the statement's facts.
 func Evaluate(s *ListenerSettings, a domain.Analysis) domain.Evaluation {
 	return domain.Evaluate(a, s.Policies, s.Approvals)
+}
+
+// evaluateStatement applies the rules of s to st with its facts (when the
+// rules ask for any): the client's identities (Identities) and the text
+// the approver reads (st.text, made to render once from here on).
+func evaluateStatement(s *ListenerSettings, st *Statement) domain.Evaluation {
+	if !domain.DependsOnFacts(s.Policies, s.Approvals) {
+		return domain.Evaluate(st.Analysis, s.Policies, s.Approvals) // exact: no rule asks for facts
+	}
+	st.memoText()
+	render, display := st.Render, st.Display // not st itself: a plain statement stays on the stack
+	text := func() string {
+		if render != nil {
+			return render()
+		}
+		return display
+	}
+	return domain.EvaluateWith(st.Analysis, domain.Facts{Identities: Identities(s, st.Identity, st.IdentityValues),
+		Text: text}, s.Policies, s.Approvals)
+}
+
+// Identities returns the client identity values that a rule's identities
+// match (domain.Facts): the login user (identity) when there is one, then
+// the values of the listener's identity_keys (s.IdentityKeys) in values,
+// key by key. The database listeners' other fingerprint values (the
+// current database) are not identities.
+func Identities(s *ListenerSettings, identity string, values map[string][]string) []string {
+	var out []string
+	if identity != "" {
+		out = append(out, identity)
+	}
+	for _, k := range s.IdentityKeys {
+		out = append(out, values[k]...)
+	}
+	return out
 }

@@ -22,51 +22,101 @@ const ActionUnknown = "UNKNOWN"
 // RUNS_CODE, …) for the same statement: what rules written once for every
 // protocol match. An analysis whose Actions hold ActionUnknown carries the
 // UNKNOWN effect whether or not Effects lists it.
+//
+// Parts, when set, are the analyses of several statements decided as one
+// unit (a multi-statement text, a pipeline): rules apply to each part on its
+// own and the strictest verdict wins; the other fields are then one part's,
+// for display. app.Deciding sets it when the unit's verdict depends on who
+// sent it or on its text (Facts), which it cannot know yet.
 type Analysis struct {
 	Actions   []string
 	Targets   []string
 	Functions []string
 	Effects   []string
+	Parts     []Analysis
 }
 
 // Match says which statements a rule covers. Each non-empty list must match
 // (AND across lists); inside a list any entry may match (OR). An all-empty
 // Match matches every statement.
 //
-// Actions and Effects compare case-insensitively. Targets and Functions
+// Actions and Effects compare case-insensitively. Preset names a set of
+// effects (presets.go) that joins Effects. Targets and Functions
 // are globs: `*`
 // matches within one path segment (no '/'), `**` matches anything, `?` one
 // character other than '/'; they compare case-sensitively for targets and
 // case-insensitively for functions.
+//
+// Identities and Text match what the analysis does not hold (Facts):
+// Identities are globs on the client's identity values, where `*` matches
+// any run of characters and `?` one (identities have no path segments),
+// compared case-sensitively, as servers compare login names; Text is an RE2
+// pattern searched in the statement as the approver reads it (anchor it with
+// ^ and $ to match the whole text; (?i) for any case).
 type Match struct {
-	Actions   []string
-	Effects   []string
-	Targets   []string
-	Functions []string
+	Actions    []string
+	Effects    []string
+	Preset     string
+	Targets    []string
+	Functions  []string
+	Identities []string
+	Text       string
 
-	targets   []*regexp.Regexp
-	functions []*regexp.Regexp
+	targets    []*regexp.Regexp
+	functions  []*regexp.Regexp
+	identities []*regexp.Regexp
+	text       *regexp.Regexp
+	effects    []string // Effects and the preset's, once compiled
 }
 
 // ApprovalRule holds matching statements for a person. TimeLimit, when not
 // zero, is how long a filed request stays usable (it sets expires_at).
+// A ReportOnly rule holds nothing: a statement it matches runs as if the
+// rule were absent, and the match is reported (Evaluation.Reported).
 type ApprovalRule struct {
-	Name      string
-	Match     Match
-	TimeLimit time.Duration
+	Name       string
+	Match      Match
+	TimeLimit  time.Duration
+	ReportOnly bool
 }
 
 // PolicyRule denies matching statements outright (X-Hoop-Denied: policy).
+// A ReportOnly rule denies nothing and reports its matches instead.
 type PolicyRule struct {
-	Name    string
-	Match   Match
-	Message string
+	Name       string
+	Match      Match
+	Message    string
+	ReportOnly bool
 }
 
-// Compile checks and prepares the globs. It returns an error naming the bad
-// glob; call it once when the config loads.
+// Compile checks and prepares the globs, the text pattern and the preset.
+// It returns an error naming the bad glob, pattern or preset; call it once
+// when the config loads. Until it is compiled, a Match asks neither
+// Identities nor Text (it matches more, never less) and reads its Preset
+// on every call.
 func (m *Match) Compile() error {
-	m.targets, m.functions = nil, nil
+	m.targets, m.functions, m.identities, m.text, m.effects = nil, nil, nil, nil, nil
+	if m.Preset != "" {
+		pe, err := PresetEffects(m.Preset)
+		if err != nil {
+			return fmt.Errorf("preset: %w", err)
+		}
+		m.effects = AddEffects(append([]string(nil), m.Effects...), pe...)
+	}
+	for _, g := range m.Identities {
+		re, err := identityRegexp(g)
+		if err != nil {
+			return fmt.Errorf("identity %q: %w", g, err)
+		}
+		m.identities = append(m.identities, re)
+	}
+	if m.Text != "" {
+		re, err := regexp.Compile(m.Text)
+		if err != nil {
+			return fmt.Errorf("text %q is not an RE2 pattern: %w", m.Text, err)
+		}
+		m.text = re
+	}
 	for _, g := range m.Targets {
 		re, err := globRegexp(g, false)
 		if err != nil {
@@ -84,14 +134,24 @@ func (m *Match) Compile() error {
 	return nil
 }
 
-// Matches reports whether a is covered. Compile must have been called when
-// Targets or Functions are set.
+// Matches reports whether the analysis a meets the match's conditions on
+// it (Identities and Text are not asked: see MatchesWith). Compile must
+// have been called when Targets or Functions are set.
 func (m *Match) Matches(a Analysis) bool {
 	if len(m.Actions) > 0 && !anyAction(m.Actions, a.Actions) {
 		return false
 	}
-	if len(m.Effects) > 0 && !anyAction(m.Effects, a.Effects) &&
-		!(anyAction(m.Effects, []string{EffectUnknown}) && anyAction(a.Actions, []string{ActionUnknown})) {
+	effects := m.effects
+	if effects == nil {
+		effects = m.Effects
+		if m.Preset != "" { // not compiled: still the preset's
+			if pe, err := PresetEffects(m.Preset); err == nil {
+				effects = append(append([]string(nil), m.Effects...), pe...)
+			}
+		}
+	}
+	if len(effects) > 0 && !anyAction(effects, a.Effects) &&
+		!(anyAction(effects, []string{EffectUnknown}) && anyAction(a.Actions, []string{ActionUnknown})) {
 		return false
 	}
 	if len(m.Targets) > 0 && !anyGlob(m.targets, a.Targets) {
@@ -101,6 +161,44 @@ func (m *Match) Matches(a Analysis) bool {
 		return false
 	}
 	return true
+}
+
+// MatchesWith reports whether a statement with analysis a and facts f is
+// covered: Matches, and each of Identities and Text that is set holds (an
+// identity glob matches one of f.Identities; the pattern is found in
+// f.Text(), which is asked only when every other condition holds).
+func (m *Match) MatchesWith(a Analysis, f Facts) bool {
+	if !m.Matches(a) {
+		return false
+	}
+	if m.identities != nil && !anyGlob(m.identities, f.Identities) {
+		return false
+	}
+	if m.text != nil {
+		text := ""
+		if f.Text != nil {
+			text = f.Text()
+		}
+		if !m.text.MatchString(text) {
+			return false
+		}
+	}
+	return true
+}
+
+// needsFacts reports whether the match has conditions beyond the analysis.
+func (m *Match) needsFacts() bool { return m.identities != nil || m.text != nil }
+
+// Facts are what a rule may match beside the analysis of a statement.
+type Facts struct {
+	// Identities are the client's identity values: the database login user;
+	// on http and grpc the values of the listener's identity_keys. Empty
+	// when the client has none: a rule with identities then never matches.
+	Identities []string
+	// Text returns the statement as the approver reads it. It is asked once
+	// per rule with a text pattern whose other conditions hold, so a caller
+	// whose rendering costs memoizes it. Nil reads as "".
+	Text func() string
 }
 
 func anyAction(want, got []string) bool {
@@ -123,6 +221,28 @@ func anyGlob(res []*regexp.Regexp, got []string) bool {
 		}
 	}
 	return false
+}
+
+// identityRegexp compiles an identity glob: `*` any run of characters,
+// `?` any one character, everything else literal, case-sensitive.
+func identityRegexp(g string) (*regexp.Regexp, error) {
+	if g == "" {
+		return nil, fmt.Errorf("empty glob")
+	}
+	var b strings.Builder
+	b.WriteString("^(?s:")
+	for _, c := range g {
+		switch c {
+		case '*':
+			b.WriteString(".*")
+		case '?':
+			b.WriteString(".")
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString(")$")
+	return regexp.Compile(b.String())
 }
 
 func globRegexp(g string, fold bool) (*regexp.Regexp, error) {
@@ -149,40 +269,6 @@ func globRegexp(g string, fold bool) (*regexp.Regexp, error) {
 	}
 	b.WriteString("$")
 	return regexp.Compile(b.String())
-}
-
-// Verdict is the outcome of Evaluate.
-type Verdict int
-
-// The three outcomes of rule evaluation.
-const (
-	VerdictAllow Verdict = iota
-	VerdictPolicy
-	VerdictApproval
-)
-
-// Evaluation is Evaluate's answer: the verdict and the rule that decided it.
-type Evaluation struct {
-	Verdict  Verdict
-	Policy   *PolicyRule
-	Approval *ApprovalRule
-}
-
-// Evaluate applies a listener's rules to one analysed statement: the first
-// matching policy rule denies outright; otherwise the first matching approval
-// rule holds it for a person; otherwise it is allowed.
-func Evaluate(a Analysis, policies []PolicyRule, approvals []ApprovalRule) Evaluation {
-	for i := range policies {
-		if policies[i].Match.Matches(a) {
-			return Evaluation{Verdict: VerdictPolicy, Policy: &policies[i]}
-		}
-	}
-	for i := range approvals {
-		if approvals[i].Match.Matches(a) {
-			return Evaluation{Verdict: VerdictApproval, Approval: &approvals[i]}
-		}
-	}
-	return Evaluation{Verdict: VerdictAllow}
 }
 
 // WantsReturnMode reports whether a client's application name (PostgreSQL

@@ -18,7 +18,9 @@ type AuditEvent struct {
 	Fingerprint string `json:"fingerprint,omitempty"`
 	// Decision is one of allow, deny_policy, deny_approval, deny_unavailable, deny_too_large,
 	// deny_uncheckable, deny_shutdown, client_gone, wait_canceled,
-	// forward_approved, settle_accepted, settle_refused.
+	// forward_approved, settle_accepted, settle_refused; or would_deny,
+	// would_hold for a report-only rule that matched (Rule names it; the
+	// statement's own decision follows on its own line).
 	Decision   string `json:"decision"`
 	Rule       string `json:"rule,omitempty"`
 	ApprovalID string `json:"approval_id,omitempty"`

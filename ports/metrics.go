@@ -6,7 +6,9 @@ package ports
 type Metrics interface {
 	// Statement counts one decision on a listener: allow, deny_policy,
 	// deny_approval, deny_unavailable, deny_too_large, deny_uncheckable, forward_approved,
-	// settle_accepted, settle_refused… (the audit event's Decision).
+	// settle_accepted, settle_refused… (the audit event's Decision);
+	// would_deny and would_hold count report-only rules' matches, besides
+	// the statement's own decision.
 	Statement(listener, decision string)
 	// ApprovalFiled counts a new approval request on a listener; a reused
 	// one is not counted.

@@ -3,10 +3,13 @@
 //
 //	sidecar run --config config.yaml       serve the listeners (SIGHUP reloads)
 //	sidecar validate --config config.yaml  print every mistake with its path
+//	sidecar explain --config config.yaml --listener NAME STATEMENT
+//	                                       how a listener reads one statement, what its rules decide
 //	sidecar version                        print the version
 //
-// Both commands that read a config take it as --config FILE, -config FILE or
-// a positional FILE (internal/cliconfig).
+// run and validate take the config as --config FILE, -config FILE or a
+// positional FILE (internal/cliconfig); explain as --config or -config only,
+// since its positional argument is the statement.
 package main
 
 import (
@@ -40,7 +43,7 @@ denied at once with an approval id and resends the identical statement once it i
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(runCmd(), validateCmd(), versionCmd())
+	root.AddCommand(runCmd(), validateCmd(), explainCmd(), versionCmd())
 	return root
 }
 

@@ -14,12 +14,17 @@ import (
 )
 
 // registered is one listener protocol this binary serves: how to build it,
-// and the listener keys it reads beyond the common ones (config.Checks'
-// IdentityKeys and ClientCertificates; its Action and Upstream checks come
-// from the protocol itself, see protocolChecks).
+// the listener keys it reads beyond the common ones (config.Checks'
+// IdentityKeys and ClientCertificates, and Unread: the statements whose body
+// its analyzer does not read, for validate's warning; its Action and
+// Upstream checks come from the protocol itself, see protocolChecks), and
+// how `sidecar explain` reads a statement for it.
 type registered struct {
 	build func(*slog.Logger) app.Protocol
 	keys  config.Checks
+	// explain reads one statement as this protocol's listener would
+	// (`sidecar explain`, explain.go).
+	explain explainFunc
 }
 
 // registry is every listener protocol this binary serves. Adding a protocol
@@ -27,12 +32,24 @@ type registered struct {
 // validate` learns its vocabulary and keys from the entry, with no switch on
 // protocol names anywhere else.
 var registry = []registered{
-	{func(l *slog.Logger) app.Protocol { return grpclistener.New(l) }, config.Checks{IdentityKeys: true}},
-	{func(l *slog.Logger) app.Protocol { return httplistener.New(l) }, config.Checks{IdentityKeys: true}},
-	{func(l *slog.Logger) app.Protocol { return mongodb.New(l) }, config.Checks{ClientCertificates: true}},
-	{func(l *slog.Logger) app.Protocol { return mssql.New(l) }, config.Checks{}},
-	{func(l *slog.Logger) app.Protocol { return mysql.New(l) }, config.Checks{}},
-	{func(l *slog.Logger) app.Protocol { return postgres.New(l) }, config.Checks{}},
+	{func(l *slog.Logger) app.Protocol { return grpclistener.New(l) }, config.Checks{IdentityKeys: true,
+		Unread: nil}, // a call's effect is read from its method name; nothing runs unread
+		one(grpclistener.Explain)},
+	{func(l *slog.Logger) app.Protocol { return httplistener.New(l) }, config.Checks{IdentityKeys: true,
+		Unread: nil}, // a request's effect is its method's; nothing runs unread
+		one(httplistener.Explain)},
+	{func(l *slog.Logger) app.Protocol { return mongodb.New(l) }, config.Checks{ClientCertificates: true,
+		Unread: []string{"find with $where", "mapReduce", "aggregate with $function or $accumulator"}},
+		explainMongoDB},
+	{func(l *slog.Logger) app.Protocol { return mssql.New(l) }, config.Checks{
+		Unread: []string{"EXEC of a stored procedure", "EXEC (@sql)", "sp_executesql @sql"}},
+		explainMSSQL},
+	{func(l *slog.Logger) app.Protocol { return mysql.New(l) }, config.Checks{
+		Unread: []string{"CALL of a stored procedure", "PREPARE … FROM @var then EXECUTE"}},
+		explainMySQL},
+	{func(l *slog.Logger) app.Protocol { return postgres.New(l) }, config.Checks{
+		Unread: []string{"DO $$…$$", "CALL of a procedure", "SELECT of a user function (its body)"}},
+		explainPostgres},
 }
 
 // protocols returns every listener protocol this binary serves, built with

@@ -56,3 +56,17 @@ listeners:
 		}
 	}
 }
+
+// Every protocol this binary serves can be explained (`sidecar explain`)
+// and says what runs unread for validate's warning (http and grpc: nothing).
+func TestEveryProtocolExplains(t *testing.T) {
+	for _, r := range registry {
+		name := r.build(nil).Name()
+		if r.explain == nil {
+			t.Errorf("protocol %s has no explain", name)
+		}
+		if unread := r.keys.Unread; (name == "http" || name == "grpc") != (len(unread) == 0) {
+			t.Errorf("protocol %s: unread bodies %q", name, unread)
+		}
+	}
+}

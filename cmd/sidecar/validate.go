@@ -18,7 +18,10 @@ func validateCmd() *cobra.Command {
 		Short: "Check a config file and print every mistake with its path",
 		Long: `validate parses FILE (given as --config FILE, -config FILE or a positional FILE) and prints each mistake on its own line as "path: message"
 (for example "listeners[2].listen: is required (host:port)"). It exits 0 when the file is valid
-and 1 otherwise. It does not contact the Control Plane, bind any address or read the files the
+and 1 otherwise. A warning (a line starting "warning:") is something valid that likely lets
+through what the rule's author meant to hold, such as a rule on DELETE or DROP on a listener whose
+statements can run bodies the analyzer does not read (DO, CALL, EXEC, $where) while no rule
+holds RUNS_CODE; warnings are printed for a file without mistakes, and exit 0. It does not contact the Control Plane, bind any address or read the files the
 config names (tls and upstream_tls certificates and keys, token_file): run does, and refuses to
 start when one is missing or unreadable.`,
 		Args: cliconfig.Args,
@@ -27,9 +30,14 @@ start when one is missing or unreadable.`,
 			if err != nil {
 				return err
 			}
-			_, errs, err := loadConfig(path)
+			f, errs, err := loadConfig(path)
 			if err != nil {
 				return err
+			}
+			if len(errs) == 0 { // a file with mistakes gets them alone
+				for _, w := range config.Warnings(f, protocolChecks()) {
+					fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w.Error())
+				}
 			}
 			if len(errs) > 0 {
 				for _, e := range errs {

@@ -21,8 +21,9 @@
 //     name]), the canonical bytes the fingerprint covers (method and the
 //     first request message) and the approver's display.
 //   - effects.go: the effects of a call from its method's name (the AIP
-//     standard verbs; UNKNOWN for custom methods). AnalyzeText
-//     (statement.go) reads "/package.Service/Method" for `sidecar explain`.
+//     standard verbs; UNKNOWN for custom methods).
+//   - explain.go: Explain reads "/package.Service/Method" for `sidecar
+//     explain`.
 //   - preview.go: a descriptor-free rendering of protobuf wire bytes for the
 //     approver (field numbers and values, like protoc --decode_raw).
 //   - denial.go: PERMISSION_DENIED with the denial's fields as trailing

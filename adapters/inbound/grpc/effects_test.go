@@ -9,7 +9,7 @@ import (
 )
 
 // TestEffectsTable: every grpc row of docs/rules.md's effects table, read
-// as `sidecar explain` reads it (AnalyzeText), reports exactly the row's
+// as `sidecar explain` reads it (Explain), reports exactly the row's
 // effects (as a set).
 func TestEffectsTable(t *testing.T) {
 	rows, err := rulesdoc.Rows("grpc")
@@ -20,7 +20,7 @@ func TestEffectsTable(t *testing.T) {
 		t.Fatalf("docs/rules.md has %d grpc rows, want at least 8", len(rows))
 	}
 	for _, row := range rows {
-		a, err := AnalyzeText(row.Statement)
+		a, err := Explain(row.Statement)
 		if err != nil {
 			t.Errorf("docs/rules.md:%d: %v", row.Line, err)
 			continue
@@ -59,12 +59,12 @@ func TestMethodEffectsByName(t *testing.T) {
 	}
 }
 
-// TestAnalyzeTextRefusesOtherForms: explain's reading wants the full
+// TestExplainRefusesOtherForms: explain's reading wants the full
 // method name.
-func TestAnalyzeTextRefusesOtherForms(t *testing.T) {
+func TestExplainRefusesOtherForms(t *testing.T) {
 	for _, s := range []string{"GetBook", "/GetBook", "/a.B/", "//GetBook", "/a.B/C/D"} {
-		if _, err := AnalyzeText(s); err == nil {
-			t.Errorf("AnalyzeText(%q): no error", s)
+		if _, err := Explain(s); err == nil {
+			t.Errorf("Explain(%q): no error", s)
 		}
 	}
 }

@@ -27,18 +27,6 @@ func analysis(method string) domain.Analysis {
 	return domain.Analysis{Actions: []string{Action}, Targets: []string{method}, Effects: methodEffects(method)}
 }
 
-// AnalyzeText returns what rules match on a call written as `sidecar
-// explain` and docs/rules.md write a grpc statement: the full method name,
-// "/package.Service/Method". Errors say the text is not of that form.
-func AnalyzeText(text string) (domain.Analysis, error) {
-	m := strings.TrimSpace(text)
-	if service, method, ok := strings.Cut(strings.TrimPrefix(m, "/"), "/"); !ok || !strings.HasPrefix(m, "/") ||
-		service == "" || method == "" || strings.Contains(method, "/") {
-		return domain.Analysis{}, fmt.Errorf("grpc statement %q: want /package.Service/Method", text)
-	}
-	return analysis(m), nil
-}
-
 // request is what the gate reads of one call before deciding: the method and,
 // when an approval rule covers it, the first request message.
 type request struct {

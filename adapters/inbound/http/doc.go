@@ -39,7 +39,7 @@
 //   - effects.go: the effects of a request from its methods (RFC 9110,
 //     WebDAV); kube.go what a Kubernetes API path adds (UNBOUNDED for a
 //     collection DELETE, OS_COMMAND for exec, PRIVILEGE for RBAC…).
-//     AnalyzeText (statement.go) reads "METHOD /path" for `sidecar explain`.
+//     Explain (explain.go) reads "METHOD /path" for `sidecar explain`.
 //   - denial.go: the 403 with the denial's fields as headers
 //     (domain.Denial.Fields, spec "Find the approval in the denial").
 //

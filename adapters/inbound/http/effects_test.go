@@ -11,7 +11,7 @@ import (
 )
 
 // TestEffectsTable: every http row of docs/rules.md's effects table, read
-// as `sidecar explain` reads it (AnalyzeText), reports exactly the row's
+// as `sidecar explain` reads it (Explain), reports exactly the row's
 // effects (as a set).
 func TestEffectsTable(t *testing.T) {
 	rows, err := rulesdoc.Rows("http")
@@ -22,7 +22,7 @@ func TestEffectsTable(t *testing.T) {
 		t.Fatalf("docs/rules.md has %d http rows, want at least 10", len(rows))
 	}
 	for _, row := range rows {
-		a, err := AnalyzeText(row.Statement)
+		a, err := Explain(row.Statement)
 		if err != nil {
 			t.Errorf("docs/rules.md:%d: %v", row.Line, err)
 			continue

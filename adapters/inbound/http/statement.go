@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/textproto"
-	"net/url"
 	"path"
 	"slices"
 	"strings"
@@ -149,20 +148,4 @@ func display(r *http.Request, body []byte) string {
 		fmt.Fprintf(&b, "\n… (%d bytes in all)", len(body))
 	}
 	return b.String()
-}
-
-// AnalyzeText returns what rules match on a request written as `sidecar
-// explain` and docs/rules.md write an http statement: "METHOD /path" with
-// an optional "?query" (no headers, no body). Errors name what is missing.
-func AnalyzeText(text string) (domain.Analysis, error) {
-	method, target, ok := strings.Cut(strings.TrimSpace(text), " ")
-	target = strings.TrimSpace(target)
-	if !ok || method == "" || !strings.HasPrefix(target, "/") {
-		return domain.Analysis{}, fmt.Errorf("http statement %q: want METHOD /path[?query]", text)
-	}
-	u, err := url.ParseRequestURI(target)
-	if err != nil {
-		return domain.Analysis{}, fmt.Errorf("http statement %q: %w", text, err)
-	}
-	return analyze(&http.Request{Method: method, URL: u, Header: http.Header{}}), nil
 }

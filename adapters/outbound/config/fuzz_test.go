@@ -10,6 +10,8 @@ import (
 // mistakes yields one setting per listener.
 func FuzzParse(f *testing.F) {
 	protocols := Protocols{"postgres": {}, "http": {IdentityKeys: true}, "grpc": {IdentityKeys: true}, "mongodb": {ClientCertificates: true}}
+	f.Add([]byte("sidecar: s\napproval_rules: [{name: a, match: {preset: destructive, identities: [\"agent-*\"], text: \"(?i)x\"}, report_only: true}]\n" +
+		"listeners: [{name: l, protocol: postgres, listen: \"127.0.0.1:1\", upstream: \"x:1\", approval_rules: [a]}]\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		file, unknown, err := Parse(b)
 		if err != nil || len(unknown) > 0 {
@@ -21,5 +23,6 @@ func FuzzParse(f *testing.F) {
 		if got := Settings(file); len(got) != len(file.Listeners) {
 			t.Fatalf("%d listeners gave %d settings:\n%s", len(file.Listeners), len(got), b)
 		}
+		Warnings(file, protocols)
 	})
 }

@@ -22,11 +22,11 @@ func Settings(f *File) []app.ListenerSettings {
 	approvals := map[string]domain.ApprovalRule{}
 	for _, r := range f.ApprovalRules {
 		tl, _ := time.ParseDuration(r.TimeLimit)
-		approvals[r.Name] = domain.ApprovalRule{Name: r.Name, Match: compile(r.Match), TimeLimit: tl}
+		approvals[r.Name] = domain.ApprovalRule{Name: r.Name, Match: compile(r.Match), TimeLimit: tl, ReportOnly: r.ReportOnly}
 	}
 	policies := map[string]domain.PolicyRule{}
 	for _, r := range f.PolicyRules {
-		policies[r.Name] = domain.PolicyRule{Name: r.Name, Match: compile(r.Match), Message: r.Message}
+		policies[r.Name] = domain.PolicyRule{Name: r.Name, Match: compile(r.Match), Message: r.Message, ReportOnly: r.ReportOnly}
 	}
 	out := make([]app.ListenerSettings, 0, len(f.Listeners))
 	for _, l := range f.Listeners {
@@ -64,7 +64,13 @@ func Settings(f *File) []app.ListenerSettings {
 }
 
 func compile(m Match) domain.Match {
-	dm := domain.Match{Actions: m.Actions, Effects: m.Effects, Targets: m.Targets, Functions: m.Functions}
+	dm := m.domain()
 	_ = dm.Compile() // Validate reported any error
 	return dm
+}
+
+// domain returns m as the core's Match, not compiled yet.
+func (m Match) domain() domain.Match {
+	return domain.Match{Actions: m.Actions, Effects: m.Effects, Preset: m.Preset, Targets: m.Targets,
+		Functions: m.Functions, Identities: m.Identities, Text: m.Text}
 }

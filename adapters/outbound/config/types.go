@@ -64,9 +64,17 @@ type MCP struct {
 type Match struct {
 	Actions []string `yaml:"actions"`
 	// Effects are protocol-blind words (domain.Effects; docs/rules.md).
-	Effects   []string `yaml:"effects"`
+	Effects []string `yaml:"effects"`
+	// Preset names a set of effects (domain.PresetNames) joined to Effects.
+	Preset    string   `yaml:"preset"`
 	Targets   []string `yaml:"targets"`
 	Functions []string `yaml:"functions"`
+	// Identities are globs on the client's identity: the login user, or
+	// the values of the listener's identity_keys (http, grpc).
+	Identities []string `yaml:"identities"`
+	// Text is an RE2 pattern searched in the statement as the approver
+	// reads it.
+	Text string `yaml:"text"`
 }
 
 // ApprovalRule holds matching statements for a person.
@@ -74,6 +82,9 @@ type ApprovalRule struct {
 	Name      string `yaml:"name"`
 	Match     Match  `yaml:"match"`
 	TimeLimit string `yaml:"time_limit"`
+	// ReportOnly: the rule holds nothing; its matches are audited as
+	// would_hold (docs/rules.md, "Report-only rules").
+	ReportOnly bool `yaml:"report_only"`
 }
 
 // PolicyRule denies matching statements outright.
@@ -81,6 +92,9 @@ type PolicyRule struct {
 	Name    string `yaml:"name"`
 	Match   Match  `yaml:"match"`
 	Message string `yaml:"message"`
+	// ReportOnly: the rule denies nothing; its matches are audited as
+	// would_deny.
+	ReportOnly bool `yaml:"report_only"`
 }
 
 // TLSServer is TLS offered to clients.

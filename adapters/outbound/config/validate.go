@@ -57,6 +57,10 @@ type Checks struct {
 	// Upstream returns an error for an upstream it cannot use
 	// (app.UpstreamChecker).
 	Upstream func(upstream string) error
+	// Unread names, as examples a person recognises, the statements whose
+	// body its analyzer does not read (they carry RUNS_CODE): what a rule on
+	// DELETE or DROP lets through unless RUNS_CODE is held too (Warnings).
+	Unread []string
 }
 
 // Validate checks f and returns every mistake (nil when there is none).
@@ -296,7 +300,13 @@ func (v *validator) match(p string, m Match) {
 				e, strings.Join(domain.Effects, ", ")))
 		}
 	}
-	dm := domain.Match{Actions: m.Actions, Effects: m.Effects, Targets: m.Targets, Functions: m.Functions}
+	if m.Preset != "" {
+		if _, err := domain.PresetEffects(m.Preset); err != nil {
+			v.add(p+".preset", err.Error())
+		}
+	}
+	dm := m.domain()
+	dm.Preset = "" // reported above, with its own path
 	if err := dm.Compile(); err != nil {
 		v.add(p, err.Error())
 	}

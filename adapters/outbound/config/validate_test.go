@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hoophq/sidecar/adapters/outbound/config"
+	"github.com/hoophq/sidecar/domain"
 )
 
 func parse(t *testing.T, text string) *config.File {
@@ -321,5 +322,49 @@ listeners: [{name: db, protocol: sql, listen: 127.0.0.1:1, upstream: db, approva
 	if len(errs) != 1 || errs[0].Path != "approval_rules[0].match.effects[2]" ||
 		!strings.Contains(errs[0].Message, `"DROP_TABLE" is not an effect`) || !strings.Contains(errs[0].Message, "SCHEMA_CHANGE") {
 		t.Fatalf("want one mistake at effects[2] naming the vocabulary, got %v", errs)
+	}
+}
+
+// A preset is one of domain.PresetNames; a wrong name is a mistake that
+// lists them. identities and text compile, report_only parses, and all of
+// them reach the core's rules.
+func TestValidatePresetsIdentitiesTextReportOnly(t *testing.T) {
+	f := parse(t, `
+sidecar: demo
+approval_rules:
+  - {name: a, match: {preset: destructive, effects: [INSERT]}, report_only: true}
+  - {name: b, match: {preset: Destructive}}
+  - {name: c, match: {identities: ["agent-*"], text: "(?i)pg_sleep"}}
+  - {name: d, match: {identities: [""], text: "a(b"}}
+policy_rules:
+  - {name: p, match: {preset: unclassifiable}, report_only: true}
+listeners: [{name: db, protocol: sql, listen: 127.0.0.1:1, upstream: db, approval_rules: [a, b, c, d], policy_rules: [p]}]
+`)
+	errs := config.Validate(f, protocols)
+	got := map[string]string{}
+	for _, e := range errs {
+		got[e.Path] = e.Message
+	}
+	if len(errs) != 2 || !strings.Contains(got["approval_rules[1].match.preset"], `"Destructive" is not a preset: the presets are destructive, unbounded-writes, schema-changes, privilege-changes, file-and-os-access, unclassifiable`) ||
+		!strings.Contains(got["approval_rules[3].match"], "identity") {
+		t.Fatalf("mistakes %v", errs)
+	}
+	f.ApprovalRules = append(f.ApprovalRules[:1], f.ApprovalRules[2])
+	f.Listeners[0].ApprovalRules = []string{"a", "c"}
+	s := config.Settings(f)[0]
+	if !s.Approvals[0].ReportOnly || !s.Policies[0].ReportOnly || s.Approvals[1].ReportOnly {
+		t.Fatalf("report_only did not reach the rules: %+v %+v", s.Approvals, s.Policies)
+	}
+	del := domain.Analysis{Actions: []string{"DELETE"}, Effects: []string{"DELETE"}}
+	if !s.Approvals[0].Match.Matches(del) || !s.Approvals[0].Match.Matches(domain.Analysis{Effects: []string{"INSERT"}}) {
+		t.Fatal("the preset and its added effect do not match")
+	}
+	facts := domain.Facts{Identities: []string{"agent-1"}, Text: func() string { return "select pg_sleep(1)" }}
+	if !s.Approvals[1].Match.MatchesWith(domain.Analysis{}, facts) {
+		t.Fatal("identities and text do not match")
+	}
+	facts.Identities = []string{"alice"}
+	if s.Approvals[1].Match.MatchesWith(domain.Analysis{}, facts) {
+		t.Fatal("identities match another login")
 	}
 }

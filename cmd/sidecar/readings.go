@@ -1,0 +1,148 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/hoophq/sidecar/adapters/inbound/mongodb/command"
+	"github.com/hoophq/sidecar/adapters/inbound/mongodb/wire"
+	mssqlanalyzer "github.com/hoophq/sidecar/adapters/inbound/mssql/analyzer"
+	mysqlanalyzer "github.com/hoophq/sidecar/adapters/inbound/mysql/analyzer"
+	pganalyzer "github.com/hoophq/sidecar/adapters/inbound/postgres/analyzer"
+	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/internal/analyzerkit"
+)
+
+// How `sidecar explain` reads one statement for each protocol, through the
+// analyzers the listeners use. It has no session: no current database, no
+// statement prepared before this text, the default SQL modes.
+
+// reading is what a protocol's analyzer read of one statement: one
+// analysis per statement of the text, and what could not be read ("" when
+// it was read whole: the gate's domain.Unread).
+type reading struct {
+	parts  []domain.Analysis
+	unread string
+}
+
+// explainFunc reads statement as a protocol's listener would; an error says
+// that statement is not in the form the protocol takes.
+type explainFunc func(statement string) (reading, error)
+
+// one adapts an analyzer of one request (http, grpc) to an explainFunc.
+func one(read func(string) (domain.Analysis, error)) explainFunc {
+	return func(statement string) (reading, error) {
+		a, err := read(statement)
+		if err != nil {
+			return reading{}, err
+		}
+		return reading{parts: []domain.Analysis{a}}, nil
+	}
+}
+
+// prepared is a SQL text's PREPARE, EXECUTE or neither, so that an EXECUTE
+// runs what a PREPARE of the same text made, as on the listeners.
+type prepared struct {
+	name     string // PREPARE name, lower case ("" when not one)
+	analysis domain.Analysis
+	execute  string // EXECUTE name, lower case
+}
+
+// sqlReading turns an analyzer's statements into a reading: an EXECUTE of a
+// name PREPAREd earlier in the text adds what that PREPARE made; one of a
+// name prepared before (explain has no session) is UNKNOWN.
+func sqlReading(stmts []analyzerkit.Statement, preps []prepared, err error) reading {
+	var r reading
+	if err != nil {
+		r.unread = err.Error()
+	}
+	made := map[string]domain.Analysis{}
+	for i, s := range stmts {
+		a := s.Analysis
+		if p := preps[i]; p.name != "" {
+			made[p.name] = p.analysis
+		} else if p.execute != "" {
+			ran, ok := made[p.execute]
+			if !ok {
+				ran = domain.Analysis{Actions: []string{domain.ActionUnknown}}
+				r.unread = "EXECUTE of a statement prepared before this text (explain has no session)"
+			}
+			a = merge(a, ran)
+		}
+		r.parts = append(r.parts, a)
+	}
+	return r
+}
+
+// merge returns a with b's lists appended (duplicates dropped).
+func merge(a, b domain.Analysis) domain.Analysis {
+	return domain.Analysis{Actions: domain.AddEffects(append([]string(nil), a.Actions...), b.Actions...),
+		Targets:   domain.AddEffects(append([]string(nil), a.Targets...), b.Targets...),
+		Functions: domain.AddEffects(append([]string(nil), a.Functions...), b.Functions...),
+		Effects:   domain.AddEffects(append([]string(nil), a.Effects...), b.Effects...)}
+}
+
+func explainPostgres(text string) (reading, error) {
+	res := pganalyzer.Analyze(text)
+	stmts, preps := make([]analyzerkit.Statement, len(res.Statements)), make([]prepared, len(res.Statements))
+	for i, s := range res.Statements {
+		stmts[i] = s.Statement
+		if s.Prepare != nil {
+			preps[i] = prepared{name: strings.ToLower(s.Prepare.Name), analysis: s.Prepare.Analysis}
+		}
+		preps[i].execute = strings.ToLower(s.Execute)
+	}
+	return sqlReading(stmts, preps, res.Err), nil
+}
+
+func explainMySQL(text string) (reading, error) {
+	res := mysqlanalyzer.Analyze(text, "")
+	stmts, preps := make([]analyzerkit.Statement, len(res.Statements)), make([]prepared, len(res.Statements))
+	for i, s := range res.Statements {
+		stmts[i] = s.Statement
+		if s.Prepare != nil {
+			preps[i] = prepared{name: strings.ToLower(s.Prepare.Name), analysis: s.Prepare.Analysis}
+		}
+		preps[i].execute = strings.ToLower(s.Execute)
+	}
+	return sqlReading(stmts, preps, res.Err), nil
+}
+
+func explainMSSQL(text string) (reading, error) {
+	res := mssqlanalyzer.Analyze(text, "")
+	stmts := make([]analyzerkit.Statement, len(res.Statements))
+	for i, s := range res.Statements {
+		stmts[i] = s.Statement
+	}
+	return sqlReading(stmts, make([]prepared, len(stmts)), res.Err), nil
+}
+
+// explainMongoDB reads a command written in extended JSON (relaxed or
+// canonical), e.g. {"delete": "t", "deletes": [{"q": {}, "limit": 0}]}, as
+// the body of an OP_MSG; $db defaults to "test", as mongosh's.
+func explainMongoDB(text string) (reading, error) {
+	var doc bson.D
+	if err := bson.UnmarshalExtJSON([]byte(text), false, &doc); err != nil {
+		return reading{}, fmt.Errorf("a mongodb statement is a command in extended JSON, e.g. "+
+			`{"delete": "t", "deletes": [{"q": {}, "limit": 0}]}: %w`, err)
+	}
+	hasDB := false
+	for _, e := range doc {
+		hasDB = hasDB || e.Key == "$db"
+	}
+	if !hasDB {
+		doc = append(doc, bson.E{Key: "$db", Value: "test"})
+	}
+	body, err := bson.Marshal(doc)
+	if err != nil {
+		return reading{}, err
+	}
+	c, err := command.FromMsg(&wire.Msg{Body: bsoncore.Document(body)})
+	if err != nil {
+		return reading{}, err
+	}
+	return reading{parts: []domain.Analysis{c.Analysis}}, nil
+}
