@@ -49,7 +49,7 @@ func TestExplainReadsAsEachListenerDoes(t *testing.T) {
 		want []string
 	}{
 		{[]string{"--listener", "payments", "DELETE FROM t"},
-			[]string{"actions: DELETE\n", "targets: public.t, t\n", "decision: allow; report-only: would_hold by watch-deletes\n"}},
+			[]string{"actions: DELETE\n", "effects: DELETE, UNBOUNDED\n", "targets: public.t, t\n", "decision: allow; report-only: would_hold by watch-deletes\n"}},
 		{[]string{"--listener", "payments", "--identity", "agent-1", "DELETE FROM t"},
 			[]string{"decision: hold by approval rule agents-writes; report-only: would_hold by watch-deletes\n"}},
 		{[]string{"--listener", "payments", "DROP DATABASE x"},
@@ -62,12 +62,12 @@ func TestExplainReadsAsEachListenerDoes(t *testing.T) {
 			[]string{"decision: hold by approval rule agents-writes;"}},
 		{[]string{"--listener", "shop", "--identity", "agent-1", "DELETE FROM t WHERE id = 1"},
 			[]string{"actions: DELETE\n", "targets: t\n", "decision: hold by approval rule agents-writes;"}},
-		{[]string{"--listener", "shop", "SELECT 1"}, []string{"actions: SELECT\n", "effects: \n", "decision: allow\n"}},
-		{[]string{"--listener", "shop", "SELECT * FROM"}, []string{"UNKNOWN\n", "effects: UNKNOWN\n", "decision: deny_uncheckable ("}},
+		{[]string{"--listener", "shop", "SELECT 1"}, []string{"actions: SELECT\n", "effects: READ\n", "decision: allow\n"}},
+		{[]string{"--listener", "shop", "SELECT * FROM"}, []string{"UNKNOWN\n", "effects: READ, UNKNOWN\n", "decision: deny_uncheckable ("}},
 		{[]string{"--listener", "erp", "WAITFOR DELAY '00:00:05'"}, []string{"decision: hold by approval rule sleepy\n"}},
 		{[]string{"--listener", "erp", "--identity", "bob", "DELETE FROM dbo.t"}, []string{"actions: DELETE\n", "decision: allow; report-only: would_hold by watch-deletes\n"}},
 		{[]string{"--listener", "docs", `{"delete": "t", "deletes": [{"q": {}, "limit": 0}], "$db": "app"}`},
-			[]string{"actions: DELETE\n", "targets: app.t\n", "decision: allow; report-only: would_hold by watch-deletes\n"}},
+			[]string{"actions: DELETE\n", "effects: DELETE, UNBOUNDED\n", "targets: app.t\n", "decision: allow; report-only: would_hold by watch-deletes\n"}},
 		{[]string{"--listener", "docs", `{"dropDatabase": 1}`}, []string{"targets: test\n", "decision: deny by policy rule no-drop-db\n"}},
 		{[]string{"--listener", "api", "--identity", "agent-7", "DELETE /v1/items/1"},
 			[]string{"actions: DELETE\n", "targets: /v1/items/1\n", "decision: hold by approval rule agents-http-writes;"}},
@@ -140,7 +140,7 @@ func TestExplainTheExampleConfig(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	for _, w := range []string{"actions: DELETE\n", "effects:", "targets: public.t, t\n", "functions:", "decision: hold by approval rule db-destructive"} {
+	for _, w := range []string{"actions: DELETE\n", "effects: DELETE, UNBOUNDED\n", "targets: public.t, t\n", "functions:", "decision: hold by approval rule db-destructive"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("lacks %q:\n%s", w, out)
 		}

@@ -4,11 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
-
 	"github.com/hoophq/sidecar/adapters/inbound/mongodb/command"
-	"github.com/hoophq/sidecar/adapters/inbound/mongodb/wire"
 	mssqlanalyzer "github.com/hoophq/sidecar/adapters/inbound/mssql/analyzer"
 	mysqlanalyzer "github.com/hoophq/sidecar/adapters/inbound/mysql/analyzer"
 	pganalyzer "github.com/hoophq/sidecar/adapters/inbound/postgres/analyzer"
@@ -122,27 +118,12 @@ func explainMSSQL(text string) (reading, error) {
 
 // explainMongoDB reads a command written in extended JSON (relaxed or
 // canonical), e.g. {"delete": "t", "deletes": [{"q": {}, "limit": 0}]}, as
-// the body of an OP_MSG; $db defaults to "test", as mongosh's.
+// the body of an OP_MSG (command.FromExtJSON; $db defaults to "test").
 func explainMongoDB(text string) (reading, error) {
-	var doc bson.D
-	if err := bson.UnmarshalExtJSON([]byte(text), false, &doc); err != nil {
+	c, err := command.FromExtJSON(text)
+	if err != nil {
 		return reading{}, fmt.Errorf("a mongodb statement is a command in extended JSON, e.g. "+
 			`{"delete": "t", "deletes": [{"q": {}, "limit": 0}]}: %w`, err)
-	}
-	hasDB := false
-	for _, e := range doc {
-		hasDB = hasDB || e.Key == "$db"
-	}
-	if !hasDB {
-		doc = append(doc, bson.E{Key: "$db", Value: "test"})
-	}
-	body, err := bson.Marshal(doc)
-	if err != nil {
-		return reading{}, err
-	}
-	c, err := command.FromMsg(&wire.Msg{Body: bsoncore.Document(body)})
-	if err != nil {
-		return reading{}, err
 	}
 	return reading{parts: []domain.Analysis{c.Analysis}}, nil
 }

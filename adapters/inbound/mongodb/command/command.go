@@ -127,11 +127,23 @@ func FromQuery(q *wire.Query) (*Command, error) {
 // FromExtJSON analyses a command written as one Extended JSON document
 // (relaxed or canonical, keys in the order written), as `sidecar explain`
 // and docs/rules.md write a mongodb statement: `{"delete": "t", "deletes":
-// [{"q": {}, "limit": 0}], "$db": "app"}`. Errors are *Error, also for
+// [{"q": {}, "limit": 0}], "$db": "app"}`. A command without "$db" is
+// read in database "test", as mongosh's first. Errors are *Error, also for
 // text that is not one Extended JSON document.
 func FromExtJSON(text string) (*Command, error) {
-	var raw bson.Raw
-	if err := bson.UnmarshalExtJSON([]byte(text), false, &raw); err != nil {
+	var doc bson.D
+	if err := bson.UnmarshalExtJSON([]byte(text), false, &doc); err != nil {
+		return nil, &Error{Reason: "not a command in Extended JSON: " + err.Error()}
+	}
+	hasDB := false
+	for _, e := range doc {
+		hasDB = hasDB || e.Key == "$db"
+	}
+	if !hasDB {
+		doc = append(doc, bson.E{Key: "$db", Value: "test"})
+	}
+	raw, err := bson.Marshal(doc)
+	if err != nil {
 		return nil, &Error{Reason: "not a command in Extended JSON: " + err.Error()}
 	}
 	return analyse(bsoncore.Document(raw), nil, "")
