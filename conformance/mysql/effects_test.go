@@ -54,6 +54,17 @@ func TestCLIEffectsRules(t *testing.T) {
 		}
 	})
 
+	t.Run("preset destructive holds CALL", func(t *testing.T) {
+		addr, _ := e.sidecar(listenerOpts{match: "{preset: destructive}"})
+		out := e.cli(addr, "CALL wipe();\nSELECT count(*) AS n FROM t;\n")
+		if !strings.Contains(out, "ERROR 1227 (42000) at line 1: "+heldText) {
+			t.Fatalf("CALL wipe() was not held:\n%s", out)
+		}
+		if n := e.count("SELECT count(*) FROM t"); n != 2 {
+			t.Fatalf("t has %d rows after the held CALL, want 2", n)
+		}
+	})
+
 	t.Run("RUNS_CODE holds CALL", func(t *testing.T) {
 		addr, _ := e.sidecar(listenerOpts{match: "{effects: [RUNS_CODE]}"})
 		out := e.cli(addr, "CALL wipe();\nSELECT count(*) AS n FROM t;\n")

@@ -15,15 +15,19 @@ const heldText = "statement held for human approval"
 
 // effectsSidecar starts one Sidecar whose three return-mode listeners each
 // hold one effect (issue 25's rules: {effects: [INSERT]}, {effects:
-// [UNBOUNDED]}, {effects: [RUNS_CODE]}), and returns their addresses by
-// effect.
+// [UNBOUNDED]}, {effects: [RUNS_CODE]}) or a preset ({preset:
+// destructive}), and returns their addresses by effect or preset name.
 func (e *env) effectsSidecar() map[string]string {
 	e.t.Helper()
 	addrs := map[string]string{}
 	var rules, listeners strings.Builder
-	for _, effect := range []string{"INSERT", "UNBOUNDED", "RUNS_CODE"} {
+	for _, effect := range []string{"INSERT", "UNBOUNDED", "RUNS_CODE", "destructive"} {
 		addrs[effect] = harness.FreeAddr(e.t)
-		fmt.Fprintf(&rules, "  - name: hold-%s\n    match: {effects: [%s]}\n", strings.ToLower(effect), effect)
+		match := fmt.Sprintf("{effects: [%s]}", effect)
+		if effect == "destructive" {
+			match = "{preset: destructive}"
+		}
+		fmt.Fprintf(&rules, "  - name: hold-%s\n    match: %s\n", strings.ToLower(effect), match)
 		fmt.Fprintf(&listeners, `  - name: pg-%s
     protocol: postgres
     listen: %s
@@ -128,5 +132,25 @@ func TestEffectRunsCodeHoldsDo(t *testing.T) {
 	}
 	if out := e.psql(addr, "agent", "SELECT lower('A') AS l;\n"); !strings.Contains(out, "\n a\n") {
 		t.Fatalf("PostgreSQL's own lower() through the RUNS_CODE rule:\n%s", out)
+	}
+}
+
+// The preset a team writes first, {preset: destructive}, holds a DO block
+// whose body drops the table (RUNS_CODE) and an unbounded DELETE, and lets a
+// SELECT run; the table and its row stay.
+func TestPresetDestructiveHoldsDo(t *testing.T) {
+	e := newEnv(t)
+	addr := e.effectsSidecar()["destructive"]
+	e.direct("CREATE TABLE t (id int)")
+	e.direct("INSERT INTO t VALUES (1)")
+	out := e.psql(addr, "agent", "DO $$BEGIN EXECUTE 'DROP TABLE t'; END$$;\nDELETE FROM t;\n")
+	if strings.Count(out, heldText) != 2 {
+		t.Fatalf("psql does not show two denials:\n%s", out)
+	}
+	if e.count("SELECT count(*) FROM pg_class WHERE relname = 't'") != 1 || e.count("SELECT count(*) FROM t") != 1 {
+		t.Fatalf("the DO block or the DELETE ran:\n%s", out)
+	}
+	if out := e.psql(addr, "agent", "SELECT id FROM t;\n"); !strings.Contains(out, "\n  1\n") {
+		t.Fatalf("a SELECT through the destructive preset:\n%s", out)
 	}
 }
