@@ -10,7 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
+	"testing"
 )
 
 // Row is one example of the table: the protocol (postgres, mysql, mssql,
@@ -121,4 +123,41 @@ func parseRow(line string, n int) (Row, error) {
 		return bad("the effects cell is empty")
 	}
 	return Row{Protocol: strings.TrimSpace(proto), Statement: stmt, Effects: list, Note: note, Line: n}, nil
+}
+
+// Check runs every row of protocol's effects table through effects (what
+// that protocol's analyzer reports for a statement, or an error for one it
+// cannot take) and fails t for each row whose effects differ from the
+// table's (compared as sets), naming the line. It fails at once when the
+// table has fewer than min rows for protocol, so a table cut short cannot
+// pass.
+func Check(t testing.TB, protocol string, min int, effects func(statement string) ([]string, error)) {
+	t.Helper()
+	rows, err := Rows(protocol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) < min {
+		t.Fatalf("%s has %d %s rows, want at least %d", Path(), len(rows), protocol, min)
+	}
+	for _, r := range rows {
+		got, err := effects(r.Statement)
+		if err != nil {
+			t.Errorf("docs/rules.md:%d: %s: %v", r.Line, r.Statement, err)
+			continue
+		}
+		if g, w := asSet(got), asSet(r.Effects); !slices.Equal(g, w) {
+			t.Errorf("docs/rules.md:%d: %s\n the analyzer reports %v\n the table says      %v", r.Line, r.Statement, g, w)
+		}
+	}
+}
+
+// asSet returns s sorted without repeats, upper case.
+func asSet(s []string) []string {
+	out := make([]string, 0, len(s))
+	for _, e := range s {
+		out = append(out, strings.ToUpper(e))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }

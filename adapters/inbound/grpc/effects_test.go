@@ -2,7 +2,6 @@ package grpclistener
 
 import (
 	"slices"
-	"sort"
 	"testing"
 
 	"github.com/hoophq/sidecar/internal/rulesdoc"
@@ -10,28 +9,12 @@ import (
 
 // TestEffectsTable: every grpc row of docs/rules.md's effects table, read
 // as `sidecar explain` reads it (Explain), reports exactly the row's
-// effects (as a set).
+// effects.
 func TestEffectsTable(t *testing.T) {
-	rows, err := rulesdoc.Rows("grpc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rows) < 8 {
-		t.Fatalf("docs/rules.md has %d grpc rows, want at least 8", len(rows))
-	}
-	for _, row := range rows {
-		a, err := Explain(row.Statement)
-		if err != nil {
-			t.Errorf("docs/rules.md:%d: %v", row.Line, err)
-			continue
-		}
-		got, want := slices.Clone(a.Effects), slices.Clone(row.Effects)
-		sort.Strings(got)
-		sort.Strings(want)
-		if !slices.Equal(got, want) {
-			t.Errorf("docs/rules.md:%d: %s\n got effects %v\nwant %v", row.Line, row.Statement, got, want)
-		}
-	}
+	rulesdoc.Check(t, "grpc", 8, func(s string) ([]string, error) {
+		a, err := Explain(s)
+		return a.Effects, err
+	})
 }
 
 // TestMethodEffectsByName: the verb must be a whole UpperCamelCase word

@@ -23,20 +23,9 @@ func effectsOfText(text string) []string {
 // TestEffectsTable: every mssql row of docs/rules.md's effects table is
 // what the analyzer reports for that statement, the whole list.
 func TestEffectsTable(t *testing.T) {
-	rows, err := rulesdoc.Rows("mssql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rows) < 25 {
-		t.Fatalf("docs/rules.md has %d mssql rows, want at least 25", len(rows))
-	}
-	for _, r := range rows {
-		want := slices.Clone(r.Effects)
-		slices.Sort(want)
-		if got := effectsOfText(r.Statement); !slices.Equal(got, want) {
-			t.Errorf("docs/rules.md:%d %q: the analyzer reports %v, the table says %v", r.Line, r.Statement, got, want)
-		}
-	}
+	rulesdoc.Check(t, "mssql", 25, func(s string) ([]string, error) {
+		return effectsOfText(s), nil
+	})
 }
 
 // TestProcEffects: an RPC call of a procedure by name (AnalyzeProc)
