@@ -81,39 +81,46 @@ func merge(a, b domain.Analysis) domain.Analysis {
 		Effects:   domain.AddEffects(append([]string(nil), a.Effects...), b.Effects...)}
 }
 
+// statements reads an analyzer's statements into sqlReading's input, each
+// through read (its text's analysis and what it prepares or executes).
+func statements[S any](list []S, read func(S) (analyzerkit.Statement, prepared)) ([]analyzerkit.Statement, []prepared) {
+	stmts, preps := make([]analyzerkit.Statement, len(list)), make([]prepared, len(list))
+	for i, s := range list {
+		stmts[i], preps[i] = read(s)
+	}
+	return stmts, preps
+}
+
 func explainPostgres(text string) (reading, error) {
 	res := pganalyzer.Analyze(text)
-	stmts, preps := make([]analyzerkit.Statement, len(res.Statements)), make([]prepared, len(res.Statements))
-	for i, s := range res.Statements {
-		stmts[i] = s.Statement
+	stmts, preps := statements(res.Statements, func(s pganalyzer.Statement) (analyzerkit.Statement, prepared) {
+		p := prepared{execute: strings.ToLower(s.Execute)}
 		if s.Prepare != nil {
-			preps[i] = prepared{name: strings.ToLower(s.Prepare.Name), analysis: s.Prepare.Analysis}
+			p.name, p.analysis = strings.ToLower(s.Prepare.Name), s.Prepare.Analysis
 		}
-		preps[i].execute = strings.ToLower(s.Execute)
-	}
+		return s.Statement, p
+	})
 	return sqlReading(stmts, preps, res.Err), nil
 }
 
 func explainMySQL(text string) (reading, error) {
 	res := mysqlanalyzer.Analyze(text, "")
-	stmts, preps := make([]analyzerkit.Statement, len(res.Statements)), make([]prepared, len(res.Statements))
-	for i, s := range res.Statements {
-		stmts[i] = s.Statement
+	stmts, preps := statements(res.Statements, func(s mysqlanalyzer.Statement) (analyzerkit.Statement, prepared) {
+		p := prepared{execute: strings.ToLower(s.Execute)}
 		if s.Prepare != nil {
-			preps[i] = prepared{name: strings.ToLower(s.Prepare.Name), analysis: s.Prepare.Analysis}
+			p.name, p.analysis = strings.ToLower(s.Prepare.Name), s.Prepare.Analysis
 		}
-		preps[i].execute = strings.ToLower(s.Execute)
-	}
+		return s.Statement, p
+	})
 	return sqlReading(stmts, preps, res.Err), nil
 }
 
 func explainMSSQL(text string) (reading, error) {
 	res := mssqlanalyzer.Analyze(text, "")
-	stmts := make([]analyzerkit.Statement, len(res.Statements))
-	for i, s := range res.Statements {
-		stmts[i] = s.Statement
-	}
-	return sqlReading(stmts, make([]prepared, len(stmts)), res.Err), nil
+	stmts, preps := statements(res.Statements, func(s mssqlanalyzer.Statement) (analyzerkit.Statement, prepared) {
+		return s.Statement, prepared{}
+	})
+	return sqlReading(stmts, preps, res.Err), nil
 }
 
 // explainMongoDB reads a command written in extended JSON (relaxed or
