@@ -19,17 +19,20 @@ import (
 //   - SELECT (not a bare VALUES list that an INSERT inserts), TABLE, FETCH,
 //     COPY … TO, EXPLAIN: READ. SELECT … INTO and CREATE TABLE AS: READ,
 //     INSERT and SCHEMA_CHANGE (they create a table and fill it).
-//   - INSERT, COPY … FROM: INSERT; ON CONFLICT DO UPDATE adds UPDATE.
+//   - INSERT, COPY … FROM: INSERT; ON CONFLICT DO UPDATE adds UPDATE, and
+//     UNBOUNDED when the rows come from a query (not VALUES or constants).
 //   - UPDATE, DELETE, MERGE's WHEN clauses: UPDATE / DELETE / INSERT, and
-//     UNBOUNDED as where.go decides (no WHERE, or one that reaches every row).
+//     UNBOUNDED as where.go decides (no WHERE, or one that reaches every row;
+//     mergeEffects for MERGE).
 //   - TRUNCATE: TRUNCATE and UNBOUNDED.
 //   - COPY to or from a server file: FILE_ACCESS; COPY … PROGRAM: FILE_ACCESS
 //     and OS_COMMAND.
 //   - DROP …: DROP (DROP ROLE, DROP OWNED and DROP USER MAPPING add
 //     PRIVILEGE).
 //   - CREATE, ALTER, RENAME, COMMENT, SECURITY LABEL, CREATE RULE / TRIGGER /
-//     INDEX / VIEW…: SCHEMA_CHANGE; CREATE TABLESPACE adds FILE_ACCESS (a
-//     directory on the server); CREATE / ALTER EXTENSION add RUNS_CODE (the
+//     INDEX / VIEW…: SCHEMA_CHANGE; ALTER TABLE … DROP COLUMN adds DROP,
+//     ALTER COLUMN … TYPE adds UPDATE and UNBOUNDED (every row rewritten);
+//     CREATE TABLESPACE adds FILE_ACCESS (a directory on the server); CREATE / ALTER EXTENSION add RUNS_CODE (the
 //     extension's script, unread); REFRESH MATERIALIZED VIEW: UPDATE.
 //   - GRANT, REVOKE, CREATE / ALTER / DROP ROLE, ALTER DEFAULT PRIVILEGES,
 //     REASSIGN OWNED, ALTER … OWNER TO (also SCHEMA_CHANGE), row security
