@@ -172,6 +172,11 @@ func FuzzEffects(f *testing.F) {
 		"WITH d AS (DELETE FROM t WHERE 2 < 1 RETURNING *) SELECT * FROM d",
 		"SELECT pg_read_file('x', 1, 2)", "INSERT INTO t VALUES (1, 'a')",
 		"DELETE FROM t WHERE 'off' IS TRUE", "DELETE FROM t WHERE NULL IS NULL OR 1 = 1",
+		"MERGE INTO t USING (VALUES (1, 'a')) s(id, v) ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = 'b'",
+		"MERGE INTO t USING (SELECT 1 AS k) s ON s.k = 2 WHEN MATCHED THEN DELETE",
+		"INSERT INTO t SELECT 1, 'a' ON CONFLICT (id) DO UPDATE SET v = 'b'",
+		"UPDATE t AS x SET v = 1 WHERE x.id = id AND 1 = 2",
+		"ALTER TABLE t ALTER COLUMN v TYPE numeric(10, 2) USING 0",
 	} {
 		f.Add(s, uint8(0))
 	}
