@@ -147,6 +147,8 @@ type walker struct {
 	effects map[string]struct{}
 	// insertValues is an INSERT's VALUES list, which reads nothing.
 	insertValues *pg.SelectStmt
+	// scope is what the condition being folded names (where.go, scope.go).
+	scope scope
 }
 
 func newWalker() *walker {

@@ -19,17 +19,20 @@ import (
 //   - SELECT (not a bare VALUES list that an INSERT inserts), TABLE, FETCH,
 //     COPY … TO, EXPLAIN: READ. SELECT … INTO and CREATE TABLE AS: READ,
 //     INSERT and SCHEMA_CHANGE (they create a table and fill it).
-//   - INSERT, COPY … FROM: INSERT; ON CONFLICT DO UPDATE adds UPDATE.
+//   - INSERT, COPY … FROM: INSERT; ON CONFLICT DO UPDATE adds UPDATE, and
+//     UNBOUNDED when the rows come from a query (not VALUES or constants).
 //   - UPDATE, DELETE, MERGE's WHEN clauses: UPDATE / DELETE / INSERT, and
-//     UNBOUNDED as where.go decides (no WHERE, or one that reaches every row).
+//     UNBOUNDED as where.go decides (no WHERE, or one that reaches every row;
+//     mergeEffects for MERGE).
 //   - TRUNCATE: TRUNCATE and UNBOUNDED.
 //   - COPY to or from a server file: FILE_ACCESS; COPY … PROGRAM: FILE_ACCESS
 //     and OS_COMMAND.
 //   - DROP …: DROP (DROP ROLE, DROP OWNED and DROP USER MAPPING add
 //     PRIVILEGE).
 //   - CREATE, ALTER, RENAME, COMMENT, SECURITY LABEL, CREATE RULE / TRIGGER /
-//     INDEX / VIEW…: SCHEMA_CHANGE; CREATE TABLESPACE adds FILE_ACCESS (a
-//     directory on the server); CREATE / ALTER EXTENSION add RUNS_CODE (the
+//     INDEX / VIEW…: SCHEMA_CHANGE; ALTER TABLE … DROP COLUMN adds DROP,
+//     ALTER COLUMN … TYPE adds UPDATE and UNBOUNDED (every row rewritten);
+//     CREATE TABLESPACE adds FILE_ACCESS (a directory on the server); CREATE / ALTER EXTENSION add RUNS_CODE (the
 //     extension's script, unread); REFRESH MATERIALIZED VIEW: UPDATE.
 //   - GRANT, REVOKE, CREATE / ALTER / DROP ROLE, ALTER DEFAULT PRIVILEGES,
 //     REASSIGN OWNED, ALTER … OWNER TO (also SCHEMA_CHANGE), row security
@@ -62,8 +65,17 @@ func (w *walker) effect(n proto.Message) {
 	case *pg.InsertStmt:
 		w.Effect(domain.EffectInsert)
 		// INSERT … VALUES is a SelectStmt holding only the values: it reads nothing.
-		if s := v.SelectStmt.GetSelectStmt(); s != nil && len(s.ValuesLists) > 0 && len(s.FromClause) == 0 {
+		s := v.SelectStmt.GetSelectStmt()
+		if s != nil && len(s.ValuesLists) > 0 && len(s.FromClause) == 0 {
 			w.insertValues = s
+		}
+		// ON CONFLICT DO UPDATE updates one row per row inserted: a query
+		// that reads a table (the written one: INSERT INTO t SELECT * FROM t)
+		// may propose every row.
+		if v.OnConflictClause.GetAction() == pg.OnConflictAction_ONCONFLICT_UPDATE && s != nil && w.insertValues != s {
+			if _, ok := constantRows(v.SelectStmt); !ok {
+				w.Effect(domain.EffectUnbounded)
+			}
 		}
 	case *pg.OnConflictClause:
 		if v.Action == pg.OnConflictAction_ONCONFLICT_UPDATE {
@@ -71,12 +83,12 @@ func (w *walker) effect(n proto.Message) {
 		}
 	case *pg.UpdateStmt:
 		w.Effect(domain.EffectUpdate)
-		if w.unbounded(v.WhereClause) {
+		if w.unbounded(v.WhereClause, scope{self: writtenName(v.Relation)}) {
 			w.Effect(domain.EffectUnbounded)
 		}
 	case *pg.DeleteStmt:
 		w.Effect(domain.EffectDelete)
-		if w.unbounded(v.WhereClause) {
+		if w.unbounded(v.WhereClause, scope{self: writtenName(v.Relation)}) {
 			w.Effect(domain.EffectUnbounded)
 		}
 	case *pg.MergeStmt:
@@ -116,6 +128,13 @@ func (w *walker) effect(n proto.Message) {
 		}
 	case *pg.AlterTableCmd:
 		switch v.Subtype {
+		case pg.AlterTableType_AT_DropColumn:
+			w.Effect(domain.EffectDrop) // the column's data goes
+		case pg.AlterTableType_AT_AlterColumnType:
+			// Every row is rewritten: USING may set any value, and the
+			// assignment cast without it may round (numeric's scale) or cut
+			// (timestamp to date).
+			w.Effect(domain.EffectUpdate, domain.EffectUnbounded)
 		case pg.AlterTableType_AT_ChangeOwner, pg.AlterTableType_AT_EnableRowSecurity,
 			pg.AlterTableType_AT_DisableRowSecurity, pg.AlterTableType_AT_ForceRowSecurity,
 			pg.AlterTableType_AT_NoForceRowSecurity:
@@ -213,11 +232,19 @@ var noEffect = map[string]struct{}{
 }
 
 // mergeEffects: each WHEN clause's command, and UNBOUNDED when a WHEN
-// MATCHED UPDATE or DELETE meets a join condition that holds for every row
-// (where.go), or when a WHEN NOT MATCHED BY SOURCE clause updates or deletes
-// (with an empty source, that is every row of the target).
+// MATCHED UPDATE or DELETE may reach every row, or when a WHEN NOT MATCHED
+// BY SOURCE clause updates or deletes (with an empty source, that is every
+// row of the target). A WHEN MATCHED clause is bounded only when the source
+// is a constant row set (constantRows: VALUES, SELECT $1 AS id) and the ON
+// condition, with the source's columns read as the constants they are,
+// chooses rows of the target as a WHERE would (where.go). A source that
+// reads a table may hold every row's key (MERGE INTO t USING t s ON t.id =
+// s.id).
 func (w *walker) mergeEffects(v *pg.MergeStmt) {
-	everyRow := w.unbounded(v.JoinCondition)
+	everyRow := true
+	if cols, ok := constantRows(v.SourceRelation); ok {
+		everyRow = w.unbounded(v.JoinCondition, scope{self: writtenName(v.Relation), merge: true, sourceCols: cols})
+	}
 	for _, c := range v.MergeWhenClauses {
 		wc := c.GetMergeWhenClause()
 		if wc == nil {

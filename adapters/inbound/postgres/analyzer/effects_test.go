@@ -172,6 +172,11 @@ func FuzzEffects(f *testing.F) {
 		"WITH d AS (DELETE FROM t WHERE 2 < 1 RETURNING *) SELECT * FROM d",
 		"SELECT pg_read_file('x', 1, 2)", "INSERT INTO t VALUES (1, 'a')",
 		"DELETE FROM t WHERE 'off' IS TRUE", "DELETE FROM t WHERE NULL IS NULL OR 1 = 1",
+		"MERGE INTO t USING (VALUES (1, 'a')) s(id, v) ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = 'b'",
+		"MERGE INTO t USING (SELECT 1 AS k) s ON s.k = 2 WHEN MATCHED THEN DELETE",
+		"INSERT INTO t SELECT 1, 'a' ON CONFLICT (id) DO UPDATE SET v = 'b'",
+		"UPDATE t AS x SET v = 1 WHERE x.id = id AND 1 = 2",
+		"ALTER TABLE t ALTER COLUMN v TYPE numeric(10, 2) USING 0",
 	} {
 		f.Add(s, uint8(0))
 	}
@@ -215,4 +220,42 @@ func FuzzEffects(f *testing.F) {
 				other, x.Analysis.Actions, x.Analysis.Effects)
 		}
 	})
+}
+
+// A MERGE's WHEN MATCHED write, an upsert and a self-comparison are
+// UNBOUNDED unless the statement's text bounds the rows it reaches: the
+// source is constants and the ON condition names a column of the target.
+func TestWriteScope(t *testing.T) {
+	for sql, want := range map[string]bool{
+		"MERGE INTO t USING u s ON t.id = s.id WHEN MATCHED THEN DELETE":                                       true,
+		"MERGE INTO t USING (SELECT id FROM u) s ON t.id = s.id WHEN MATCHED THEN DELETE":                      true,
+		"MERGE INTO t USING (SELECT generate_series(1, 9) AS id) s ON t.id = s.id WHEN MATCHED THEN DELETE":    true,
+		"MERGE INTO t USING (VALUES ((SELECT max(id) FROM t))) s(id) ON t.id <= s.id WHEN MATCHED THEN DELETE": true,
+		"MERGE INTO t USING (VALUES (1)) s(id) ON t.id = s.id WHEN MATCHED THEN DELETE":                        false,
+		"MERGE INTO t USING (VALUES (1)) s ON t.id = s.column1 WHEN MATCHED THEN DELETE":                       false,
+		"MERGE INTO t AS x USING (VALUES (1)) s(k) ON id = k WHEN MATCHED THEN DELETE":                         false,
+		"MERGE INTO t AS x USING (VALUES (1)) s(k) ON k = k WHEN MATCHED THEN DELETE":                          true,
+		"MERGE INTO t AS x USING (VALUES (1)) s(k) ON t.id = k WHEN MATCHED THEN DELETE":                       true, // t is not the target's name here
+		"MERGE INTO t USING (SELECT $1 AS id, $2) s ON id = s.id WHEN MATCHED THEN DELETE":                     true, // an unnamed column: id may be the source's
+		"MERGE INTO t USING (SELECT $1 AS k) s ON t.id = s.k OR s.k > 0 WHEN MATCHED THEN DELETE":              true,
+		"MERGE INTO t USING (SELECT $1 AS k) s ON t.id = s.k WHEN NOT MATCHED THEN INSERT VALUES (1)":          false,
+		"MERGE INTO t USING (SELECT $1 AS k) s ON t.id = s.k WHEN NOT MATCHED BY SOURCE THEN DELETE":           true,
+		"INSERT INTO t VALUES (1) ON CONFLICT (id) DO UPDATE SET v = 2":                                        false,
+		"INSERT INTO t DEFAULT VALUES ON CONFLICT (id) DO UPDATE SET v = 2":                                    false,
+		"INSERT INTO t SELECT id FROM u ON CONFLICT (id) DO UPDATE SET v = 2":                                  true,
+		"INSERT INTO t SELECT generate_series(1, 9) ON CONFLICT (id) DO UPDATE SET v = 2":                      true,
+		"INSERT INTO t SELECT * FROM t ON CONFLICT DO NOTHING":                                                 false,
+		"UPDATE t SET v = 1 WHERE t.id = id":                                                                   true,
+		"UPDATE public.t SET v = 1 WHERE public.t.id = t.id":                                                   true,
+		"UPDATE t AS x SET v = 1 WHERE x.id >= id":                                                             true,
+		"UPDATE t AS x SET v = 1 WHERE t.id = id":                                                              false, // t is not the table's name here
+		"UPDATE t SET v = 1 FROM u WHERE u.id = id":                                                            false,
+		"DELETE FROM t WHERE (id) = (t.id)":                                                                    true,
+		"DELETE FROM t WHERE t.id = t.v":                                                                       false,
+	} {
+		got := slices.Contains(textEffects(sql), domain.EffectUnbounded)
+		if got != want {
+			t.Errorf("%s: UNBOUNDED %v, want %v", sql, got, want)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	_ "embed"
+	"slices"
 	"strings"
 
 	"github.com/hoophq/sidecar/domain"
@@ -11,32 +12,37 @@ import (
 // parts (as the parser gives them: [name], [schema, name] or [catalog,
 // schema, name]):
 //
-//   - the function's row of knownFunctions when it has one, whatever the
-//     schema (pg_read_file and public.pg_read_file alike: over-reporting a
-//     look-alike is safe);
-//   - nothing for any other function of pg_catalog (builtinFunctions),
-//     called unqualified or as pg_catalog.name;
+//   - a name qualified by a schema other than pg_catalog is never
+//     PostgreSQL's own: RUNS_CODE, plus its knownFunctions row when it has
+//     one (an extension installed in that schema: public.dblink,
+//     public.pg_file_write);
+//   - otherwise (unqualified, or pg_catalog.name) the function's row of
+//     knownFunctions when it has one;
+//   - nothing for any other function of pg_catalog (builtinFunctions);
 //   - RUNS_CODE for every other function: a user's function (or an
 //     extension's) has a body the analyzer does not read, and that body may
 //     write, drop or call anything, exactly as CALL may.
 //
-// An unqualified name is read as PostgreSQL's own function: pg_catalog comes
-// first on the search_path unless a session puts it later, and a user's
-// function that shadows a built-in one was created by a statement that
-// carried SCHEMA_CHANGE (docs/postgres-listener.md says so).
+// An unqualified name of a built-in function is read as PostgreSQL's own,
+// which it cannot prove: a function of the same name in a schema on the
+// search_path wins when its argument types fit the call better (length(42)
+// calls public.length(int) before pg_catalog's length(text)), and wins
+// outright when the search_path lists pg_catalog after its schema. Such a
+// function was created by a statement that carried SCHEMA_CHANGE;
+// docs/postgres-listener.md says so and what to revoke.
 func functionEffects(parts []string) []string {
 	if len(parts) == 0 {
 		return nil
 	}
 	name := parts[len(parts)-1]
-	if e, ok := knownFunctions[strings.ToLower(name)]; ok {
-		return e
+	known, isKnown := knownFunctions[strings.ToLower(name)]
+	if len(parts) > 1 && parts[len(parts)-2] != "pg_catalog" {
+		return domain.AddEffects(slices.Clone(known), domain.EffectRunsCode)
 	}
-	schema := ""
-	if len(parts) > 1 {
-		schema = parts[len(parts)-2]
+	if isKnown {
+		return known
 	}
-	if (schema == "" || schema == "pg_catalog") && builtin(name) {
+	if builtin(name) {
 		return nil
 	}
 	return runsCode

@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"math/big"
+	"slices"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -32,9 +33,10 @@ const (
 	always
 )
 
-// unbounded reports whether an UPDATE's or DELETE's WHERE (nil: none)
-// lets every row of the table through: no WHERE, or a condition that reads
-// always or maybeAll (see truth). A condition that names a column is read
+// unbounded reports whether an UPDATE's or DELETE's WHERE (nil: none), or
+// a MERGE's ON condition, read in scope s, lets every row of the table
+// through: no WHERE, or a condition that reads always or maybeAll (see
+// truth). A condition that names a column is read
 // as choosing rows unless folding says otherwise (`id = 5 OR 1 = 1` is
 // always); tautologies over columns other than `a = a` (`id > 0 OR id <= 0`)
 // and conditions whose columns are only inside a subquery are not seen:
@@ -43,11 +45,12 @@ const (
 // Folding reads the values of the text's constants, which a shape key
 // (cache.go) replaces; when it does, the statement is marked constants so
 // the cache keeps its analysis for this exact text only.
-func (w *walker) unbounded(where *pg.Node) bool {
+func (w *walker) unbounded(where *pg.Node, s scope) bool {
 	if where == nil {
 		return true
 	}
-	t := w.truth(where)
+	var t truth
+	w.withScope(s, func() { t = w.truth(where) })
 	return t == always || t == maybeAll
 }
 
@@ -116,19 +119,20 @@ func (w *walker) truth(n *pg.Node) truth {
 // opaque is the truth of a condition the analyzer does not fold: maybeAll
 // when it names no column (it is the same for every row), else perRow.
 func (w *walker) opaque(n *pg.Node) truth {
-	if namesColumn(n.ProtoReflect()) {
+	if w.namesColumn(n.ProtoReflect()) {
 		return perRow
 	}
 	return maybeAll
 }
 
-// namesColumn reports whether m or anything under it is a column reference.
-func namesColumn(m protoreflect.Message) bool {
+// namesColumn reports whether m or anything under it is a column reference
+// that may differ from row to row (rowColumn).
+func (w *walker) namesColumn(m protoreflect.Message) bool {
 	if !m.IsValid() {
 		return false
 	}
-	if _, ok := m.Interface().(*pg.ColumnRef); ok {
-		return true
+	if c, ok := m.Interface().(*pg.ColumnRef); ok {
+		return w.rowColumn(c)
 	}
 	found := false
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
@@ -136,10 +140,10 @@ func namesColumn(m protoreflect.Message) bool {
 		case fd.IsList() && fd.Message() != nil:
 			l := v.List()
 			for i := 0; i < l.Len() && !found; i++ {
-				found = namesColumn(l.Get(i).Message())
+				found = w.namesColumn(l.Get(i).Message())
 			}
 		case fd.Message() != nil && !fd.IsMap():
-			found = namesColumn(v.Message())
+			found = w.namesColumn(v.Message())
 		}
 		return !found
 	})
@@ -285,7 +289,8 @@ func (w *walker) literal(n *pg.Node) (any, bool) {
 // numbers; = and <> between strings, which collations do not reorder, and
 // between booleans; IS [NOT] DISTINCT FROM), and a column compared with
 // itself by =, <=, >= or IS NOT DISTINCT FROM (maybeAll: true for every row
-// whose value is not NULL). ok is false when it cannot tell.
+// whose value is not NULL; `t.id = id` is one column when t names the
+// written table, see scope). ok is false when it cannot tell.
 func (w *walker) compare(e *pg.A_Expr) (truth, bool) {
 	op := strs(e.Name)
 	if len(op) != 1 {
@@ -297,12 +302,8 @@ func (w *walker) compare(e *pg.A_Expr) (truth, bool) {
 		return 0, false
 	}
 	if l, r := e.Lexpr.GetColumnRef(), e.Rexpr.GetColumnRef(); l != nil && r != nil {
-		same := len(l.Fields) == len(r.Fields) && l.Fields != nil
-		for i := 0; same && i < len(l.Fields); i++ {
-			same = l.Fields[i].GetString_() != nil && r.Fields[i].GetString_() != nil &&
-				l.Fields[i].GetString_().Sval == r.Fields[i].GetString_().Sval
-		}
-		if same && (e.Kind == pg.A_Expr_Kind_AEXPR_NOT_DISTINCT || op[0] == "=" || op[0] == "<=" || op[0] == ">=") {
+		a, b := w.columnName(l), w.columnName(r)
+		if a != nil && slices.Equal(a, b) && (e.Kind == pg.A_Expr_Kind_AEXPR_NOT_DISTINCT || op[0] == "=" || op[0] == "<=" || op[0] == ">=") {
 			return maybeAll, true
 		}
 		return 0, false
