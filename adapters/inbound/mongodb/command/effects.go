@@ -18,6 +18,10 @@ import (
 //   - renameCollection with dropTarget drops the collection it replaces;
 //   - an index or collection with expireAfterSeconds makes the server
 //     delete documents (TTL): DELETE;
+//   - collMod with cappedSize or cappedMax removes the documents beyond
+//     the new limits: DELETE;
+//   - a command inside applyOps brings its own effects, these fields'
+//     included (fieldEffects reads both alike);
 //   - a write to system.users or system.roles changes privileges;
 //   - a delete of many documents, or an update with multi, whose filter
 //     matches every document whatever the data (unbounded.go): UNBOUNDED.
@@ -111,18 +115,8 @@ func (r *reading) effects() []string {
 			}
 		}
 	}
-	switch r.name {
-	case "renamecollection":
-		if v := r.c.Body.Lookup("dropTarget"); truthy(v) {
-			out = domain.AddEffects(out, domain.EffectDrop)
-		}
-	case "create", "createindexes", "collmod":
-		if hasKey(r.c.Body, "expireAfterSeconds", 0) {
-			out = domain.AddEffects(out, domain.EffectDelete)
-		}
-	case "emptycapped":
-		out = domain.AddEffects(out, domain.EffectTruncate, domain.EffectUnbounded)
-	}
+	out = domain.AddEffects(out, r.fieldEffects()...)
+	out = domain.AddEffects(out, r.inner...)
 	if r.c.Write && r.writesSystemAuth() {
 		out = domain.AddEffects(out, domain.EffectPrivilege)
 	}
@@ -135,6 +129,39 @@ func (r *reading) effects() []string {
 	return out
 }
 
+// fieldEffects returns the effects the command's own fields add to its
+// actions' (see the comment at the top), for the command sent and for each
+// command inside applyOps alike.
+func (r *reading) fieldEffects() []string {
+	var out []string
+	switch r.name {
+	case "renamecollection":
+		if v := r.c.Body.Lookup("dropTarget"); truthy(v) {
+			out = append(out, domain.EffectDrop)
+		}
+	case "create", "createindexes", "collmod":
+		if hasKey(r.c.Body, "expireAfterSeconds", 0) {
+			out = append(out, domain.EffectDelete)
+		}
+		// collMod's cappedSize and cappedMax (6.0+) shrink a capped
+		// collection: the documents beyond the new size or count are
+		// removed, as convertToCapped removes them.
+		if r.name == "collmod" && (hasField(r.c.Body, "cappedSize") || hasField(r.c.Body, "cappedMax")) {
+			out = domain.AddEffects(out, domain.EffectDelete)
+		}
+	case "emptycapped":
+		out = append(out, domain.EffectTruncate, domain.EffectUnbounded)
+	}
+	return out
+}
+
+// hasField reports whether key is a top-level field of d, whatever its
+// value (mongod refuses the values it cannot read; null is counted too).
+func hasField(d bsoncore.Document, key string) bool {
+	_, err := d.LookupErr(key)
+	return err == nil
+}
+
 // special4Effects reports whether the command's effects need more than its
 // one action's row: the commands effects() reads fields of, and any write
 // (its targets may be system.users).
@@ -144,7 +171,7 @@ func (r *reading) special4Effects() bool {
 		"bulkwrite":
 		return true
 	}
-	return r.c.Write
+	return r.c.Write || len(r.inner) > 0
 }
 
 // aggregateWriteEffects: $out replaces its output collection (mongod
@@ -171,12 +198,14 @@ func (r *reading) aggregateWriteEffects() []string {
 // reduce functions (RUNS_CODE comes with SERVER_JS); out: {inline: 1}
 // writes nothing, out: "name" or {replace: …} replaces the output
 // collection (INSERT, DROP), {merge: …} and {reduce: …} insert and update.
-// An out it cannot read (mapReduce met inside applyOps) is all three.
+// An out it cannot read is all three. A MAP_REDUCE that came from a
+// command inside applyOps adds nothing here: that command's own reading
+// gave its effects (r.inner).
 func (r *reading) mapReduceEffects() []string {
-	out := []string{domain.EffectRead}
 	if r.name != "mapreduce" {
-		return append(out, domain.EffectInsert, domain.EffectUpdate, domain.EffectDrop)
+		return nil
 	}
+	out := []string{domain.EffectRead}
 	v := r.c.Body.Lookup("out")
 	if _, ok := v.StringValueOK(); ok {
 		return append(out, domain.EffectInsert, domain.EffectDrop)

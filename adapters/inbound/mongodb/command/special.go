@@ -3,6 +3,7 @@ package command
 import (
 	"strings"
 
+	"github.com/hoophq/sidecar/domain"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
@@ -63,10 +64,10 @@ func (r *reading) special(name string, v bsoncore.Value) {
 			}
 		}
 	case "applyops":
-		r.applyOps(c.Body.Lookup("applyOps"), 0)
+		r.applyOps(c.Body.Lookup("applyOps"))
 	case "dotxn":
 		// doTxn (4.0 test builds): applyOps in a transaction.
-		r.applyOps(v, 0)
+		r.applyOps(v)
 	case "emptycapped", "captrunc":
 		// Test-build commands (enableTestCommands) that delete from a
 		// capped collection; UNKNOWN as well, as the table lacks them.
@@ -133,14 +134,26 @@ func (r *reading) special(name string, v bsoncore.Value) {
 	}
 }
 
+// maxApplyOpsDepth is how deep applyOps inside applyOps is read; a
+// deeper one is UNKNOWN.
+const maxApplyOpsDepth = 4
+
 // applyOps reads the oplog entries of an applyOps command: each names its
-// namespace (ns) and does an insert (op "i"), update ("u"), delete ("d")
-// or runs a command ("c", its document o analysed like any command, nested
-// applyOps included up to a few levels), so a rule on DELETE or DROP holds
-// them however they arrive.
-func (r *reading) applyOps(ops bsoncore.Value, depth int) {
+// namespace (ns) and does an insert (op "i"), update ("u"), delete ("d"),
+// nothing ("n") or runs a command ("c": its document o read by read, as the
+// command sent is, nested applyOps included up to maxApplyOpsDepth), so a
+// rule on DELETE or DROP holds them however they arrive. The inner
+// command's actions, targets and functions join the command's; its effects,
+// the ones its fields give included (dropTarget, expireAfterSeconds…),
+// are kept in r.inner for effects(). An entry whose op is none of these,
+// or applyOps nested deeper, is UNKNOWN.
+func (r *reading) applyOps(ops bsoncore.Value) {
 	arr, ok := ops.ArrayOK()
-	if !ok || depth > 4 {
+	if !ok {
+		return // mongod refuses it
+	}
+	if r.depth > maxApplyOpsDepth {
+		r.action(ActionUnknown)
 		return
 	}
 	each(arr, func(_ []byte, e bsoncore.Element) bool {
@@ -160,6 +173,7 @@ func (r *reading) applyOps(ops bsoncore.Value, depth int) {
 		case "d":
 			r.action("DELETE")
 			r.namespace(ns)
+		case "n":
 		case "c":
 			inner, ok := entry.Lookup("o").DocumentOK()
 			if !ok {
@@ -170,23 +184,9 @@ func (r *reading) applyOps(ops bsoncore.Value, depth int) {
 				return true
 			}
 			db, _, _ := strings.Cut(ns, ".")
-			ic := &Command{Name: first.Key(), Database: db, Body: inner, Ordered: true}
-			ir := newReading(ic)
-			s, known := lookup(ic.Name)
-			if !known {
-				ir.action(ActionUnknown)
-				s.target = targetColl
-			}
-			for _, a := range s.actions {
-				ir.action(a)
-			}
-			ir.target(s.target, first.Value())
-			if ir.name == "applyops" {
-				ir.applyOps(first.Value(), depth+1)
-			} else {
-				ir.special(ir.name, first.Value())
-			}
-			ir.scan()
+			ir := newReading(&Command{Name: first.Key(), Database: db, Body: inner, Ordered: true})
+			ir.depth = r.depth + 1
+			ir.read(first)
 			r.fail(ir.err)
 			for _, a := range ir.actions.items {
 				r.action(a)
@@ -197,6 +197,10 @@ func (r *reading) applyOps(ops bsoncore.Value, depth int) {
 			for _, f := range ir.functions.items {
 				r.function(f)
 			}
+			r.inner = domain.AddEffects(r.inner, ir.effects()...)
+		default:
+			r.action(ActionUnknown)
+			r.namespace(ns)
 		}
 		return true
 	})
