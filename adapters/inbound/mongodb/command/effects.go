@@ -17,7 +17,9 @@ import (
 //   - mapReduce runs JavaScript (RUNS_CODE) and writes as its out says;
 //   - renameCollection with dropTarget drops the collection it replaces;
 //   - an index or collection with expireAfterSeconds makes the server
-//     delete documents (TTL): DELETE;
+//     delete documents (TTL): DELETE; so does setClusterParameter's (the
+//     change stream pre-images expire). Its document sequences are read
+//     as well as the body;
 //   - collMod with cappedSize or cappedMax removes the documents beyond
 //     the new limits: DELETE;
 //   - a command inside applyOps brings its own effects, these fields'
@@ -139,8 +141,11 @@ func (r *reading) fieldEffects() []string {
 		if v := r.c.Body.Lookup("dropTarget"); truthy(v) {
 			out = append(out, domain.EffectDrop)
 		}
-	case "create", "createindexes", "collmod":
-		if hasKey(r.c.Body, "expireAfterSeconds", 0) {
+	case "create", "createindexes", "collmod", "setclusterparameter":
+		// setClusterParameter's changeStreamOptions.preAndPostImages
+		// .expireAfterSeconds makes the server delete change stream
+		// pre-images.
+		if r.hasKey("expireAfterSeconds") {
 			out = append(out, domain.EffectDelete)
 		}
 		// collMod's cappedSize and cappedMax (6.0+) shrink a capped
@@ -155,6 +160,23 @@ func (r *reading) fieldEffects() []string {
 	return out
 }
 
+// hasKey reports whether key is a field anywhere in the command: in its
+// body or in a document of its document sequences (mongod's IDL commands,
+// createIndexes among them, take an array of documents as a sequence).
+func (r *reading) hasKey(key string) bool {
+	if hasKey(r.c.Body, key, 0) {
+		return true
+	}
+	for _, s := range r.c.Sequences {
+		for _, d := range s.Documents {
+			if hasKey(d, key, 1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // hasField reports whether key is a top-level field of d, whatever its
 // value (mongod refuses the values it cannot read; null is counted too).
 func hasField(d bsoncore.Document, key string) bool {
@@ -167,8 +189,8 @@ func hasField(d bsoncore.Document, key string) bool {
 // (its targets may be system.users).
 func (r *reading) special4Effects() bool {
 	switch r.name {
-	case "renamecollection", "create", "createindexes", "collmod", "emptycapped", "delete", "update",
-		"bulkwrite":
+	case "renamecollection", "create", "createindexes", "collmod", "setclusterparameter", "emptycapped",
+		"delete", "update", "bulkwrite":
 		return true
 	}
 	return r.c.Write || len(r.inner) > 0

@@ -116,6 +116,12 @@ func TestEffectsOverTheWire(t *testing.T) {
 	if got := sorted(c.Analysis.Effects); !slices.Equal(got, []string{"DELETE", "UNBOUNDED"}) {
 		t.Errorf("effects %v, want DELETE, UNBOUNDED", got)
 	}
+	// A field that adds an effect counts in a document sequence too.
+	c = analyseJSON(t, `{"createIndexes": "t", "$db": "app"}`,
+		sequence(t, "indexes", `{"key": {"at": 1}, "name": "ttl", "expireAfterSeconds": 0}`))
+	if got := sorted(c.Analysis.Effects); !slices.Equal(got, []string{"DELETE", "SCHEMA_CHANGE"}) {
+		t.Errorf("createIndexes with a TTL index in a sequence: effects %v, want DELETE, SCHEMA_CHANGE", got)
+	}
 	c = analyseJSON(t, `{"hello": 1, "$db": "admin"}`)
 	if len(c.Analysis.Effects) != 0 {
 		t.Errorf("hello: effects %v, want none", c.Analysis.Effects)

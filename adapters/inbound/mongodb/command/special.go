@@ -63,11 +63,11 @@ func (r *reading) special(name string, v bsoncore.Value) {
 				}
 			}
 		}
-	case "applyops":
-		r.applyOps(c.Body.Lookup("applyOps"))
-	case "dotxn":
-		// doTxn (4.0 test builds): applyOps in a transaction.
-		r.applyOps(v)
+	case "applyops", "dotxn":
+		// doTxn (4.0 test builds): applyOps in a transaction. The entries
+		// are the command's own value, whatever the case of its name.
+		entries, _, _ := r.field(c.Name)
+		r.applyOps(entries)
 	case "emptycapped", "captrunc":
 		// Test-build commands (enableTestCommands) that delete from a
 		// capped collection; UNKNOWN as well, as the table lacks them.
@@ -147,20 +147,12 @@ const maxApplyOpsDepth = 4
 // the ones its fields give included (dropTarget, expireAfterSeconds…),
 // are kept in r.inner for effects(). An entry whose op is none of these,
 // or applyOps nested deeper, is UNKNOWN.
-func (r *reading) applyOps(ops bsoncore.Value) {
-	arr, ok := ops.ArrayOK()
-	if !ok {
-		return // mongod refuses it
-	}
+func (r *reading) applyOps(entries []bsoncore.Document) {
 	if r.depth > maxApplyOpsDepth {
 		r.action(ActionUnknown)
 		return
 	}
-	each(arr, func(_ []byte, e bsoncore.Element) bool {
-		entry, ok := e.Value().DocumentOK()
-		if !ok {
-			return true
-		}
+	for _, entry := range entries {
 		op, _ := entry.Lookup("op").StringValueOK()
 		ns, _ := entry.Lookup("ns").StringValueOK()
 		switch op {
@@ -177,11 +169,11 @@ func (r *reading) applyOps(ops bsoncore.Value) {
 		case "c":
 			inner, ok := entry.Lookup("o").DocumentOK()
 			if !ok {
-				return true
+				continue
 			}
 			first, err := inner.IndexErr(0)
 			if err != nil {
-				return true
+				continue
 			}
 			db, _, _ := strings.Cut(ns, ".")
 			ir := newReading(&Command{Name: first.Key(), Database: db, Body: inner, Ordered: true})
@@ -202,8 +194,7 @@ func (r *reading) applyOps(ops bsoncore.Value) {
 			r.action(ActionUnknown)
 			r.namespace(ns)
 		}
-		return true
-	})
+	}
 }
 
 // mapReduceOut reads mapReduce's out: {inline: 1} returns results and
