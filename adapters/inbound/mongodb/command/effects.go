@@ -218,7 +218,8 @@ func (r *reading) aggregateWriteEffects() []string {
 
 // mapReduceEffects: mapReduce reads its collection and runs its map and
 // reduce functions (RUNS_CODE comes with SERVER_JS); out: {inline: 1}
-// writes nothing, out: "name" or {replace: …} replaces the output
+// writes nothing (inlineOnly), out: "name", {replace: …} or its old name
+// {normal: …} replaces the output
 // collection (INSERT, DROP), {merge: …} and {reduce: …} insert and update.
 // An out it cannot read is all three. A MAP_REDUCE that came from a
 // command inside applyOps adds nothing here: that command's own reading
@@ -236,10 +237,10 @@ func (r *reading) mapReduceEffects() []string {
 	if !ok {
 		return append(out, domain.EffectInsert, domain.EffectUpdate, domain.EffectDrop)
 	}
-	if _, err := d.LookupErr("inline"); err == nil {
+	if inlineOnly(d) {
 		return out
 	}
-	if _, err := d.LookupErr("replace"); err == nil {
+	if hasField(d, "replace") || hasField(d, "normal") {
 		out = append(out, domain.EffectInsert, domain.EffectDrop)
 	}
 	if _, err := d.LookupErr("merge"); err == nil {

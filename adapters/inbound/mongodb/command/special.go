@@ -197,8 +197,27 @@ func (r *reading) applyOps(entries []bsoncore.Document) {
 	}
 }
 
+// mapReduceModes are the output modes of mapReduce's out document that
+// write a collection; "normal" is the old servers' name for replace.
+var mapReduceModes = []string{"normal", "replace", "merge", "reduce"}
+
+// inlineOnly reports whether mapReduce's out document d writes nothing: it
+// has inline and no writing mode. Servers up to 4.2 look for the writing
+// modes before inline, so {inline: 1, replace: "c"} replaces c there.
+func inlineOnly(d bsoncore.Document) bool {
+	if _, err := d.LookupErr("inline"); err != nil {
+		return false
+	}
+	for _, k := range mapReduceModes {
+		if _, err := d.LookupErr(k); err == nil {
+			return false
+		}
+	}
+	return true
+}
+
 // mapReduceOut reads mapReduce's out: {inline: 1} returns results and
-// writes nothing; a name or {replace|merge|reduce: coll, db} writes.
+// writes nothing; a name or {normal|replace|merge|reduce: coll, db} writes.
 func (r *reading) mapReduceOut(out bsoncore.Value) {
 	if s, ok := out.StringValueOK(); ok {
 		r.collection("", s)
@@ -208,12 +227,12 @@ func (r *reading) mapReduceOut(out bsoncore.Value) {
 	if !ok {
 		return
 	}
-	if _, err := d.LookupErr("inline"); err == nil {
+	if inlineOnly(d) {
 		r.c.Write = false
 		return
 	}
 	db, _ := d.Lookup("db").StringValueOK()
-	for _, k := range []string{"replace", "merge", "reduce"} {
+	for _, k := range mapReduceModes {
 		if s, ok := d.Lookup(k).StringValueOK(); ok {
 			r.collection(db, s)
 		}
