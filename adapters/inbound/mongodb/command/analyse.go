@@ -2,7 +2,6 @@ package command
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/hoophq/sidecar/adapters/inbound/mongodb/wire"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -22,8 +21,25 @@ func analyse(body bsoncore.Document, seqs []wire.Sequence, db string) (*Command,
 	if err := c.readOptions(body); err != nil {
 		return nil, err
 	}
-	s, known := lookup(c.Name)
 	r := newReading(c)
+	r.read(first)
+	if r.err != nil {
+		return nil, r.err
+	}
+	r.finish()
+	c.canonDB = db // CanonicalBytes builds the canonical bytes when they are needed
+	return c, nil
+}
+
+// read reads the command r was made for, whose first element (its name
+// and value) is first, as mongod dispatches it: the command table's
+// actions for the name (UNKNOWN, a write, and a collection target when the
+// table lacks it), whether it writes, its target, what only it carries
+// (special.go) and the server-side JavaScript and stages anywhere in it
+// (scan.go). The command sent and each command inside applyOps are read
+// by it, so an inner command is read as fully as a top-level one.
+func (r *reading) read(first bsoncore.Element) {
+	s, known := lookup(r.c.Name)
 	if !known {
 		r.action(ActionUnknown)
 		// An unknown command naming a collection still has a target, so a
@@ -33,16 +49,10 @@ func analyse(body bsoncore.Document, seqs []wire.Sequence, db string) (*Command,
 	for _, a := range s.actions {
 		r.action(a)
 	}
-	c.Write = s.write || !known
+	r.c.Write = s.write || !known
 	r.target(s.target, first.Value())
-	r.special(strings.ToLower(c.Name), first.Value())
+	r.special(r.name, first.Value())
 	r.scan()
-	if r.err != nil {
-		return nil, r.err
-	}
-	r.finish()
-	c.canonDB = db // CanonicalBytes builds the canonical bytes when they are needed
-	return c, nil
 }
 
 // checkSequences refuses what the server refuses: a top-level field sent

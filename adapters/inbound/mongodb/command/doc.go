@@ -10,7 +10,8 @@
 //   - analyse.go: the generic fields (the first key is the command name,
 //     $db as sent, lsid, txnNumber, autocommit, startTransaction,
 //     maxTimeMS, ordered) and document sequences read as the fields they
-//     stand for.
+//     stand for; read, the one reading of a command, used for the command
+//     sent and for each command inside applyOps alike.
 //   - names.go: the command table: each documented command name (matched
 //     case-insensitively) to its actions, whether it writes, where its
 //     target is; Actions and IsAction, the rules' vocabulary.
@@ -26,8 +27,10 @@
 //     collections ($out, $merge, $lookup, $graphLookup, $unionWith).
 //   - effects.go: the effects (domain/effects.go) from the actions and
 //     the fields that change them ($out, dropTarget, expireAfterSeconds,
-//     system.users); unbounded.go whether a deleteMany or updateMany
-//     filter matches every document by its form (UNBOUNDED).
+//     cappedSize, system.users), with those of the commands inside
+//     applyOps; unbounded.go whether a deleteMany or updateMany filter (or
+//     an applyOps delete entry's) matches every document by its form
+//     (UNBOUNDED).
 //   - auth.go: saslStart / authenticate / speculativeAuthenticate: the
 //     mechanism and the user name (SCRAM client-first "n=", RFC 5802).
 //   - canonical.go: Canonicalize, the fingerprint's bytes, and the list of

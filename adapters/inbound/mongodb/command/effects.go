@@ -17,7 +17,13 @@ import (
 //   - mapReduce runs JavaScript (RUNS_CODE) and writes as its out says;
 //   - renameCollection with dropTarget drops the collection it replaces;
 //   - an index or collection with expireAfterSeconds makes the server
-//     delete documents (TTL): DELETE;
+//     delete documents (TTL): DELETE; so does setClusterParameter's (the
+//     change stream pre-images expire). Its document sequences are read
+//     as well as the body;
+//   - collMod with cappedSize or cappedMax removes the documents beyond
+//     the new limits: DELETE;
+//   - a command inside applyOps brings its own effects, these fields'
+//     included (fieldEffects reads both alike);
 //   - a write to system.users or system.roles changes privileges;
 //   - a delete of many documents, or an update with multi, whose filter
 //     matches every document whatever the data (unbounded.go): UNBOUNDED.
@@ -111,18 +117,8 @@ func (r *reading) effects() []string {
 			}
 		}
 	}
-	switch r.name {
-	case "renamecollection":
-		if v := r.c.Body.Lookup("dropTarget"); truthy(v) {
-			out = domain.AddEffects(out, domain.EffectDrop)
-		}
-	case "create", "createindexes", "collmod":
-		if hasKey(r.c.Body, "expireAfterSeconds", 0) {
-			out = domain.AddEffects(out, domain.EffectDelete)
-		}
-	case "emptycapped":
-		out = domain.AddEffects(out, domain.EffectTruncate, domain.EffectUnbounded)
-	}
+	out = domain.AddEffects(out, r.fieldEffects()...)
+	out = domain.AddEffects(out, r.inner...)
 	if r.c.Write && r.writesSystemAuth() {
 		out = domain.AddEffects(out, domain.EffectPrivilege)
 	}
@@ -135,16 +131,69 @@ func (r *reading) effects() []string {
 	return out
 }
 
+// fieldEffects returns the effects the command's own fields add to its
+// actions' (see the comment at the top), for the command sent and for each
+// command inside applyOps alike.
+func (r *reading) fieldEffects() []string {
+	var out []string
+	switch r.name {
+	case "renamecollection":
+		if v := r.c.Body.Lookup("dropTarget"); truthy(v) {
+			out = append(out, domain.EffectDrop)
+		}
+	case "create", "createindexes", "collmod", "setclusterparameter":
+		// setClusterParameter's changeStreamOptions.preAndPostImages
+		// .expireAfterSeconds makes the server delete change stream
+		// pre-images.
+		if r.hasKey("expireAfterSeconds") {
+			out = append(out, domain.EffectDelete)
+		}
+		// collMod's cappedSize and cappedMax (6.0+) shrink a capped
+		// collection: the documents beyond the new size or count are
+		// removed, as convertToCapped removes them.
+		if r.name == "collmod" && (hasField(r.c.Body, "cappedSize") || hasField(r.c.Body, "cappedMax")) {
+			out = domain.AddEffects(out, domain.EffectDelete)
+		}
+	case "emptycapped":
+		out = append(out, domain.EffectTruncate, domain.EffectUnbounded)
+	}
+	return out
+}
+
+// hasKey reports whether key is a field anywhere in the command: in its
+// body or in a document of its document sequences (mongod's IDL commands,
+// createIndexes among them, take an array of documents as a sequence).
+func (r *reading) hasKey(key string) bool {
+	if hasKey(r.c.Body, key, 0) {
+		return true
+	}
+	for _, s := range r.c.Sequences {
+		for _, d := range s.Documents {
+			if hasKey(d, key, 1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasField reports whether key is a top-level field of d, whatever its
+// value (mongod refuses the values it cannot read; null is counted too).
+func hasField(d bsoncore.Document, key string) bool {
+	_, err := d.LookupErr(key)
+	return err == nil
+}
+
 // special4Effects reports whether the command's effects need more than its
 // one action's row: the commands effects() reads fields of, and any write
 // (its targets may be system.users).
 func (r *reading) special4Effects() bool {
 	switch r.name {
-	case "renamecollection", "create", "createindexes", "collmod", "emptycapped", "delete", "update",
-		"bulkwrite":
+	case "renamecollection", "create", "createindexes", "collmod", "setclusterparameter", "emptycapped",
+		"delete", "update", "bulkwrite":
 		return true
 	}
-	return r.c.Write
+	return r.c.Write || len(r.inner) > 0
 }
 
 // aggregateWriteEffects: $out replaces its output collection (mongod
@@ -169,14 +218,17 @@ func (r *reading) aggregateWriteEffects() []string {
 
 // mapReduceEffects: mapReduce reads its collection and runs its map and
 // reduce functions (RUNS_CODE comes with SERVER_JS); out: {inline: 1}
-// writes nothing, out: "name" or {replace: …} replaces the output
+// writes nothing (inlineOnly), out: "name", {replace: …} or its old name
+// {normal: …} replaces the output
 // collection (INSERT, DROP), {merge: …} and {reduce: …} insert and update.
-// An out it cannot read (mapReduce met inside applyOps) is all three.
+// An out it cannot read is all three. A MAP_REDUCE that came from a
+// command inside applyOps adds nothing here: that command's own reading
+// gave its effects (r.inner).
 func (r *reading) mapReduceEffects() []string {
-	out := []string{domain.EffectRead}
 	if r.name != "mapreduce" {
-		return append(out, domain.EffectInsert, domain.EffectUpdate, domain.EffectDrop)
+		return nil
 	}
+	out := []string{domain.EffectRead}
 	v := r.c.Body.Lookup("out")
 	if _, ok := v.StringValueOK(); ok {
 		return append(out, domain.EffectInsert, domain.EffectDrop)
@@ -185,10 +237,10 @@ func (r *reading) mapReduceEffects() []string {
 	if !ok {
 		return append(out, domain.EffectInsert, domain.EffectUpdate, domain.EffectDrop)
 	}
-	if _, err := d.LookupErr("inline"); err == nil {
+	if inlineOnly(d) {
 		return out
 	}
-	if _, err := d.LookupErr("replace"); err == nil {
+	if hasField(d, "replace") || hasField(d, "normal") {
 		out = append(out, domain.EffectInsert, domain.EffectDrop)
 	}
 	if _, err := d.LookupErr("merge"); err == nil {

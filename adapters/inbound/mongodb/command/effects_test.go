@@ -116,6 +116,12 @@ func TestEffectsOverTheWire(t *testing.T) {
 	if got := sorted(c.Analysis.Effects); !slices.Equal(got, []string{"DELETE", "UNBOUNDED"}) {
 		t.Errorf("effects %v, want DELETE, UNBOUNDED", got)
 	}
+	// A field that adds an effect counts in a document sequence too.
+	c = analyseJSON(t, `{"createIndexes": "t", "$db": "app"}`,
+		sequence(t, "indexes", `{"key": {"at": 1}, "name": "ttl", "expireAfterSeconds": 0}`))
+	if got := sorted(c.Analysis.Effects); !slices.Equal(got, []string{"DELETE", "SCHEMA_CHANGE"}) {
+		t.Errorf("createIndexes with a TTL index in a sequence: effects %v, want DELETE, SCHEMA_CHANGE", got)
+	}
 	c = analyseJSON(t, `{"hello": 1, "$db": "admin"}`)
 	if len(c.Analysis.Effects) != 0 {
 		t.Errorf("hello: effects %v, want none", c.Analysis.Effects)
@@ -130,4 +136,50 @@ func sorted(s []string) []string {
 	out := slices.Clone(s)
 	sort.Strings(out)
 	return out
+}
+
+// TestInnerCommandEffects: a command sent inside applyOps (an oplog "c"
+// entry) reports the effects it reports when sent on its own, the ones its
+// fields add included, beside applyOps' ADMIN; nested applyOps too.
+func TestInnerCommandEffects(t *testing.T) {
+	for _, inner := range []string{
+		`{"renameCollection": "app.a", "to": "app.b", "dropTarget": true}`,
+		`{"renameCollection": "app.a", "to": "app.b", "dropTarget": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAA==", "subType": "04"}}}`,
+		`{"createIndexes": "t", "indexes": [{"key": {"at": 1}, "name": "ttl", "expireAfterSeconds": 0}]}`,
+		`{"create": "t", "expireAfterSeconds": 60, "clusteredIndex": {"key": {"_id": 1}, "unique": true}}`,
+		`{"collMod": "t", "index": {"name": "ttl", "expireAfterSeconds": 5}}`,
+		`{"collMod": "t", "cappedMax": 1}`,
+		`{"collMod": "t", "cappedSize": 4096}`,
+		`{"convertToCapped": "t", "size": 4096}`,
+		`{"emptycapped": "t"}`,
+		`{"dropDatabase": 1}`,
+		`{"mapReduce": "t", "map": {"$code": "function() {}"}, "reduce": {"$code": "function() {}"}, "out": {"inline": 1}}`,
+		`{"mapReduce": "t", "map": {"$code": "function() {}"}, "reduce": {"$code": "function() {}"}, "out": "r"}`,
+	} {
+		alone, err := FromExtJSON(inner[:len(inner)-1] + `, "$db": "app"}`)
+		if err != nil {
+			t.Fatalf("%s: %v", inner, err)
+		}
+		want := sorted(domain.AddEffects(slices.Clone(alone.Analysis.Effects), domain.EffectAdmin))
+		entry := inner
+		for level := 1; level <= maxApplyOpsDepth+1; level++ {
+			entry = `{"applyOps": [{"op": "c", "ns": "app.$cmd", "o": ` + entry + `}]}`
+			c, err := FromExtJSON(entry[:len(entry)-1] + `, "$db": "admin"}`)
+			if err != nil {
+				t.Fatalf("%s: %v", entry, err)
+			}
+			if got := sorted(c.Analysis.Effects); !slices.Equal(got, want) {
+				t.Errorf("%s inside %d applyOps: effects %v, want %v", inner, level, got, want)
+			}
+		}
+		// One level deeper than is read: UNKNOWN, never less.
+		entry = `{"applyOps": [{"op": "c", "ns": "app.$cmd", "o": ` + entry + `}], "$db": "admin"}`
+		c, err := FromExtJSON(entry)
+		if err != nil {
+			t.Fatalf("%s: %v", entry, err)
+		}
+		if !slices.Contains(c.Analysis.Effects, domain.EffectUnknown) {
+			t.Errorf("%s inside %d applyOps: effects %v, want UNKNOWN among them", inner, maxApplyOpsDepth+2, c.Analysis.Effects)
+		}
+	}
 }

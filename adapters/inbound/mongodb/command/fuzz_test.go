@@ -30,6 +30,8 @@ func FuzzCommand(f *testing.F) {
 		`{"update": "t", "updates": [{"q": {"$nor": [{"_id": {"$exists": false}}], "b": {"$not": {"$in": []}}}, "u": {}, "multi": true}], "$db": "test"}`,
 		`{"delete": "t", "deletes": [{"q": {"$expr": {"$getField": {"field": "a", "input": {"$literal": "$$ROOT"}}}}, "limit": 0}], "$db": "test"}`,
 		`{"createIndexes": "t", "indexes": [{"key": {"a": 1}, "name": "a", "expireAfterSeconds": 1}], "$db": "test"}`,
+		`{"applyOps": [{"op": "c", "ns": "a.$cmd", "o": {"applyOps": [{"op": "c", "ns": "a.$cmd", "o": {"collMod": "t", "cappedSize": 1}}, {"op": "d", "ns": "a.t", "o": {"_id": {"$exists": 1}}}]}}, {"op": "c", "ns": "a.$cmd", "o": {"renameCollection": "a.b", "to": "a.c", "dropTarget": 1}}], "$db": "admin"}`,
+		`{"mapReduce": "t", "out": {"inline": 1, "normal": "r"}, "$db": "test"}`,
 	}
 	for _, s := range seeds {
 		body := doc(f, s)

@@ -12,8 +12,10 @@ type reading struct {
 	c                           *Command
 	name                        string // lower case
 	actions, targets, functions list
-	explained                   bool  // inside an explain: reads, never writes
-	err                         error // the first value mongod would refuse (values.go)
+	explained                   bool     // inside an explain: reads, never writes
+	depth                       int      // how many applyOps this command is inside
+	inner                       []string // the effects of the commands inside it (applyOps' "c" entries)
+	err                         error    // the first value mongod would refuse (values.go)
 }
 
 func newReading(c *Command) *reading {

@@ -3,6 +3,7 @@ package command
 import (
 	"strings"
 
+	"github.com/hoophq/sidecar/domain"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
@@ -62,11 +63,11 @@ func (r *reading) special(name string, v bsoncore.Value) {
 				}
 			}
 		}
-	case "applyops":
-		r.applyOps(c.Body.Lookup("applyOps"), 0)
-	case "dotxn":
-		// doTxn (4.0 test builds): applyOps in a transaction.
-		r.applyOps(v, 0)
+	case "applyops", "dotxn":
+		// doTxn (4.0 test builds): applyOps in a transaction. The entries
+		// are the command's own value, whatever the case of its name.
+		entries, _, _ := r.field(c.Name)
+		r.applyOps(entries)
 	case "emptycapped", "captrunc":
 		// Test-build commands (enableTestCommands) that delete from a
 		// capped collection; UNKNOWN as well, as the table lacks them.
@@ -133,21 +134,25 @@ func (r *reading) special(name string, v bsoncore.Value) {
 	}
 }
 
+// maxApplyOpsDepth is how deep applyOps inside applyOps is read; a
+// deeper one is UNKNOWN.
+const maxApplyOpsDepth = 4
+
 // applyOps reads the oplog entries of an applyOps command: each names its
-// namespace (ns) and does an insert (op "i"), update ("u"), delete ("d")
-// or runs a command ("c", its document o analysed like any command, nested
-// applyOps included up to a few levels), so a rule on DELETE or DROP holds
-// them however they arrive.
-func (r *reading) applyOps(ops bsoncore.Value, depth int) {
-	arr, ok := ops.ArrayOK()
-	if !ok || depth > 4 {
+// namespace (ns) and does an insert (op "i"), update ("u"), delete ("d"),
+// nothing ("n") or runs a command ("c": its document o read by read, as the
+// command sent is, nested applyOps included up to maxApplyOpsDepth), so a
+// rule on DELETE or DROP holds them however they arrive. The inner
+// command's actions, targets and functions join the command's; its effects,
+// the ones its fields give included (dropTarget, expireAfterSeconds…),
+// are kept in r.inner for effects(). An entry whose op is none of these,
+// or applyOps nested deeper, is UNKNOWN.
+func (r *reading) applyOps(entries []bsoncore.Document) {
+	if r.depth > maxApplyOpsDepth {
+		r.action(ActionUnknown)
 		return
 	}
-	each(arr, func(_ []byte, e bsoncore.Element) bool {
-		entry, ok := e.Value().DocumentOK()
-		if !ok {
-			return true
-		}
+	for _, entry := range entries {
 		op, _ := entry.Lookup("op").StringValueOK()
 		ns, _ := entry.Lookup("ns").StringValueOK()
 		switch op {
@@ -160,33 +165,20 @@ func (r *reading) applyOps(ops bsoncore.Value, depth int) {
 		case "d":
 			r.action("DELETE")
 			r.namespace(ns)
+		case "n":
 		case "c":
 			inner, ok := entry.Lookup("o").DocumentOK()
 			if !ok {
-				return true
+				continue
 			}
 			first, err := inner.IndexErr(0)
 			if err != nil {
-				return true
+				continue
 			}
 			db, _, _ := strings.Cut(ns, ".")
-			ic := &Command{Name: first.Key(), Database: db, Body: inner, Ordered: true}
-			ir := newReading(ic)
-			s, known := lookup(ic.Name)
-			if !known {
-				ir.action(ActionUnknown)
-				s.target = targetColl
-			}
-			for _, a := range s.actions {
-				ir.action(a)
-			}
-			ir.target(s.target, first.Value())
-			if ir.name == "applyops" {
-				ir.applyOps(first.Value(), depth+1)
-			} else {
-				ir.special(ir.name, first.Value())
-			}
-			ir.scan()
+			ir := newReading(&Command{Name: first.Key(), Database: db, Body: inner, Ordered: true})
+			ir.depth = r.depth + 1
+			ir.read(first)
 			r.fail(ir.err)
 			for _, a := range ir.actions.items {
 				r.action(a)
@@ -197,13 +189,35 @@ func (r *reading) applyOps(ops bsoncore.Value, depth int) {
 			for _, f := range ir.functions.items {
 				r.function(f)
 			}
+			r.inner = domain.AddEffects(r.inner, ir.effects()...)
+		default:
+			r.action(ActionUnknown)
+			r.namespace(ns)
 		}
-		return true
-	})
+	}
+}
+
+// mapReduceModes are the output modes of mapReduce's out document that
+// write a collection; "normal" is the old servers' name for replace.
+var mapReduceModes = []string{"normal", "replace", "merge", "reduce"}
+
+// inlineOnly reports whether mapReduce's out document d writes nothing: it
+// has inline and no writing mode. Servers up to 4.2 look for the writing
+// modes before inline, so {inline: 1, replace: "c"} replaces c there.
+func inlineOnly(d bsoncore.Document) bool {
+	if _, err := d.LookupErr("inline"); err != nil {
+		return false
+	}
+	for _, k := range mapReduceModes {
+		if _, err := d.LookupErr(k); err == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // mapReduceOut reads mapReduce's out: {inline: 1} returns results and
-// writes nothing; a name or {replace|merge|reduce: coll, db} writes.
+// writes nothing; a name or {normal|replace|merge|reduce: coll, db} writes.
 func (r *reading) mapReduceOut(out bsoncore.Value) {
 	if s, ok := out.StringValueOK(); ok {
 		r.collection("", s)
@@ -213,12 +227,12 @@ func (r *reading) mapReduceOut(out bsoncore.Value) {
 	if !ok {
 		return
 	}
-	if _, err := d.LookupErr("inline"); err == nil {
+	if inlineOnly(d) {
 		r.c.Write = false
 		return
 	}
 	db, _ := d.Lookup("db").StringValueOK()
-	for _, k := range []string{"replace", "merge", "reduce"} {
+	for _, k := range mapReduceModes {
 		if s, ok := d.Lookup(k).StringValueOK(); ok {
 			r.collection(db, s)
 		}

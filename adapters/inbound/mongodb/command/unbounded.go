@@ -9,7 +9,8 @@ import (
 
 // Whether a write reaches every document (the UNBOUNDED effect): a delete
 // statement of many (limit 0: deleteMany) or an update statement with
-// multi: true (updateMany), in a delete, update or bulkWrite command, whose
+// multi: true (updateMany), in a delete, update or bulkWrite command, or an
+// applyOps delete entry without b: true, whose
 // filter matches every document whatever the data. The filter is read as
 // mongod's match parser reads it, by its form only:
 //
@@ -76,6 +77,16 @@ func (r *reading) unbounded() bool {
 				continue
 			}
 			if many("multi", op.Lookup("multi"), idlBool) && matchesAll(op.Lookup("filter")) {
+				return true
+			}
+		}
+	case "applyops", "dotxn":
+		// An oplog delete ("d") removes the documents its o matches:
+		// older servers (3.6 among them) remove every match unless b
+		// (justOne) is true.
+		entries, _, _ := r.field(r.c.Name)
+		for _, e := range entries {
+			if op, _ := e.Lookup("op").StringValueOK(); op == "d" && !truthy(e.Lookup("b")) && matchesAll(e.Lookup("o")) {
 				return true
 			}
 		}
