@@ -47,8 +47,17 @@ var actionFixed = map[string][]string{
 	"ALTER_SERVER_CONFIGURATION": {domain.EffectAdmin},
 	"ALTER_DATABASE":             {domain.EffectSchemaChange, domain.EffectAdmin},
 	"ENABLE_TRIGGER":             {domain.EffectSchemaChange}, "DISABLE_TRIGGER": {domain.EffectSchemaChange},
+	// Code stored to run later: a procedure or function (a call of it by
+	// name is RUNS_CODE), a trigger (it fires with no statement of its own
+	// for the gate to hold). RUNS_CODE as on mysql and postgres, so preset:
+	// destructive holds the setup step too.
+	"CREATE_PROCEDURE": storedCode, "ALTER_PROCEDURE": storedCode, "CREATE_OR_ALTER_PROCEDURE": storedCode,
+	"CREATE_FUNCTION": storedCode, "ALTER_FUNCTION": storedCode, "CREATE_OR_ALTER_FUNCTION": storedCode,
+	"CREATE_TRIGGER": storedCode, "ALTER_TRIGGER": storedCode, "CREATE_OR_ALTER_TRIGGER": storedCode,
 	domain.ActionUnknown: {domain.EffectUnknown},
 }
+
+var storedCode = []string{domain.EffectSchemaChange, domain.EffectRunsCode}
 
 // actionEffects returns the effects an action carries by itself: those of
 // actionFixed, else by its prefix (CREATE…, ALTER… → SCHEMA_CHANGE; DROP… →

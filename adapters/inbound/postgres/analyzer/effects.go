@@ -186,6 +186,7 @@ var (
 	schemaChange = []string{domain.EffectSchemaChange}
 	admin        = []string{domain.EffectAdmin}
 	runsCode     = []string{domain.EffectRunsCode}
+	storedCode   = []string{domain.EffectSchemaChange, domain.EffectRunsCode}
 )
 
 // nodeEffects names the statement nodes whose effects their name's prefix
@@ -209,14 +210,22 @@ var nodeEffects = map[string][]string{
 	"AlterSystemStmt":            admin, "AlterDatabaseSetStmt": admin,
 	"VacuumStmt": admin, "ClusterStmt": admin, "ReindexStmt": admin, "CheckPointStmt": admin,
 	"DoStmt": runsCode, "CallStmt": runsCode,
+	// Code stored to run later: a function or procedure (which may shadow a
+	// built-in's name: docs/postgres-listener.md, "Effects"), a trigger or
+	// an event trigger (it fires with no statement of its own for the gate to
+	// hold), a rule (it rewrites later statements). RUNS_CODE as on mysql and
+	// mssql, so preset: destructive holds the setup step too.
+	"CreateFunctionStmt": storedCode, "AlterFunctionStmt": storedCode,
+	"CreateTrigStmt": storedCode, "CreateEventTrigStmt": storedCode, "AlterEventTrigStmt": storedCode,
+	"RuleStmt":    storedCode,
 	"LoadStmt":    {domain.EffectRunsCode, domain.EffectFileAccess},
 	"CommentStmt": schemaChange, "SecLabelStmt": schemaChange,
 	"DefineStmt": schemaChange, "IndexStmt": schemaChange, "ViewStmt": schemaChange,
-	"RuleStmt": schemaChange, "CompositeTypeStmt": schemaChange, "CreatedbStmt": schemaChange,
+	"CompositeTypeStmt": schemaChange, "CreatedbStmt": schemaChange,
 	"AlterdbStmt": schemaChange, "DropdbStmt": {domain.EffectDrop},
 	"ImportForeignSchemaStmt": schemaChange, "AlterObjectSchemaStmt": schemaChange,
-	"AlterObjectDependsStmt": schemaChange, "CreateTrigStmt": schemaChange,
-	"CreateSeqStmt": schemaChange, "AlterSeqStmt": schemaChange, "ReplicaIdentityStmt": schemaChange,
+	"AlterObjectDependsStmt": schemaChange,
+	"CreateSeqStmt":          schemaChange, "AlterSeqStmt": schemaChange, "ReplicaIdentityStmt": schemaChange,
 }
 
 // noEffect names the statement nodes that carry no effect: a session's
