@@ -286,6 +286,11 @@ func analyze(sql, db string, m Mode, nest int) Result {
 		}
 		out.Statements = append(out.Statements, st)
 	}
+	if len(l.conds) > 0 { // skipped.go: what servers that skip a comment run
+		if err := addSkippedReadings(db, m, nest, l, stmts, out.Statements); err != nil {
+			return unknown(sql, err)
+		}
+	}
 	if l.backslashInQuote && !m.Exact {
 		if err := otherModes(sql, db, m, nest, stmts, out.Statements); err != nil {
 			return unknown(sql, err)
