@@ -280,6 +280,7 @@ func analyze(sql, db string, m Mode, nest int) Result {
 		if err != nil {
 			return unknown(sql, err)
 		}
+		addTokenEffects(&st, sql, l.toks, p, m) // lexeffects.go
 		st.Text = sql[p.start:p.end]
 		if a, b := trimmed(sql, p.raw, p.rawEnd); a <= p.start && b >= p.end {
 			st.Text = sql[a:b] // as sent: with the comments around it

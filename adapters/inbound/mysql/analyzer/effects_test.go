@@ -88,3 +88,23 @@ func TestPrepareCarriesEffects(t *testing.T) {
 		t.Fatalf("PREPARE FROM a variable: prepared %+v", p)
 	}
 }
+
+// A built-in's name the server reads as a stored function's (a gap before
+// "(", or quoted, builtins.go) is RUNS_CODE; a native function's is not,
+// and IGNORE_SPACE makes the gap the built-in's again.
+func TestShadowedBuiltins(t *testing.T) {
+	for sql, want := range map[string]bool{
+		"SELECT `now`()": true, "SELECT `mid`(1)": true, "SELECT mid\t(1)": true, "SELECT mid/* c */(1)": true,
+		"SELECT `abs`(1)": false, "SELECT abs (1)": false, "SELECT mid(1, 1)": false, "SELECT now()": false,
+		"INSERT INTO count (a) VALUES (1)": false, "SELECT count (1) /*!99999 */": true,
+	} {
+		got := slices.Contains(textEffects(Analyze(sql, "app")), domain.EffectRunsCode)
+		if got != want {
+			t.Errorf("%s: RUNS_CODE %v, want %v", sql, got, want)
+		}
+	}
+	r := AnalyzeMode("SELECT count (1)", "app", Mode{}.WithSQLMode("IGNORE_SPACE"))
+	if slices.Contains(textEffects(r), domain.EffectRunsCode) {
+		t.Errorf("under IGNORE_SPACE count (1) is the aggregate: %v", textEffects(r))
+	}
+}

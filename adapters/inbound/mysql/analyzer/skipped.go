@@ -54,6 +54,7 @@ func addSkippedReadings(db string, m Mode, nest int, l lexed, stmts []parsed, ou
 			if err != nil {
 				return err
 			}
+			addTokenEffects(&st, l.code, toks, q, m)
 			merged := false
 			for i, p := range stmts {
 				if q.start < p.rawEnd && q.end > p.raw {
