@@ -1,7 +1,9 @@
 package analyzer
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hoophq/sidecar/domain"
@@ -106,5 +108,29 @@ func TestShadowedBuiltins(t *testing.T) {
 	r := AnalyzeMode("SELECT count (1)", "app", Mode{}.WithSQLMode("IGNORE_SPACE"))
 	if slices.Contains(textEffects(r), domain.EffectRunsCode) {
 		t.Errorf("under IGNORE_SPACE count (1) is the aggregate: %v", textEffects(r))
+	}
+}
+
+// A reading of a server that skips a versioned comment which the parser
+// refuses, or too many readings, make the text uncheckable; dump-style
+// comments around whole statements read as before.
+func TestSkippedReadings(t *testing.T) {
+	for _, sql := range []string{
+		"DELETE /*!99999 FROM */ t",
+		"SELECT 1" + func() string {
+			var b strings.Builder
+			for v := 40001; v < 40030; v++ {
+				fmt.Fprintf(&b, " /*!%d ,1 */", v)
+			}
+			return b.String()
+		}(),
+	} {
+		if r := Analyze(sql, "app"); !isUncheckable(r.Err) {
+			t.Errorf("%s: err %v, want uncheckable", sql, r.Err)
+		}
+	}
+	r := Analyze("/*!40101 SET NAMES utf8mb4 */;\n/*!50717 SET @a = 1 */;\nDELETE FROM t WHERE id = 1", "app")
+	if r.Err != nil || len(r.Statements) != 3 || slices.Contains(textEffects(r), domain.EffectUnbounded) {
+		t.Errorf("dump-style text: err %v, %d statements, effects %v", r.Err, len(r.Statements), textEffects(r))
 	}
 }

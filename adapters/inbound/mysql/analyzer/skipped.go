@@ -22,10 +22,19 @@ import (
 // the analyzer cannot read or that acts on the session differently.
 var errSkippedReading = fmt.Errorf("%w: the text reads differently on a server that skips one of its versioned executable comments (/*!NNNNN … */, /*M! … */)", ErrUncheckable)
 
+// maxSkippedReadings bounds the readings parsed per text: a text whose
+// comments name more versions than that is uncheckable. mariadb-dump and
+// mysqldump output names a handful.
+const maxSkippedReadings = 24
+
 // addSkippedReadings merges into out (the statements of stmts, the reading
 // that runs every comment of l) what each other server reading of sql runs.
 func addSkippedReadings(db string, m Mode, nest int, l lexed, stmts []parsed, out []Statement) error {
-	for _, runs := range serverReadings(l.conds) {
+	readings := serverReadings(l.conds)
+	if len(readings) > maxSkippedReadings {
+		return errSkippedReading // each is a parse of the whole text: bound the work
+	}
+	for _, runs := range readings {
 		if !skipsAny(runs) {
 			continue
 		}
