@@ -17,12 +17,20 @@ import (
 func TestBuiltinsAreTheServers(t *testing.T) {
 	addr, db := scratchMariaDB(t)
 	pool := openMySQL(t, addr, db)
-	stored := func(name string) bool {
-		var v any
-		err := pool.QueryRow("SELECT " + name + "()").Scan(&v)
-		var me *mysql.MySQLError
-		return errors.As(err, &me) && (me.Number == 1305 || me.Number == 1630)
+	// call answers whether the server looks `SELECT <call><args>` up as a
+	// stored function, for some argument list.
+	call := func(call string, args ...string) bool {
+		for _, a := range args {
+			var v any
+			err := pool.QueryRow("SELECT " + call + a).Scan(&v)
+			var me *mysql.MySQLError
+			if errors.As(err, &me) && (me.Number == 1305 || me.Number == 1630) {
+				return true
+			}
+		}
+		return false
 	}
+	stored := func(name string) bool { return call(name, "()") }
 	if !stored("wipe_fn") {
 		t.Fatal("SELECT wipe_fn() did not answer 1305: the probe cannot tell stored functions")
 	}
@@ -31,6 +39,27 @@ func TestBuiltinsAreTheServers(t *testing.T) {
 	for _, name := range analyzer.BuiltinNames() {
 		if !internal[name] && stored(name) {
 			t.Errorf("%s is in the analyzer's built-ins, but MariaDB reads %s() as a stored function", name, name)
+		}
+	}
+	// With a gap before "(" and quoted, the names the analyzer lists as
+	// shadowed (RUNS_CODE) are exactly those the server looks up as stored.
+	args := []string{"(1)", "(1,1)", "(1,1,1)", "()"}
+	gap, quoted := map[string]bool{}, map[string]bool{}
+	for _, n := range analyzer.GapShadowed() {
+		gap[n] = true
+	}
+	for _, n := range analyzer.QuotedShadowed() {
+		quoted[n] = true
+	}
+	for _, name := range analyzer.BuiltinNames() {
+		if internal[name] {
+			continue
+		}
+		if got := call(name+" ", args...); got != gap[name] {
+			t.Errorf("SELECT %s (…): the server looks up a stored function: %v; analyzer.GapShadowed lists it: %v", name, got, gap[name])
+		}
+		if got := call("`"+name+"`", args...); got != quoted[name] {
+			t.Errorf("SELECT `%s`(…): the server looks up a stored function: %v; analyzer.QuotedShadowed lists it: %v", name, got, quoted[name])
 		}
 	}
 }

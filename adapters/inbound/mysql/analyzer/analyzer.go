@@ -280,11 +280,17 @@ func analyze(sql, db string, m Mode, nest int) Result {
 		if err != nil {
 			return unknown(sql, err)
 		}
+		addTokenEffects(&st, sql, l.toks, p, m) // lexeffects.go
 		st.Text = sql[p.start:p.end]
 		if a, b := trimmed(sql, p.raw, p.rawEnd); a <= p.start && b >= p.end {
 			st.Text = sql[a:b] // as sent: with the comments around it
 		}
 		out.Statements = append(out.Statements, st)
+	}
+	if len(l.conds) > 0 { // skipped.go: what servers that skip a comment run
+		if err := addSkippedReadings(db, m, nest, l, stmts, out.Statements); err != nil {
+			return unknown(sql, err)
+		}
 	}
 	if l.backslashInQuote && !m.Exact {
 		if err := otherModes(sql, db, m, nest, stmts, out.Statements); err != nil {

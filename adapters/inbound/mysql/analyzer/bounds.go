@@ -26,7 +26,11 @@ import (
 //   - it is A OR B and either side reaches every row (`id = 1 OR 1`), or A
 //     AND B and both do; NOT, IS [NOT] TRUE / FALSE and brackets turn or
 //     keep the sense (`NOT (id = 1 AND 0)`);
-//   - it compares a column with itself: `id = id`, `id <=> id`, `id >= id`.
+//   - it compares a column with itself: `id = id`, `id <=> id`, `id >= id`,
+//     within brackets, and in a one-table statement with or without the
+//     table's name or alias (`t.id = id`);
+//   - it is EXISTS (subquery) whose WHERE, HAVING and join ONs read no
+//     column of the written rows (`EXISTS (SELECT t.id)`).
 //
 // What depends on the data (`id > 0`, `id IS NOT NULL`) is bounded: no
 // analyzer can tell those apart from a filter. LIMIT does not bound: it
@@ -40,7 +44,9 @@ import (
 // name depends on the schema), nor do outer joins' ON conditions (a LEFT
 // JOIN keeps every row of its left side). The written tables are DELETE's
 // list, or for UPDATE those its SET columns qualify (every table when one
-// is unqualified).
+// is unqualified). A written table that appears twice in the FROM
+// (`t JOIN t s ON t.id = s.id`) is UNBOUNDED: a condition between its
+// copies may pair every row with itself.
 //
 // All of this depends on the tree's shape, never on a constant's value, so
 // texts of one shape (shape.go) have the same effects.
@@ -77,6 +83,7 @@ func updateUnbounded(v *ast.UpdateStmt) bool {
 type source struct {
 	name    string
 	joinsOn bool
+	table   string // a base table's name ("" for a derived one)
 }
 
 // unbounded reports whether where and refs' inner-join conditions leave a
@@ -107,11 +114,34 @@ func unbounded(refs *ast.TableRefsClause, written []string, where ast.ExprNode) 
 		for _, s := range sources {
 			bound = bound || (s.name == name && s.joinsOn)
 		}
+		if selfJoined(sources, name) {
+			return true // t JOIN t s ON t.id = s.id pairs every row with itself
+		}
 		if !bound && reachesAll(conds, columns{names: []string{name}, qualified: true}) {
 			return true
 		}
 	}
 	return false
+}
+
+// selfJoined reports whether the table that name (an alias or table name)
+// stands for appears more than once among sources: a condition between
+// its two copies may pair every row with itself, so the analyzer does not
+// count it (fail closed).
+func selfJoined(sources []source, name string) bool {
+	base := ""
+	for _, s := range sources {
+		if s.name == name {
+			base = s.table
+		}
+	}
+	n := 0
+	for _, s := range sources {
+		if base != "" && s.table == base {
+			n++
+		}
+	}
+	return n > 1
 }
 
 // fromTables adds the tables of a FROM tree to sources and its inner
@@ -137,7 +167,11 @@ func fromTables(n ast.ResultSetNode, using bool, sources []source, conds []ast.E
 		if j, ok := v.Source.(*ast.Join); ok {
 			return fromTables(j, using, sources, conds)
 		}
-		sources = append(sources, source{name: name, joinsOn: using})
+		base := ""
+		if t, ok := v.Source.(*ast.TableName); ok {
+			base = t.Name.L // db1.t and db2.t alike: over-reports, never under
+		}
+		sources = append(sources, source{name: name, joinsOn: using, table: base})
 	}
 	return sources, conds
 }
@@ -164,6 +198,14 @@ func reaches(e ast.ExprNode, neg bool, counts columns) bool {
 		}
 	case *ast.IsTruthExpr: // IS TRUE, IS NOT TRUE, IS FALSE, IS NOT FALSE
 		return reaches(v.Expr, neg != (v.Not == (v.True == 1)), counts)
+	case *ast.ExistsSubqueryExpr:
+		// EXISTS (SELECT t.id): the row is read, but no condition on it.
+		if sub, ok := v.Sel.(*ast.SubqueryExpr); ok {
+			if sel, ok := sub.Query.(*ast.SelectStmt); ok {
+				return !filtersRow(sel, counts)
+			}
+		}
+		return true
 	case *ast.BinaryOperationExpr:
 		switch v.Op {
 		case opcode.LogicOr, opcode.LogicAnd:
@@ -173,11 +215,11 @@ func reaches(e ast.ExprNode, neg bool, counts columns) bool {
 			}
 			return l && r
 		case opcode.EQ, opcode.NullEQ, opcode.GE, opcode.LE:
-			if !neg && sameColumn(v.L, v.R) {
+			if !neg && sameColumn(v.L, v.R, counts) {
 				return true
 			}
 		case opcode.NE, opcode.LT, opcode.GT:
-			if neg && sameColumn(v.L, v.R) {
+			if neg && sameColumn(v.L, v.R, counts) {
 				return true
 			}
 		}
@@ -185,11 +227,65 @@ func reaches(e ast.ExprNode, neg bool, counts columns) bool {
 	return !readsRow(e, counts)
 }
 
-// sameColumn reports whether a and b name the same column the same way.
-func sameColumn(a, b ast.ExprNode) bool {
-	x, ok := a.(*ast.ColumnNameExpr)
-	y, ok2 := b.(*ast.ColumnNameExpr)
-	return ok && ok2 && x.Name.Schema.L == y.Name.Schema.L && x.Name.Table.L == y.Name.Table.L && x.Name.Name.L == y.Name.Name.L
+// sameColumn reports whether a and b name the same column, within
+// brackets, and, in a one-table statement (counts not qualified), with or
+// without the table's name or alias (`t.id = id`).
+func sameColumn(a, b ast.ExprNode, counts columns) bool {
+	x, ok := unbracketed(a).(*ast.ColumnNameExpr)
+	y, ok2 := unbracketed(b).(*ast.ColumnNameExpr)
+	if !ok || !ok2 {
+		return false
+	}
+	xs, xt := x.Name.Schema.L, x.Name.Table.L
+	ys, yt := y.Name.Schema.L, y.Name.Table.L
+	if !counts.qualified {
+		if slices.Contains(counts.names, xt) {
+			xs, xt = "", ""
+		}
+		if slices.Contains(counts.names, yt) {
+			ys, yt = "", ""
+		}
+	}
+	return xs == ys && xt == yt && x.Name.Name.L == y.Name.Name.L
+}
+
+func unbracketed(e ast.ExprNode) ast.ExprNode {
+	for {
+		p, ok := e.(*ast.ParenthesesExpr)
+		if !ok {
+			return e
+		}
+		e = p.Expr
+	}
+}
+
+// filtersRow reports whether an EXISTS subquery's conditions (WHERE,
+// HAVING, its inner joins' ON) read a column of the written rows: only
+// there does a correlated reference filter them.
+func filtersRow(sel *ast.SelectStmt, counts columns) bool {
+	var names []string
+	var conds []ast.ExprNode
+	if sel.From != nil {
+		var srcs []source
+		srcs, conds = fromTables(sel.From.TableRefs, false, nil, nil)
+		for _, s := range srcs {
+			names = append(names, s.name)
+		}
+	}
+	if sel.Where != nil {
+		conds = append(conds, sel.Where)
+	}
+	if sel.Having != nil && sel.Having.Expr != nil {
+		conds = append(conds, sel.Having.Expr)
+	}
+	for _, c := range conds {
+		r := &rowReader{counts: counts, scopes: [][]string{names}}
+		c.Accept(r)
+		if r.found {
+			return true
+		}
+	}
+	return false
 }
 
 // columns says which column references read the written rows: with

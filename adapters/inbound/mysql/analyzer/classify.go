@@ -149,6 +149,12 @@ func (w *walker) classify(n ast.Node) bool {
 		if len(v.OnDuplicate) > 0 {
 			w.Act("UPDATE")
 		}
+		// … SELECT with ON DUPLICATE KEY UPDATE, or REPLACE … SELECT, may
+		// rewrite every row of the table (INSERT INTO t SELECT * FROM t …);
+		// a VALUES list reaches the rows of its keys only.
+		if v.Select != nil && (len(v.OnDuplicate) > 0 || v.IsReplace) {
+			w.effect(domain.EffectUnbounded)
+		}
 	case *ast.UpdateStmt:
 		w.Act("UPDATE")
 		if updateUnbounded(v) { // bounds.go

@@ -29,6 +29,10 @@
 //     functions; bounds.go: UNBOUNDED, an UPDATE or DELETE that may reach
 //     every row; builtins.go: the server's own functions (any other call
 //     runs a body the analyzer does not read: RUNS_CODE).
+//   - skipped.go: the other readings of a text whose versioned executable
+//     comments some server skips, merged into each statement's analysis;
+//     lexeffects.go: effects only the tokens show (ALTER IGNORE, a call
+//     of a built-in's name MariaDB reads as a stored function's).
 //   - limits.go: bounds on what one text may cost (ErrUncheckable).
 //   - bulk.go: the linear reader of multi-row INSERTs of literals.
 //   - parsecost.go: which large texts go to bulk.go, and their estimate of

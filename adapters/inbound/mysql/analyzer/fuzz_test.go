@@ -22,6 +22,11 @@ var fuzzSeeds = []string{
 	"SELECT ((((1))))", "CREATE PROCEDURE p() BEGIN SELECT 1; END", "SELECT 1--1", "SELECT 1 --\x01x",
 	"DELETE FROM t WHERE id = 1 OR 1", "UPDATE t1, t2 SET t1.a = 1 WHERE NOT (t1.id = 2 AND 0) IS FALSE",
 	"DELETE a FROM t1 AS a LEFT JOIN t2 USING (id) WHERE a.x = a.x",
+	"DELETE FROM t /*!99999 WHERE id = 1 */; /*M!100500 USE d */", "/*!99999 EXPLAIN */ UPDATE t SET a = 1 /*!50700 WHERE id = 2 */",
+	"SELECT count (1), `now`(), mid/**/('a', 1)", "ALTER IGNORE TABLE t ADD UNIQUE (v)",
+	"INSERT INTO t SELECT * FROM t ON DUPLICATE KEY UPDATE v = NULL", "DELETE FROM t WHERE EXISTS (SELECT t.id) OR (id) = (t.id)",
+	"UPDATE t JOIN t s ON t.id = s.id SET t.v = 1",
+	"SELECT 1 /*!40001 ,1 */ /*!40002 ,1 */ /*!40003 ,1 */ /*!40004 ,1 */ /*!40005 ,1 */ /*!40006 ,1 */ /*!40007 ,1 */ /*!40008 ,1 */",
 }
 
 // FuzzAnalyze: Analyze never panics; a failure is one UNKNOWN statement

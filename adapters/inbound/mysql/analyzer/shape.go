@@ -13,6 +13,8 @@ import "strings"
 // quoted token (those are read in several sql_modes, modes.go) and no
 // PREPARE-like text: in those no constant changes the analysis (statement
 // kinds, table and function names are never plain numbers or strings).
+// Nor does it hold a versioned executable comment (skipped.go: a comment
+// is no constant there), and a gap before "(" is kept (builtins.go).
 // A number right after a dot (db.5) or run into a word (2abc, 1e5x) is kept
 // as written.
 func shapeKey(sql string, m Mode) (key string, ok bool) {
@@ -20,7 +22,7 @@ func shapeKey(sql string, m Mode) (key string, ok bool) {
 		return "", false
 	}
 	l := lex(sql, m)
-	if l.err != nil || l.backslashInQuote || len(l.toks) == 0 {
+	if l.err != nil || l.backslashInQuote || len(l.toks) == 0 || len(l.conds) > 0 {
 		return "", false
 	}
 	first := sql[l.toks[0].start:l.toks[0].end]
@@ -39,6 +41,9 @@ func shapeKey(sql string, m Mode) (key string, ok bool) {
 			return "", false // a second statement
 		}
 		b.WriteByte(0)
+		if k > 0 && l.toks[k-1].end != t.start && sql[t.start] == '(' {
+			b.WriteByte(2) // `mid (1)` is not `mid(1)` (builtins.go)
+		}
 		switch {
 		case t.kind == tokSemicolon:
 			ended = true
