@@ -40,8 +40,9 @@ identities match: the database login user, or the value of an identity_keys head
 and grpc. A text pattern is tried on STATEMENT as given. explain has no session: no
 current database, and an EXECUTE of a statement prepared before the text reads as UNKNOWN.
 It contacts nothing (no Control Plane, no upstream) and exits 0 whatever the decision; 1
-when the config has mistakes or the statement is not in the listener's form. --json prints
-the same as one object.
+when the config has mistakes or the statement is not in the listener's form. What the
+listener could not read of the statement, if anything, ends the decision line ("unread:").
+--json prints the same as one object.
 
 Example:
   sidecar explain --config examples/config.yaml --listener payments 'DELETE FROM t'`,
@@ -77,11 +78,16 @@ Example:
 			fmt.Fprintln(out, "effects:", strings.Join(ex.Effects, ", "))
 			fmt.Fprintln(out, "targets:", strings.Join(ex.Targets, ", "))
 			fmt.Fprintln(out, "functions:", strings.Join(ex.Functions, ", "))
-			fmt.Fprintln(out, "decision:", ex.Decision.line())
+			line := ex.Decision.line()
+			if ex.Unread != "" && ex.Decision.Verdict != "deny_uncheckable" { // that one says why already
+				line += "; unread: " + ex.Unread
+			}
+			fmt.Fprintln(out, "decision:", line)
 			return nil
 		},
 	}
 	flag = cliconfig.AddFlag(cmd)
+	cmd.Flags().Lookup("config").Usage = "config file (YAML); -config FILE works too (the positional argument is the statement)"
 	cmd.Flags().String("listener", "", "the listener whose reading and rules apply (its name in the config)")
 	cmd.Flags().StringVar(&identity, "identity", "", "the client's identity (login user, or identity_keys value)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object instead of lines")
@@ -161,9 +167,10 @@ func explain(path, listener, identity, text string) (*explanation, error) {
 		return nil, fmt.Errorf("no listener is named %q: the listeners are %s", listener, strings.Join(names, ", "))
 	}
 	var read explainFunc
+	keyed := false // the identity is an identity_keys value (http, grpc), not a login
 	for _, r := range registry {
 		if r.build(slog.Default()).Name() == s.Protocol {
-			read = r.explain
+			read, keyed = r.explain, r.keys.IdentityKeys
 		}
 	}
 	rd, err := read(text)
@@ -187,12 +194,15 @@ func explain(path, listener, identity, text string) (*explanation, error) {
 	} else if len(rd.parts) > 1 {
 		a.Parts = rd.parts
 	}
+	// On http and grpc the identity is the value of the listener's first
+	// identity_keys header, as the listener reads it; a listener that names
+	// none gives no request an identity, whatever --identity says.
 	var values map[string][]string
 	ids := identity
-	if len(s.IdentityKeys) > 0 { // http, grpc: the identity is an identity_keys value
-		values, ids = map[string][]string{s.IdentityKeys[0]: {identity}}, ""
-		if identity == "" {
-			values = nil
+	if keyed {
+		ids = ""
+		if len(s.IdentityKeys) > 0 && identity != "" {
+			values = map[string][]string{s.IdentityKeys[0]: {identity}}
 		}
 	}
 	facts := domain.Facts{Identities: app.Identities(s, ids, values), Text: func() string { return text }}

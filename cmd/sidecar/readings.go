@@ -63,7 +63,10 @@ func sqlReading(stmts []analyzerkit.Statement, preps []prepared, err error) read
 		} else if p.execute != "" {
 			ran, ok := made[p.execute]
 			if !ok {
-				ran = domain.Analysis{Actions: []string{domain.ActionUnknown}}
+				// As the listeners read an EXECUTE of a name they never
+				// saw prepared: unknown code runs.
+				ran = domain.Analysis{Actions: []string{domain.ActionUnknown},
+					Effects: []string{domain.EffectRunsCode, domain.EffectUnknown}}
 				r.unread = "EXECUTE of a statement prepared before this text (explain has no session)"
 			}
 			a = merge(a, ran)

@@ -33,7 +33,8 @@ func Args(cmd *cobra.Command, args []string) error {
 }
 
 // Path returns the config file that cmd was given, by --config (flag) or as
-// its positional argument. Both, when they differ, or neither is an error
+// its positional argument (args; nil for a command whose positional
+// arguments are something else, which then takes the flag only). Both, when they differ, or neither is an error
 // that shows the usage, e.g. "validate needs a config file: validate
 // --config FILE (or validate FILE)".
 func Path(cmd *cobra.Command, flag *string, args []string) (string, error) {
@@ -48,6 +49,9 @@ func Path(cmd *cobra.Command, flag *string, args []string) (string, error) {
 		return *flag, nil
 	case pos != "":
 		return pos, nil
+	}
+	if args == nil { // the command's positional arguments are not a file (explain)
+		return "", fmt.Errorf("%s needs a config file: %s --config FILE", cmd.Name(), cmd.CommandPath())
 	}
 	return "", fmt.Errorf("%s needs a config file: %s --config FILE (or %s FILE)", cmd.Name(), cmd.CommandPath(), cmd.CommandPath())
 }

@@ -21,8 +21,17 @@ func TestEffectsTable(t *testing.T) {
 // textEffects is the union of a result's statements' effects.
 func textEffects(r Result) []string {
 	var out []string
+	prepared := map[string]bool{}
 	for _, st := range r.Statements {
 		out = domain.AddEffects(out, st.Analysis.Effects...)
+		if st.Prepare != nil {
+			prepared[strings.ToLower(st.Prepare.Name)] = true
+		}
+		if st.Execute != "" && !prepared[strings.ToLower(st.Execute)] {
+			// As the listener (and explain) read an EXECUTE of a name
+			// never seen prepared: unknown code runs.
+			out = domain.AddEffects(out, domain.EffectRunsCode, domain.EffectUnknown)
+		}
 	}
 	return out
 }
