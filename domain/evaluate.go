@@ -64,17 +64,7 @@ func Evaluate(a Analysis, policies []PolicyRule, approvals []ApprovalRule) Evalu
 // whose rules are all report-only decides as one without rules (FailsClosed's
 // hasRules).
 func Enforces(policies []PolicyRule, approvals []ApprovalRule) bool {
-	for i := range policies {
-		if !policies[i].ReportOnly {
-			return true
-		}
-	}
-	for i := range approvals {
-		if !approvals[i].ReportOnly {
-			return true
-		}
-	}
-	return false
+	return anyRule(policies, approvals, func(m *Match, reportOnly bool) bool { return !reportOnly })
 }
 
 // EveryPartCounts reports whether a unit of several statements must be
@@ -83,32 +73,25 @@ func Enforces(policies []PolicyRule, approvals []ApprovalRule) bool {
 // (DependsOnFacts), or when a report-only rule may match a part that does
 // not decide the unit.
 func EveryPartCounts(policies []PolicyRule, approvals []ApprovalRule) bool {
-	if DependsOnFacts(policies, approvals) {
-		return true
-	}
-	for i := range policies {
-		if policies[i].ReportOnly {
-			return true
-		}
-	}
-	for i := range approvals {
-		if approvals[i].ReportOnly {
-			return true
-		}
-	}
-	return false
+	return anyRule(policies, approvals, func(m *Match, reportOnly bool) bool { return reportOnly || m.needsFacts() })
 }
 
 // DependsOnFacts reports whether any of the rules has identities or text,
 // so that its verdict needs Facts.
 func DependsOnFacts(policies []PolicyRule, approvals []ApprovalRule) bool {
+	return anyRule(policies, approvals, func(m *Match, _ bool) bool { return m.needsFacts() })
+}
+
+// anyRule reports whether f holds for any policy or approval rule (its
+// match and whether it is report-only).
+func anyRule(policies []PolicyRule, approvals []ApprovalRule, f func(m *Match, reportOnly bool) bool) bool {
 	for i := range policies {
-		if policies[i].Match.needsFacts() {
+		if f(&policies[i].Match, policies[i].ReportOnly) {
 			return true
 		}
 	}
 	for i := range approvals {
-		if approvals[i].Match.needsFacts() {
+		if f(&approvals[i].Match, approvals[i].ReportOnly) {
 			return true
 		}
 	}

@@ -50,6 +50,11 @@ var methodEffects = map[string][]string{
 // methods' effects, then what each reading of the path adds as a
 // Kubernetes API path. Readings can only add effects, never take one away.
 func effects(r *http.Request, actions, targets []string) []string {
+	if len(actions) == 1 && !anyAPIPath(targets) {
+		if e, ok := methodEffects[actions[0]]; ok {
+			return e // shared, never appended to in place (len == cap): a plain request allocates nothing here
+		}
+	}
 	var out []string
 	for _, m := range actions {
 		if e, ok := methodEffects[strings.ToUpper(m)]; ok {
@@ -69,4 +74,15 @@ func effects(r *http.Request, actions, targets []string) []string {
 		}
 	}
 	return out
+}
+
+// anyAPIPath reports whether a reading of the path may be a Kubernetes API
+// path (kubePath is asked only then).
+func anyAPIPath(targets []string) bool {
+	for _, t := range targets {
+		if strings.HasPrefix(t, "/api") {
+			return true
+		}
+	}
+	return false
 }
