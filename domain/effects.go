@@ -75,8 +75,8 @@ func IsEffect(name string) bool {
 }
 
 // AddEffects returns effects with each of more appended that it does not
-// hold yet (upper case as given), keeping the first-seen order: the way an
-// analyzer collects a statement's effects.
+// hold yet (as given), keeping the first-seen order: the way an analyzer
+// collects a statement's effects (Merge uses it for every list).
 func AddEffects(effects []string, more ...string) []string {
 next:
 	for _, m := range more {
@@ -88,4 +88,22 @@ next:
 		effects = append(effects, m)
 	}
 	return effects
+}
+
+// UnreadRun is the analysis of code that runs without any analyzer having
+// read it: an EXECUTE of a name no PREPARE the listener saw defined, a
+// PREPARE from a variable, a protocol-level execute of a statement the
+// listener never saw, an RPC it cannot follow. UNKNOWN, and RUNS_CODE
+// because whatever it is runs. Each call returns new slices.
+func UnreadRun() Analysis {
+	return Analysis{Actions: []string{ActionUnknown}, Effects: []string{EffectRunsCode, EffectUnknown}}
+}
+
+// Merge returns a with what b adds: each of its lists (Actions, Targets,
+// Functions, Effects) followed by b's entries it does not hold yet. It
+// shares no slice with a or b. Parts are not merged.
+func Merge(a, b Analysis) Analysis {
+	join := func(x, y []string) []string { return AddEffects(append([]string(nil), x...), y...) }
+	return Analysis{Actions: join(a.Actions, b.Actions), Targets: join(a.Targets, b.Targets),
+		Functions: join(a.Functions, b.Functions), Effects: join(a.Effects, b.Effects)}
 }

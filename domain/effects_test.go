@@ -1,6 +1,9 @@
 package domain
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestMatchEffects(t *testing.T) {
 	for _, c := range []struct {
@@ -29,5 +32,17 @@ func TestEffectsVocabulary(t *testing.T) {
 	got := AddEffects([]string{EffectDelete}, EffectUnbounded, EffectDelete, EffectUnbounded)
 	if len(got) != 2 || got[0] != EffectDelete || got[1] != EffectUnbounded {
 		t.Fatalf("AddEffects = %v, want [DELETE UNBOUNDED]", got)
+	}
+}
+
+func TestMergeAddsWhatIsNew(t *testing.T) {
+	a := Analysis{Actions: []string{"EXECUTE"}, Targets: []string{"t"}}
+	got := Merge(a, Analysis{Actions: []string{"DELETE", "EXECUTE"}, Targets: []string{"t", "u"}, Functions: []string{"f"}, Effects: []string{EffectDelete}})
+	if strings.Join(got.Actions, ",") != "EXECUTE,DELETE" || strings.Join(got.Targets, ",") != "t,u" ||
+		strings.Join(got.Functions, ",") != "f" || strings.Join(got.Effects, ",") != "DELETE" {
+		t.Fatalf("Merge = %+v", got)
+	}
+	if got.Actions[0] = "X"; a.Actions[0] != "EXECUTE" {
+		t.Fatal("Merge shares a slice with its first argument")
 	}
 }

@@ -65,23 +65,14 @@ func sqlReading(stmts []analyzerkit.Statement, preps []prepared, err error) read
 			if !ok {
 				// As the listeners read an EXECUTE of a name they never
 				// saw prepared: unknown code runs.
-				ran = domain.Analysis{Actions: []string{domain.ActionUnknown},
-					Effects: []string{domain.EffectRunsCode, domain.EffectUnknown}}
+				ran = domain.UnreadRun()
 				r.unread = "EXECUTE of a statement prepared before this text (explain has no session)"
 			}
-			a = merge(a, ran)
+			a = domain.Merge(a, ran)
 		}
 		r.parts = append(r.parts, a)
 	}
 	return r
-}
-
-// merge returns a with b's lists appended (duplicates dropped).
-func merge(a, b domain.Analysis) domain.Analysis {
-	return domain.Analysis{Actions: domain.AddEffects(append([]string(nil), a.Actions...), b.Actions...),
-		Targets:   domain.AddEffects(append([]string(nil), a.Targets...), b.Targets...),
-		Functions: domain.AddEffects(append([]string(nil), a.Functions...), b.Functions...),
-		Effects:   domain.AddEffects(append([]string(nil), a.Effects...), b.Effects...)}
 }
 
 // statements reads an analyzer's statements into sqlReading's input, each

@@ -182,8 +182,7 @@ func (s *session) addResult(u *unit, res analyzer.Result) {
 func (s *session) unknownCall(u *unit, renders *[]string, c tds.RPCCall, why string) {
 	// It runs a text the listener does not see: UNKNOWN, and a body
 	// nobody read (docs/rules.md, RUNS_CODE).
-	u.parts = append(u.parts, domain.Analysis{Actions: []string{domain.ActionUnknown},
-		Effects: []string{domain.EffectRunsCode, domain.EffectUnknown}})
+	u.parts = append(u.parts, domain.UnreadRun())
 	if u.why == "" {
 		u.why = why
 	}

@@ -116,7 +116,7 @@ func (s *session) followFailed(res analyzer.Result) error {
 		case x.Prepare != nil:
 			name := strings.ToLower(x.Prepare.Name)
 			if old, ok := s.sqlPrepared[name]; ok {
-				s.sqlPrepared[name] = mergeAnalysis(old, x.Prepare.Analysis)
+				s.sqlPrepared[name] = domain.Merge(old, x.Prepare.Analysis)
 			} else {
 				s.sqlPrepared[name] = x.Prepare.Analysis
 			}
@@ -155,10 +155,9 @@ func (s *session) decide(set *app.ListenerSettings, res analyzer.Result, st app.
 				ran, ok = s.sqlPrepared[name]
 			}
 			if !ok { // SQL the listener never saw: it may do anything
-				ran = domain.Analysis{Actions: []string{domain.ActionUnknown},
-					Effects: []string{domain.EffectRunsCode, domain.EffectUnknown}}
+				ran = domain.UnreadRun()
 			}
-			parts[i] = mergeAnalysis(x.Analysis, ran)
+			parts[i] = domain.Merge(x.Analysis, ran)
 			// EXECUTE alone is RUNS_CODE (the analyzer cannot see the
 			// text); here the text is known: its effects are the ones.
 			parts[i].Effects = ran.Effects
@@ -189,13 +188,4 @@ func (s *session) deny(out app.Outcome, seq byte) error {
 		return err
 	}
 	return s.reply(seq, e)
-}
-
-// mergeAnalysis returns a with b's actions, targets, functions and effects
-// added.
-func mergeAnalysis(a, b domain.Analysis) domain.Analysis {
-	return domain.Analysis{Actions: append(append([]string(nil), a.Actions...), b.Actions...),
-		Targets:   append(append([]string(nil), a.Targets...), b.Targets...),
-		Functions: append(append([]string(nil), a.Functions...), b.Functions...),
-		Effects:   domain.AddEffects(append([]string(nil), a.Effects...), b.Effects...)}
 }

@@ -210,7 +210,7 @@ func (s *session) bind(b *pgproto3.Bind) *portal {
 // Execute's expectation: it confirms a PREPARE or DEALLOCATE that the
 // statement runs.
 func (s *session) execution(name string, exp *expect) *execution {
-	unknown := []domain.Analysis{analyzer.UnseenRun()}
+	unknown := []domain.Analysis{domain.UnreadRun()}
 	p := s.portalNamed(name)
 	if p == nil {
 		return &execution{st: app.Statement{Canonical: []byte("\x00hoop-portal-v1\x00" + name),

@@ -159,19 +159,19 @@ func (s *session) resolveOne(st analyzer.Statement, exp *expect, need, depth int
 		r.runs = append(r.runs, ran{st.Execute, p})
 		switch {
 		case p == nil:
-			a = merge(a, analyzer.UnseenRun())
+			a = domain.Merge(a, domain.UnreadRun())
 			if r.unread == "" {
 				r.unread = "EXECUTE " + quote(st.Execute) + " runs a prepared statement the listener never saw"
 			}
 		case p.prepare != nil:
-			a = merge(a, p.prepare.Analysis)
+			a = domain.Merge(a, p.prepare.Analysis)
 		case depth >= maxNesting:
 			if r.refuse == nil {
 				r.refuse = unanalysable("EXECUTE runs prepared statements that EXECUTE others, nested too deep to check")
 			}
 		default:
 			for _, inner := range p.res.Statements {
-				a = merge(a, s.resolveOne(inner, exp, need, depth+1, r))
+				a = domain.Merge(a, s.resolveOne(inner, exp, need, depth+1, r))
 			}
 		}
 	}
@@ -223,26 +223,4 @@ func (r *resolution) display() string {
 		fmt.Fprintf(&b, "\n-- EXECUTE %s runs: %s", x.name, x.stmt.query)
 	}
 	return b.String()
-}
-
-func merge(a, b domain.Analysis) domain.Analysis {
-	return domain.Analysis{Actions: union(a.Actions, b.Actions), Targets: union(a.Targets, b.Targets),
-		Functions: union(a.Functions, b.Functions), Effects: union(a.Effects, b.Effects)}
-}
-
-func union(a, b []string) []string {
-	out := append([]string(nil), a...)
-	for _, x := range b {
-		found := false
-		for _, y := range out {
-			if x == y {
-				found = true
-				break
-			}
-		}
-		if !found {
-			out = append(out, x)
-		}
-	}
-	return out
 }

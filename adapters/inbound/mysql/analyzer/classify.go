@@ -408,8 +408,7 @@ func (w *walker) prepare(v *ast.PrepareStmt) {
 	if v.SQLVar != nil {
 		w.Act(domain.ActionUnknown)
 		w.effect(domain.EffectRunsCode) // a text the analyzer never sees
-		p.Analysis = domain.Analysis{Actions: []string{domain.ActionUnknown},
-			Effects: []string{domain.EffectRunsCode, domain.EffectUnknown}}
+		p.Analysis = domain.UnreadRun()
 		return
 	}
 	if w.nest >= maxNesting {

@@ -36,15 +36,6 @@ type Statement struct {
 	constants bool
 }
 
-// UnseenRun is the analysis of a statement that runs without the analyzer
-// having read it (an EXECUTE of a name no PREPARE it saw defined, an Execute
-// of a portal or prepared statement the listener never saw): UNKNOWN, and
-// RUNS_CODE because whatever it is runs now.
-func UnseenRun() domain.Analysis {
-	return domain.Analysis{Actions: []string{domain.ActionUnknown},
-		Effects: []string{domain.EffectRunsCode, domain.EffectUnknown}}
-}
-
 // Prepared is a PREPARE's name and query.
 type Prepared struct {
 	Name     string

@@ -15,7 +15,7 @@ import (
 
 // textEffects returns the effects of every statement of sql as a session
 // that saw only sql would resolve them: an EXECUTE adds what a PREPARE
-// earlier in the text read, or UnseenRun's effects.
+// earlier in the text read, or domain.UnreadRun's effects.
 func textEffects(sql string) []string {
 	var out []string
 	prepared := map[string]domain.Analysis{}
@@ -27,7 +27,7 @@ func textEffects(sql string) []string {
 		if st.Execute != "" {
 			p, ok := prepared[st.Execute]
 			if !ok {
-				p = UnseenRun()
+				p = domain.UnreadRun()
 			}
 			out = domain.AddEffects(out, p.Effects...)
 		}
