@@ -61,7 +61,7 @@ func lexEach(sql string, emit func(token)) (unterminated bool) {
 	for i < n {
 		c := sql[i]
 		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r': // the grammar's SPACE; \f and \v are not
 			i++
 		case c == '-' && i+1 < n && sql[i+1] == '-':
 			for i < n && sql[i] != '\n' && sql[i] != '\r' {
