@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/domain/masking"
 	"github.com/hoophq/sidecar/ports"
 )
 
@@ -76,6 +77,9 @@ type ListenerSettings struct {
 	IdentityKeys []string
 	Policies     []domain.PolicyRule
 	Approvals    []domain.ApprovalRule
+	// Masking is the listener's masking rules (nil: it masks nothing and
+	// reads no result; docs/masking.md). See MaskPlan.
+	Masking *masking.Set
 }
 
 // Protocol is one listener protocol (http, postgres, grpc…). An adapter

@@ -20,12 +20,19 @@ type AuditEvent struct {
 	// deny_uncheckable, deny_shutdown, client_gone, wait_canceled,
 	// forward_approved, settle_accepted, settle_refused; or would_deny,
 	// would_hold for a report-only rule that matched (Rule names it; the
-	// statement's own decision follows on its own line).
+	// statement's own decision follows on its own line); or masked,
+	// mask_withheld after a result that masking rules touched.
 	Decision   string `json:"decision"`
 	Rule       string `json:"rule,omitempty"`
 	ApprovalID string `json:"approval_id,omitempty"`
 	Status     string `json:"status,omitempty"`
 	Error      string `json:"error,omitempty"`
+	// Masked is, on a "masked" line (written when a statement's result has
+	// been sent), how many values each masking rule masked in it;
+	// Uninspected how many values a best_effort rule sent unread. A result
+	// a strict rule refused is a "mask_withheld" line with Error.
+	Masked      map[string]int `json:"masked,omitempty"`
+	Uninspected int            `json:"uninspected,omitempty"`
 }
 
 // AuditSink records decisions. Record must not block the statement for long

@@ -29,3 +29,13 @@ func (NoMetrics) ApprovalFiled(string) {}
 
 // Claim does nothing.
 func (NoMetrics) Claim(string, bool) {}
+
+// MaskingMetrics is implemented by a Metrics that also counts masking
+// (docs/masking.md): the gate asks for it with a type assertion, so a
+// Metrics without it counts nothing of masking.
+type MaskingMetrics interface {
+	// Masked counts values masked by one rule on a listener.
+	Masked(listener, rule string, values int)
+	// Uninspected counts values sent unread under a best_effort rule.
+	Uninspected(listener string, values int)
+}

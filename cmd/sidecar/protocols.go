@@ -35,19 +35,19 @@ var registry = []registered{
 	{func(l *slog.Logger) app.Protocol { return grpclistener.New(l) }, config.Checks{IdentityKeys: true,
 		Unread: nil}, // a call's effect is read from its method name; nothing runs unread
 		one(grpclistener.Explain)},
-	{func(l *slog.Logger) app.Protocol { return httplistener.New(l) }, config.Checks{IdentityKeys: true,
+	{func(l *slog.Logger) app.Protocol { return httplistener.New(l) }, config.Checks{IdentityKeys: true, Masking: true,
 		Unread: nil}, // a request's effect is its method's; nothing runs unread
 		one(httplistener.Explain)},
-	{func(l *slog.Logger) app.Protocol { return mongodb.New(l) }, config.Checks{ClientCertificates: true,
+	{func(l *slog.Logger) app.Protocol { return mongodb.New(l) }, config.Checks{ClientCertificates: true, Masking: true,
 		Unread: []string{"find with $where", "mapReduce", "aggregate with $function or $accumulator"}},
 		explainMongoDB},
-	{func(l *slog.Logger) app.Protocol { return mssql.New(l) }, config.Checks{
+	{func(l *slog.Logger) app.Protocol { return mssql.New(l) }, config.Checks{Masking: true,
 		Unread: []string{"EXEC of a stored procedure", "EXEC (@sql)", "sp_executesql @sql"}},
 		explainMSSQL},
-	{func(l *slog.Logger) app.Protocol { return mysql.New(l) }, config.Checks{
+	{func(l *slog.Logger) app.Protocol { return mysql.New(l) }, config.Checks{Masking: true,
 		Unread: []string{"CALL of a stored procedure", "PREPARE … FROM @var then EXECUTE"}},
 		explainMySQL},
-	{func(l *slog.Logger) app.Protocol { return postgres.New(l) }, config.Checks{
+	{func(l *slog.Logger) app.Protocol { return postgres.New(l) }, config.Checks{Masking: true,
 		Unread: []string{"DO $$…$$", "CALL of a procedure", "SELECT of a user function (its body)"}},
 		explainPostgres},
 }

@@ -48,6 +48,7 @@ func Settings(f *File) []app.ListenerSettings {
 		for _, n := range l.PolicyRules {
 			s.Policies = append(s.Policies, policies[n])
 		}
+		s.Masking = maskingSet(f, l.MaskingRules)
 		if l.TLS != nil {
 			s.TLS = app.TLSServer{CertFile: l.TLS.CertFile, KeyFile: l.TLS.KeyFile, ClientCAFile: l.TLS.ClientCAFile}
 		}

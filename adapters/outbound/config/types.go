@@ -18,7 +18,10 @@ type File struct {
 	// ApprovalRules and PolicyRules are named here and referenced by listeners.
 	ApprovalRules []ApprovalRule `yaml:"approval_rules"`
 	PolicyRules   []PolicyRule   `yaml:"policy_rules"`
-	Listeners     []Listener     `yaml:"listeners"`
+	// MaskingRules are named here and referenced by listeners
+	// (docs/masking.md).
+	MaskingRules []MaskingRule `yaml:"masking_rules"`
+	Listeners    []Listener    `yaml:"listeners"`
 }
 
 // ControlPlane is where approvals live. The token comes from an environment
@@ -97,6 +100,31 @@ type PolicyRule struct {
 	ReportOnly bool `yaml:"report_only"`
 }
 
+// MaskingRule says which values of results an agent reads masked
+// (domain/masking.Rule; docs/masking.md).
+type MaskingRule struct {
+	Name string `yaml:"name"`
+	// Match, when set, limits the rule to the results of the statements it
+	// matches (targets, identities, …).
+	Match *Match `yaml:"match"`
+	// Entities are Presidio's entity names, found inside text values.
+	Entities []string `yaml:"entities"`
+	// Columns are dotted globs of result columns or document/JSON fields
+	// masked whole.
+	Columns []string `yaml:"columns"`
+	// Strategy: redact, mask, partial or hash.
+	Strategy string `yaml:"strategy"`
+	// KeepLast is how many trailing letters and digits partial shows.
+	KeepLast int `yaml:"keep_last"`
+	// KeyEnv or KeyFile holds the hash strategy's key (16 bytes or more),
+	// never the file itself.
+	KeyEnv  string `yaml:"key_env"`
+	KeyFile string `yaml:"key_file"`
+	// Mode: strict (default) or best_effort, for a value the listener
+	// cannot read.
+	Mode string `yaml:"mode"`
+}
+
 // TLSServer is TLS offered to clients.
 type TLSServer struct {
 	CertFile string `yaml:"cert_file"`
@@ -136,12 +164,15 @@ type Listener struct {
 	// WaitTimeout bounds wait mode; default 10m.
 	WaitTimeout string `yaml:"wait_timeout"`
 	// SpendApprovalOn: "sent" (default) or "accepted".
-	SpendApprovalOn string     `yaml:"spend_approval_on"`
-	ApprovalRules   []string   `yaml:"approval_rules"`
-	PolicyRules     []string   `yaml:"policy_rules"`
-	IdentityKeys    []string   `yaml:"identity_keys"`
-	TLS             *TLSServer `yaml:"tls"`
-	UpstreamTLS     *TLSClient `yaml:"upstream_tls"`
+	SpendApprovalOn string   `yaml:"spend_approval_on"`
+	ApprovalRules   []string `yaml:"approval_rules"`
+	PolicyRules     []string `yaml:"policy_rules"`
+	// MaskingRules name the masking rules applied to this listener's
+	// results, in order (the first column rule that matches a field wins).
+	MaskingRules []string   `yaml:"masking_rules"`
+	IdentityKeys []string   `yaml:"identity_keys"`
+	TLS          *TLSServer `yaml:"tls"`
+	UpstreamTLS  *TLSClient `yaml:"upstream_tls"`
 	// X509Logins (mongodb): the client certificate subjects logged in
 	// upstream with MONGODB-X509, each with its upstream certificate.
 	X509Logins []X509Login `yaml:"x509_logins"`

@@ -57,6 +57,8 @@ type Checks struct {
 	// Upstream returns an error for an upstream it cannot use
 	// (app.UpstreamChecker).
 	Upstream func(upstream string) error
+	// Masking: its listeners mask results (masking_rules; docs/masking.md).
+	Masking bool
 	// Unread names, as examples a person recognises, the statements whose
 	// body its analyzer does not read (they carry RUNS_CODE): what a rule on
 	// DELETE or DROP lets through unless RUNS_CODE is held too (Warnings).
@@ -129,6 +131,7 @@ func Validate(f *File, protocols Protocols) Errors {
 		v.ruleName(p, r.Name, policies)
 		v.match(p+".match", r.Match)
 	}
+	masks := v.maskingRules(f.MaskingRules)
 	known := map[string]bool{}
 	var served []string
 	for p := range protocols {
@@ -183,6 +186,15 @@ func Validate(f *File, protocols Protocols) Errors {
 			if !policies[r] {
 				v.add(fmt.Sprintf("%s.policy_rules[%d]", p, j), fmt.Sprintf("no policy rule is named %q", r))
 			}
+		}
+		for j, r := range l.MaskingRules {
+			if !masks[r] {
+				v.add(fmt.Sprintf("%s.masking_rules[%d]", p, j), fmt.Sprintf("no masking rule is named %q", r))
+			}
+		}
+		if len(l.MaskingRules) > 0 && known[l.Protocol] && !protocols[l.Protocol].Masking {
+			v.add(p+".masking_rules", fmt.Sprintf("a %s listener cannot mask: it cannot read the values of its "+
+				"results (docs/masking.md); %s mask", l.Protocol, onlyListeners(protocols, func(c Checks) bool { return c.Masking })))
 		}
 		if len(l.IdentityKeys) > 0 && known[l.Protocol] && !protocols[l.Protocol].IdentityKeys {
 			v.add(p+".identity_keys", fmt.Sprintf("%s read identity_keys (headers, metadata); "+

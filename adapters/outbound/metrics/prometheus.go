@@ -18,10 +18,15 @@ type Prometheus struct {
 	cpLatency  *prometheus.HistogramVec
 	cpErrors   *prometheus.CounterVec
 	auditDrops prometheus.Counter
+	masked     *prometheus.CounterVec
+	unread     *prometheus.CounterVec
 	registry   *prometheus.Registry
 }
 
-var _ ports.Metrics = (*Prometheus)(nil)
+var (
+	_ ports.Metrics        = (*Prometheus)(nil)
+	_ ports.MaskingMetrics = (*Prometheus)(nil)
+)
 
 // New registers the metrics on a new registry, with the Go and process
 // collectors.
@@ -43,8 +48,12 @@ func New() *Prometheus {
 			[]string{"call", "kind"}),
 		auditDrops: prometheus.NewCounter(prometheus.CounterOpts{Name: "hoop_sidecar_audit_dropped_total",
 			Help: "Allow lines of the audit trail dropped because its writer could not keep up (denials and approvals are never dropped)."}),
+		masked: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hoop_sidecar_masked_values_total",
+			Help: "Values masked in results before the agent read them, by listener and masking rule."}, []string{"listener", "rule"}),
+		unread: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hoop_sidecar_masking_uninspected_total",
+			Help: "Values a best_effort masking rule could not read and sent as they were, by listener."}, []string{"listener"}),
 	}
-	r.MustRegister(m.statements, m.filed, m.claims, m.cpLatency, m.cpErrors, m.auditDrops,
+	r.MustRegister(m.statements, m.filed, m.claims, m.cpLatency, m.cpErrors, m.auditDrops, m.masked, m.unread,
 		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	return m
 }
@@ -52,6 +61,16 @@ func New() *Prometheus {
 // Statement counts hoop_sidecar_statements_total{listener, decision}.
 func (m *Prometheus) Statement(listener, decision string) {
 	m.statements.WithLabelValues(listener, decision).Inc()
+}
+
+// Masked counts hoop_sidecar_masked_values_total{listener, rule}.
+func (m *Prometheus) Masked(listener, rule string, values int) {
+	m.masked.WithLabelValues(listener, rule).Add(float64(values))
+}
+
+// Uninspected counts hoop_sidecar_masking_uninspected_total{listener}.
+func (m *Prometheus) Uninspected(listener string, values int) {
+	m.unread.WithLabelValues(listener).Add(float64(values))
 }
 
 // ApprovalFiled counts hoop_sidecar_approvals_filed_total{listener}.

@@ -1,0 +1,226 @@
+package masking
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Plan is the masking of one statement's results, from Set.For. It is
+// used by one goroutine (the listener's relay of that statement's
+// answer) and counts what it masked.
+type Plan struct {
+	rules  []*rule
+	counts []int
+	kinds  []kindRule // every entity some rule asks for, first rule wins
+	fields map[string]*Field
+	// Uninspected counts the values sent unread under best_effort.
+	Uninspected int
+}
+
+func (p *Plan) add(r *rule) {
+	i := len(p.rules)
+	p.rules = append(p.rules, r)
+	p.counts = append(p.counts, 0)
+	for _, e := range r.entities {
+		if !p.hasEntity(e) {
+			p.kinds = append(p.kinds, kindRule{e, i})
+		}
+	}
+	// Keep the entities in the order overlaps are settled.
+	ordered := p.kinds[:0:0]
+	for _, e := range entities {
+		for _, k := range p.kinds {
+			if k.e == e {
+				ordered = append(ordered, k)
+			}
+		}
+	}
+	p.kinds = ordered
+}
+
+func (p *Plan) hasEntity(e *entity) bool {
+	for _, k := range p.kinds {
+		if k.e == e {
+			return true
+		}
+	}
+	return false
+}
+
+// Field is how the values at one column or field path are masked: by a
+// column rule as a whole, or by the entities found inside them.
+type Field struct {
+	plan  *Plan
+	path  string
+	whole int // index of the column rule that masks the value whole, or -1
+	kinds []kindRule
+}
+
+// Field returns how values at path are masked, or nil when no rule of the
+// plan touches them (the listener passes them through unread).
+//
+// A path is a result column as [table, column] (table "" when the
+// protocol does not name it: postgres gives only an OID), a MongoDB
+// document field or a JSON body field as its keys from the root, array
+// indexes left out, or nil for a value with no name (a text body). A
+// column rule's glob matches a tail of the path (pathPattern.matches). A
+// nil *Plan returns nil.
+func (p *Plan) Field(path ...string) *Field {
+	if p == nil {
+		return nil
+	}
+	key := strings.Join(path, "\x00")
+	if f, ok := p.fields[key]; ok {
+		return f
+	}
+	f := &Field{plan: p, path: strings.Join(path, "."), whole: -1, kinds: p.kinds}
+	if len(path) > 0 {
+	rules:
+		for i, r := range p.rules {
+			for _, c := range r.columns {
+				if c.matches(path) {
+					f.whole = i
+					break rules
+				}
+			}
+		}
+	}
+	if f.whole < 0 && len(f.kinds) == 0 {
+		f = nil
+	}
+	if p.fields == nil {
+		p.fields = map[string]*Field{}
+	}
+	if len(p.fields) < 4096 { // a document with ever new keys does not grow it without bound
+		p.fields[key] = f
+	}
+	return f
+}
+
+// Whole reports whether a column rule masks the field's values whole: a
+// value of a type that cannot hold the masked text (a number, a date)
+// becomes NULL, or the listener refuses the result where its protocol
+// cannot send NULL there.
+func (f *Field) Whole() bool { return f != nil && f.whole >= 0 }
+
+// Text masks one text value: the whole value under a column rule, else
+// each entity found in it. It returns the value to send and whether it
+// differs from v; the masked text is appended to dst[:0] (pass nil to
+// allocate). v is not modified.
+func (f *Field) Text(dst, v []byte) ([]byte, bool) {
+	if f == nil {
+		return v, false
+	}
+	if f.whole >= 0 {
+		f.plan.counts[f.whole]++
+		return f.plan.rules[f.whole].apply(dst[:0], v, ""), true
+	}
+	spans := findSpans(string(v), f.kinds)
+	if len(spans) == 0 {
+		return v, false
+	}
+	out, at := dst[:0], 0
+	for _, sp := range spans {
+		out = append(out, v[at:sp.start]...)
+		out = f.plan.rules[sp.rule].apply(out, v[sp.start:sp.end], sp.entity)
+		f.plan.counts[sp.rule]++
+		at = sp.end
+	}
+	return append(out, v[at:]...), true
+}
+
+// NonText decides a value of a type that cannot hold masked text (a
+// number, a date, a UUID), given as the text the server would print for
+// it: true when it must be sent as NULL instead, because a column rule
+// masks the field whole or an entity is found in that text (a card number
+// kept in a bigint column).
+func (f *Field) NonText(v []byte) bool {
+	if f == nil {
+		return false
+	}
+	if f.whole >= 0 {
+		f.plan.counts[f.whole]++
+		return true
+	}
+	spans := findSpans(string(v), f.kinds)
+	for _, sp := range spans {
+		f.plan.counts[sp.rule]++
+	}
+	return len(spans) > 0
+}
+
+// Unreadable decides a value the listener cannot read (its type is not
+// known, it is over the size the listener inspects, its encoding cannot be
+// decoded); what says why, for the error. Under a column rule the value
+// becomes NULL (null true): nothing need be read to hide it whole.
+// Otherwise, when a rule that must look inside it is strict, err is an
+// *UnreadableError and the listener refuses the rest of the result with a
+// native error; under best_effort the value is sent as it is and counted
+// in Plan.Uninspected.
+func (f *Field) Unreadable(what string) (null bool, err error) {
+	if f == nil {
+		return false, nil
+	}
+	if f.whole >= 0 {
+		f.plan.counts[f.whole]++
+		return true, nil
+	}
+	for _, k := range f.kinds {
+		if r := f.plan.rules[k.rule]; r.strict {
+			return false, &UnreadableError{Rule: r.name, Field: f.path, What: what}
+		}
+	}
+	f.plan.Uninspected++
+	return false, nil
+}
+
+// UnreadableError is a value a strict masking rule had to read and could
+// not: the listener sends it to the client as its protocol's error and
+// withholds the rest of the result.
+type UnreadableError struct {
+	Rule  string // the masking rule
+	Field string // the column or field path, "" for a body
+	What  string // why it could not be read
+}
+
+func (e *UnreadableError) Error() string {
+	where := ""
+	if e.Field != "" {
+		where = " of " + e.Field
+	}
+	return fmt.Sprintf("hoop: the result was withheld: masking rule %q could not read a value%s (%s); "+
+		"it masks in strict mode, so nothing is sent unread", e.Rule, where, e.What)
+}
+
+// Count is how many values one rule masked in one statement's results.
+type Count struct {
+	Rule   string
+	Values int
+}
+
+// Counts returns, per rule of the plan that masked something, how many
+// values it masked so far, in the rules' order.
+func (p *Plan) Counts() []Count {
+	if p == nil {
+		return nil
+	}
+	var out []Count
+	for i, n := range p.counts {
+		if n > 0 {
+			out = append(out, Count{p.rules[i].name, n})
+		}
+	}
+	return out
+}
+
+// Masked is the number of values masked so far.
+func (p *Plan) Masked() int {
+	if p == nil {
+		return 0
+	}
+	n := 0
+	for _, c := range p.counts {
+		n += c
+	}
+	return n
+}
