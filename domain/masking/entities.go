@@ -32,12 +32,19 @@ type entity struct {
 	// valid, when set, is asked of each candidate: text is the whole
 	// value, m the candidate's submatch offsets in it (m[0]:m[1] whole).
 	valid func(text string, m []int) bool
+	// within, when set, is the longest candidate in bytes: a candidate the
+	// guard refuses is searched for shorter ones that start and end at its
+	// separators (a card number followed by more digits, an IBAN followed by
+	// a capitalised word), each no longer than within.
+	within int
 }
 
 // textStats is what one pass over a text learns for the entities' cheap
 // tests.
 type textStats struct {
 	digits int
+	run    int  // most digits in one run joined by single ' ', '-' or '.'
+	iban   bool // two capitals then two digits somewhere
 	at     bool
 	dot    bool
 	colon  bool
@@ -46,9 +53,22 @@ type textStats struct {
 
 func statsOf(s string) textStats {
 	var st textStats
+	run := 0
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c >= '0' && c <= '9':
+		c := s[i]
+		switch {
+		case isDigit(c):
+			run++
+			st.run = max(st.run, run)
+		case (c == ' ' || c == '-' || c == '.') && i > 0 && isDigit(s[i-1]) && i+1 < len(s) && isDigit(s[i+1]):
+		default:
+			run = 0
+		}
+		if !st.iban && i+3 < len(s) && isUpper(c) && isUpper(s[i+1]) && isDigit(s[i+2]) && isDigit(s[i+3]) {
+			st.iban = true
+		}
+		switch {
+		case isDigit(c):
 			st.digits++
 		case c == '@':
 			st.at = true
@@ -94,15 +114,17 @@ var entities = []*entity{
 			`(?:\.[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?)*\.\p{L}{2,63}`),
 	},
 	{
-		name:  IBANCode,
-		may:   func(_ string, st *textStats) bool { return st.digits >= 4 },
-		re:    regexp.MustCompile(`\b[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]){11,30}\b`),
-		valid: func(t string, m []int) bool { return ibanValid(strings.ReplaceAll(t[m[0]:m[1]], " ", "")) },
+		name:   IBANCode,
+		may:    func(_ string, st *textStats) bool { return st.iban },
+		re:     regexp.MustCompile(`\b[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]){11,}\b`),
+		within: 34 * 2,
+		valid:  func(t string, m []int) bool { return ibanValid(strings.ReplaceAll(t[m[0]:m[1]], " ", "")) },
 	},
 	{
-		name: CreditCard,
-		may:  func(_ string, st *textStats) bool { return st.digits >= 13 },
-		re:   regexp.MustCompile(`\b[0-9](?:[ -]?[0-9]){12,18}\b`),
+		name:   CreditCard,
+		may:    func(_ string, st *textStats) bool { return st.run >= 13 },
+		re:     regexp.MustCompile(`\b[0-9](?:[ -]?[0-9]){12,}\b`),
+		within: 19 * 2,
 		valid: func(t string, m []int) bool {
 			d := onlyDigits(t[m[0]:m[1]])
 			return cardPrefix(d) && luhn(d)
@@ -110,7 +132,7 @@ var entities = []*entity{
 	},
 	{
 		name: USSSN,
-		may:  func(_ string, st *textStats) bool { return st.digits >= 9 },
+		may:  func(_ string, st *textStats) bool { return st.run >= 9 },
 		re:   regexp.MustCompile(`\b([0-9]{3})([- ])([0-9]{2})([- ])([0-9]{4})\b`),
 		valid: func(t string, m []int) bool {
 			if t[m[4]:m[5]] != t[m[8]:m[9]] { // the same separator twice
@@ -133,20 +155,26 @@ var entities = []*entity{
 		},
 	},
 	{
-		name: PhoneNumber,
-		may:  func(_ string, st *textStats) bool { return st.digits >= 7 },
-		re:   regexp.MustCompile(`(?:\+[0-9]{1,3}[ .-]?)?(?:\([0-9]{1,4}\)[ .-]?)?[0-9]{2,4}(?:[ .-][0-9]{2,5}){1,4}\b|\+[0-9]{8,15}\b`),
+		name:   PhoneNumber,
+		may:    func(_ string, st *textStats) bool { return st.digits >= 8 },
+		re:     regexp.MustCompile(`(?:\+[0-9]{1,3}[ .-]?)?(?:\([0-9]{1,4}\)[ .-]?)?[0-9]{2,4}(?:[ .-][0-9]{2,5}){1,4}\b|\+[0-9]{8,15}\b`),
+		within: 32,
 		valid: func(t string, m []int) bool {
 			s := t[m[0]:m[1]]
 			if !standsAlone(t, m[0], m[1]) {
 				return false
 			}
-			if n := len(onlyDigits(s)); n < 7 || n > 15 {
-				return false
-			}
-			region := "US"
+			// Without a country code a number is read as a US one: 10
+			// digits, or 11 with the leading 1 (NANP); with one, E.164's
+			// 8 to 15. Cheap, before the library's full check.
+			d, region := onlyDigits(s), "US"
 			if strings.HasPrefix(s, "+") {
 				region = ""
+				if len(d) < 8 || len(d) > 15 {
+					return false
+				}
+			} else if len(d) != 10 && !(len(d) == 11 && d[0] == '1') {
+				return false
 			}
 			num, err := phonenumbers.Parse(s, region)
 			return err == nil && phonenumbers.IsValidNumber(num)
@@ -195,16 +223,42 @@ func findSpans(s string, kinds []kindRule) []span {
 			if start == end {
 				continue
 			}
-			if e.valid != nil && !e.valid(s, m) {
+			if e.valid == nil || e.valid(s, m) {
+				if !overlaps(out, start, end) {
+					out = append(out, span{start, end, e.name, k.rule})
+				}
 				continue
 			}
-			if overlaps(out, start, end) {
-				continue
+			if e.within > 0 {
+				out = e.shorter(s, start, end, k.rule, out)
 			}
-			out = append(out, span{start, end, e.name, k.rule})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].start < out[j].start })
+	return out
+}
+
+// shorter appends to out the candidates inside s[start:end] that the
+// guard accepts, left to right, each the longest that starts after a
+// separator (or at start) and ends before one (or at end), no longer than
+// e.within bytes and overlapping nothing found before.
+func (e *entity) shorter(s string, start, end, rule int, out []span) []span {
+	sep := func(c byte) bool { return c == ' ' || c == '-' || c == '.' }
+	for a := start; a < end; a++ {
+		if sep(s[a]) || (a > start && !sep(s[a-1])) {
+			continue
+		}
+		best := -1
+		for b := a + 1; b <= end && b-a <= e.within; b++ {
+			if (b == end || sep(s[b])) && !sep(s[b-1]) && e.valid(s, []int{a, b}) {
+				best = b
+			}
+		}
+		if best > 0 && !overlaps(out, a, best) {
+			out = append(out, span{a, best, e.name, rule})
+			a = best
+		}
+	}
 	return out
 }
 

@@ -205,3 +205,21 @@ func TestCompileRefuses(t *testing.T) {
 		t.Error("no rules is not a nil set")
 	}
 }
+
+// A candidate the guard refuses is searched for shorter ones at its
+// separators: a card followed by more digits, two cards in a row, an IBAN
+// followed by a capitalised word.
+func TestShorterCandidates(t *testing.T) {
+	p := pii(t, Redact)
+	for in, want := range map[string]string{
+		"4111111111111111 10.1.1.1":           "<CREDIT_CARD> <IP_ADDRESS>",
+		"4111111111111111 4012888888881881":   "<CREDIT_CARD> <CREDIT_CARD>",
+		"12 4111 1111 1111 1111":              "12 <CREDIT_CARD>",
+		"GB82WEST12345698765432 AND MORE":     "<IBAN_CODE> AND MORE",
+		"ref 1234 5678 9012 3456 7890 1234 5": "ref 1234 5678 9012 3456 7890 1234 5",
+	} {
+		if got, _ := p.Field().Text(nil, []byte(in)); string(got) != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}
