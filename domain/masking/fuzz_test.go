@@ -1,17 +1,14 @@
 package masking
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/hoophq/sidecar/domain"
 )
 
-// FuzzText: for any text, no entity found in it is left in clear by
-// masking with every entity, under each strategy that hides the value, and
-// masking never panics. (An entity found in the output passes when its
-// text was in the input outside every entity found there: glued to a word,
-// it was no entity of its own, and masking a neighbour shows nothing new.)
+// FuzzText: for any text, masking with every entity leaves no entity in
+// the output (none found in the input, and none that masking a neighbour
+// set apart), under each strategy that hides the value, and never panics.
 func FuzzText(f *testing.F) {
 	for _, s := range []string{
 		"alice@example.com", "4111 1111 1111 1111", "4111 1111 1111 1112", "GB82 WEST 1234 5698 7654 32",
@@ -32,16 +29,8 @@ func FuzzText(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		for st, p := range plans {
 			out, _ := p.Field().Text(nil, []byte(in))
-			blanked := []byte(in)
-			for _, sp := range findSpans(in, p.kinds) {
-				for i := sp.start; i < sp.end; i++ {
-					blanked[i] = 0
-				}
-			}
-			for _, left := range findSpans(string(out), p.kinds) {
-				if text := string(out[left.start:left.end]); !strings.Contains(string(blanked), text) {
-					t.Fatalf("%s: %q -> %q still holds %s %q", st, in, out, left.entity, text)
-				}
+			if left := findSpans(string(out), p.kinds); len(left) > 0 {
+				t.Fatalf("%s: %q -> %q still holds %s %q", st, in, out, left[0].entity, out[left[0].start:left[0].end])
 			}
 		}
 	})

@@ -119,14 +119,31 @@ func (f *Field) Text(dst, v []byte) ([]byte, bool) {
 	if len(spans) == 0 {
 		return v, false
 	}
-	out, at := dst[:0], 0
+	out := f.replace(dst[:0], v, spans)
+	// Masking an entity can leave the text glued to it standing alone as
+	// another ("a@b.co4111111111111111": the card was part of a word until
+	// the email before it became '*'), so the result is read again until
+	// nothing is found; each pass masks at least one letter or digit.
+	for pass := 0; pass < 8; pass++ {
+		again := findSpans(string(out), f.kinds)
+		if len(again) == 0 {
+			break
+		}
+		out = f.replace(nil, out, again)
+	}
+	return out, true
+}
+
+// replace appends v to dst with each span masked by its rule, counting it.
+func (f *Field) replace(dst, v []byte, spans []span) []byte {
+	at := 0
 	for _, sp := range spans {
-		out = append(out, v[at:sp.start]...)
-		out = f.plan.rules[sp.rule].apply(out, v[sp.start:sp.end], sp.entity)
+		dst = append(dst, v[at:sp.start]...)
+		dst = f.plan.rules[sp.rule].apply(dst, v[sp.start:sp.end], sp.entity)
 		f.plan.counts[sp.rule]++
 		at = sp.end
 	}
-	return append(out, v[at:]...), true
+	return append(dst, v[at:]...)
 }
 
 // NonText decides a value of a type that cannot hold masked text (a
@@ -172,6 +189,26 @@ func (f *Field) Unreadable(what string) (null bool, err error) {
 	}
 	f.plan.Uninspected++
 	return false, nil
+}
+
+// Unreadable decides a whole result the listener cannot read (an http
+// body over the size it inspects, in an encoding it cannot decode, or only
+// a part of one), where no field path is known: any rule might have to
+// look inside. It returns an *UnreadableError naming the first strict rule
+// of the plan (the listener refuses the result with its native error), or
+// nil when every rule is best_effort (the result is sent as it is and
+// counted in Uninspected). A nil *Plan returns nil.
+func (p *Plan) Unreadable(what string) error {
+	if p == nil {
+		return nil
+	}
+	for _, r := range p.rules {
+		if r.strict {
+			return &UnreadableError{Rule: r.name, What: what}
+		}
+	}
+	p.Uninspected++
+	return nil
 }
 
 // UnreadableError is a value a strict masking rule had to read and could
