@@ -16,7 +16,7 @@ const maxCursors = 1 << 16
 // masked it: its settings and statement, so each getMore's batch is
 // masked by the same rules (app.MaskPlan, a fresh plan per batch) on
 // whichever connection it comes (drivers send getMore on any pooled
-// connection). A cursor is forgotten when a reply says it is exhausted
+// connection). A nil *cursors remembers nothing. A cursor is forgotten when a reply says it is exhausted
 // (cursor.id 0) or killCursors names it.
 type cursors struct {
 	n  atomic.Int32 // len(m), read without the lock: zero cost when nothing masks
@@ -49,6 +49,9 @@ func (src maskSource) job() *maskJob {
 
 // put remembers cursor id of l as opened by src.
 func (c *cursors) put(l *app.Listener, id int64, src maskSource) {
+	if c == nil {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
@@ -66,7 +69,7 @@ func (c *cursors) put(l *app.Listener, id int64, src maskSource) {
 
 // get returns what masks cursor id of l, if it is remembered.
 func (c *cursors) get(l *app.Listener, id int64) (maskSource, bool) {
-	if c.n.Load() == 0 {
+	if c == nil || c.n.Load() == 0 {
 		return maskSource{}, false
 	}
 	c.mu.Lock()
@@ -77,7 +80,7 @@ func (c *cursors) get(l *app.Listener, id int64) (maskSource, bool) {
 
 // drop forgets cursors ids of l.
 func (c *cursors) drop(l *app.Listener, ids ...int64) {
-	if c.n.Load() == 0 {
+	if c == nil || c.n.Load() == 0 {
 		return
 	}
 	c.mu.Lock()
