@@ -119,7 +119,8 @@ func TestMaskMongoshFind(t *testing.T) {
 }
 
 // Every batch of a cursor is masked (getMore, on whichever connection the
-// driver sends it), and findAndModify's value.
+// driver sends it), findAndModify's value and distinct's values (by the
+// column rule of the key's path too).
 func TestMaskMongoshBatchesAndFindAndModify(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -130,14 +131,19 @@ func TestMaskMongoshBatchesAndFindAndModify(t *testing.T) {
 print("docs " + all.length);
 printjson(all.map(d => d.contact.email));
 printjson(db.people.aggregate([{$match: {}}], {cursor: {batchSize: 3}}).toArray().map(d => d.card));
-printjson(db.people.findOneAndUpdate({_id: 1}, {$set: {seen: true}}));`)
+printjson(db.people.findOneAndUpdate({_id: 1}, {$set: {seen: true}}));
+printjson(db.people.distinct("contact.email"));
+printjson(db.people.distinct("payment.card"));`)
 	if !strings.Contains(out, "docs 25") {
 		t.Fatalf("mongosh did not read the 25 documents:\n%s", out)
 	}
 	if strings.Contains(out, "alice@") || strings.Contains(out, "4111 1111 1111 1111") {
 		t.Fatalf("a batch or findAndModify's value was sent in clear:\n%s", out)
 	}
-	if n := strings.Count(out, "*****@*******.***"); n < 26 {
-		t.Fatalf("want every email masked (25 in the find, 1 in findAndModify), got %d:\n%s", n, out)
+	if n := strings.Count(out, "*****@*******.***"); n < 27 {
+		t.Fatalf("want every email masked (25 in the find, 1 in findAndModify, 1 in distinct), got %d:\n%s", n, out)
+	}
+	if strings.Count(out, "'************1111'") != 2 || strings.Contains(out, "4111111111111111") {
+		t.Fatalf("findAndModify's payment.card and distinct of it must both be ************1111:\n%s", out)
 	}
 }

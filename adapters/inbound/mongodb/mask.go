@@ -32,9 +32,10 @@ var errBadBSON = errors.New("a document that is not valid BSON")
 //
 // Keys are never masked.
 type masker struct {
-	plan    *masking.Plan
-	path    []string // the walk's current path, reused
-	scratch []byte   // masked text, reused
+	plan     *masking.Plan
+	distinct []string // the path of a distinct's key, nil for another command
+	path     []string // the walk's current path, reused
+	scratch  []byte   // masked text, reused
 }
 
 // document appends doc, masked, to dst: the new dst and whether any value

@@ -103,7 +103,7 @@ func firstDoc(t *testing.T, msg []byte) bson.Raw {
 func TestMaskReplyTypes(t *testing.T) {
 	p := plan(t, wholeRule, piiRule)
 	in := opMsg(9, 0, cursorReply("firstBatch", 77, person()))
-	r, err := maskReply(in, p, 0)
+	r, err := maskReply(in, p, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,17 +149,17 @@ func TestMaskReplyTypes(t *testing.T) {
 
 // A reply with nothing to mask is sent as read (the same bytes); a
 // compressed reply that changes is compressed again with its compressor;
-// a checksum is recomputed; findAndModify's value and a legacy OP_REPLY
-// are masked too; an undecodable reply is an error.
+// a checksum is recomputed; findAndModify's value, a distinct's values
+// and a legacy OP_REPLY are masked too; an undecodable reply is an error.
 func TestMaskReplyForms(t *testing.T) {
 	p := plan(t, piiRule)
 	clean := opMsg(3, 0, cursorReply("firstBatch", 0, doc(func(b *bsoncore.DocumentBuilder) { b.AppendString("a", "b") })))
-	if r, err := maskReply(clean, p, 0); err != nil || &r.Msg[0] != &clean[0] {
+	if r, err := maskReply(clean, p, nil, 0); err != nil || &r.Msg[0] != &clean[0] {
 		t.Fatalf("a reply with nothing to mask was re-encoded (%v)", err)
 	}
 
 	in, _ := wire.Compress(opMsg(4, wire.ChecksumPresent, cursorReply("nextBatch", 0, person())), wire.CompressorZlib)
-	r, err := maskReply(in, p, 0)
+	r, err := maskReply(in, p, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestMaskReplyForms(t *testing.T) {
 		b.AppendDocument("lastErrorObject", doc(func(l *bsoncore.DocumentBuilder) { l.AppendInt32("n", 1) })).
 			AppendDocument("value", person()).AppendDouble("ok", 1)
 	}))
-	if r, err = maskReply(fam, p, 0); err != nil {
+	if r, err = maskReply(fam, p, nil, 0); err != nil {
 		t.Fatal(err)
 	}
 	if s := firstDoc(t, r.Msg).Lookup("email").StringValue(); s != "<EMAIL_ADDRESS>" {
@@ -183,7 +183,7 @@ func TestMaskReplyForms(t *testing.T) {
 	}
 
 	legacy := (&wire.Reply{Header: wire.Header{RequestID: 6, ResponseTo: 2}, Documents: []bsoncore.Document{cursorReply("firstBatch", 0, person())}}).Append(nil)
-	if r, err = maskReply(legacy, p, 0); err != nil {
+	if r, err = maskReply(legacy, p, nil, 0); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := wire.DecodeReply(r.Msg)
@@ -191,9 +191,20 @@ func TestMaskReplyForms(t *testing.T) {
 		t.Fatalf("OP_REPLY not masked: %v", err)
 	}
 
+	distinct := opMsg(8, 0, doc(func(b *bsoncore.DocumentBuilder) {
+		b.AppendArray("values", bsoncore.NewArrayBuilder().AppendString("alice@example.com").AppendInt64(4111111111111111).Build()).AppendDouble("ok", 1)
+	}))
+	if r, err = maskReply(distinct, p, []string{"contact", "email"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := wire.DecodeMsg(r.Msg)
+	if s := text(m.Body.Lookup("values")); s != `["<EMAIL_ADDRESS>",null]` {
+		t.Fatalf("distinct's values %s", s)
+	}
+
 	bad := opMsg(7, 0, cursorReply("firstBatch", 0, person()))
 	bad[bytes.Index(bad, []byte("email\x00"))-1] = 0x7f // an element type that does not exist
-	if _, err := maskReply(bad, p, 0); err == nil {
+	if _, err := maskReply(bad, p, nil, 0); err == nil {
 		t.Fatal("an undecodable reply was not refused")
 	}
 }

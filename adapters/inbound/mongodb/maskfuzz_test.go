@@ -13,8 +13,9 @@ import (
 
 // replyOf makes an upstream reply of kind form holding result document
 // d: a find's first batch, a compressed getMore batch with a checksum, a
-// findAndModify's value, a legacy OP_REPLY, or d itself taken as a whole
-// message (form 4 and up).
+// findAndModify's value, a legacy OP_REPLY, a distinct's values (d and
+// its bytes as a string), or d itself taken as a whole message (form 5
+// and up).
 func replyOf(d []byte, form uint8) []byte {
 	switch form {
 	case 0:
@@ -24,6 +25,10 @@ func replyOf(d []byte, form uint8) []byte {
 		return c
 	case 2:
 		return opMsg(5, 0, doc(func(b *bsoncore.DocumentBuilder) { b.AppendDocument("value", d).AppendDouble("ok", 1) }))
+	case 4:
+		return opMsg(6, 0, doc(func(b *bsoncore.DocumentBuilder) {
+			b.AppendArray("values", bsoncore.NewArrayBuilder().AppendDocument(d).AppendString(string(d)).Build()).AppendDouble("ok", 1)
+		}))
 	case 3:
 		return (&wire.Reply{Header: wire.Header{ResponseTo: 2}, Documents: []bsoncore.Document{cursorReply("firstBatch", 0, d)}}).Append(nil)
 	}
@@ -37,19 +42,19 @@ func replyOf(d []byte, form uint8) []byte {
 // nothing (no value matching an entity survived in clear); anything else
 // is refused, never a panic.
 func FuzzMaskReply(f *testing.F) {
-	for form := range uint8(4) {
+	for form := range uint8(5) {
 		f.Add([]byte(person()), form)
 	}
-	f.Add(opMsg(2, 0, cursorReply("firstBatch", 77, person())), uint8(4))
+	f.Add(opMsg(2, 0, cursorReply("firstBatch", 77, person())), uint8(5))
 	set, err := masking.Compile([]masking.Rule{{Name: "pii", Entities: masking.EntityNames(), Strategy: masking.Redact}})
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, d []byte, form uint8) {
-		if form < 4 && wire.ValidateDocument(d) != nil {
+		if form < 5 && wire.ValidateDocument(d) != nil {
 			return // the wire codec refuses it before masking
 		}
-		r, err := maskReply(replyOf(d, form), set.For(domain.Analysis{}, domain.Facts{}), 1<<20)
+		r, err := maskReply(replyOf(d, form), set.For(domain.Analysis{}, domain.Facts{}), []string{"k"}, 1<<20)
 		if err != nil {
 			return
 		}
@@ -73,7 +78,7 @@ func FuzzMaskReply(f *testing.F) {
 			}
 		}
 		again := set.For(domain.Analysis{}, domain.Facts{})
-		if _, err := maskReply(r.Msg, again, 1<<20); err != nil {
+		if _, err := maskReply(r.Msg, again, []string{"k"}, 1<<20); err != nil {
 			t.Fatalf("the masked reply is refused: %v", err)
 		}
 		if c := again.Counts(); len(c) != 0 {

@@ -16,9 +16,10 @@ import (
 // maskJob is the masking of one reply: the plan, and where it came from
 // (to mask the batches of the cursor it opens alike).
 type maskJob struct {
-	src     maskSource
-	plan    *masking.Plan
-	getMore int64 // the cursor a getMore continued, 0 for another command
+	src      maskSource
+	plan     *masking.Plan
+	getMore  int64    // the cursor a getMore continued, 0 for another command
+	distinct []string // the path of a distinct's key, nil for another command
 }
 
 // maskFor returns the masking of the reply to cmd, decided with set as
@@ -30,7 +31,13 @@ func maskFor(set *app.ListenerSettings, st app.Statement, cmd *command.Command) 
 	if set.Masking.NeedsFacts() {
 		st.Display = cmd.Display(app.MaxShownStatement)
 	}
-	return maskSource{set: set, st: st}.job()
+	job := maskSource{set: set, st: st}.job()
+	if job != nil && strings.EqualFold(cmd.Name, "distinct") {
+		if key, ok := cmd.Body.Lookup("key").StringValueOK(); ok {
+			job.distinct = strings.Split(key, ".")
+		}
+	}
+	return job
 }
 
 // continuation returns the masking of the reply to a getMore (the plan of
@@ -92,7 +99,7 @@ func (s *session) relayMasked(p *pending, head []byte, br *bufio.Reader, hdr wir
 		return err
 	}
 	s.inspect(p, msg)
-	r, err := maskReply(msg, job.plan, s.max())
+	r, err := maskReply(msg, job.plan, job.distinct, s.max())
 	var withheld error
 	switch {
 	case err == nil:

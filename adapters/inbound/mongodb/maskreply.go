@@ -19,11 +19,12 @@ type maskedReply struct {
 // within max bytes once decompressed), under plan: the documents of
 // cursor.firstBatch and cursor.nextBatch (find, aggregate, getMore and
 // the other cursor commands), value (findAndModify), and those of any
-// document sequence, each from its own root. A changed reply is encoded
+// document sequence, each from its own root; with distinct (the path of
+// a distinct's key) the values of a distinct reply, at that path. A changed reply is encoded
 // again (its checksum recomputed, compressed again with the same
 // compressor). An error means the reply could not be decoded: nothing of
 // it may be sent.
-func maskReply(msg []byte, plan *masking.Plan, max int) (maskedReply, error) {
+func maskReply(msg []byte, plan *masking.Plan, distinct []string, max int) (maskedReply, error) {
 	orig, err := wire.Decompress(msg, max)
 	if err != nil {
 		return maskedReply{}, err
@@ -32,7 +33,7 @@ func maskReply(msg []byte, plan *masking.Plan, max int) (maskedReply, error) {
 	if err != nil {
 		return maskedReply{}, err
 	}
-	m := &masker{plan: plan}
+	m := &masker{plan: plan, distinct: distinct}
 	out := maskedReply{Msg: msg}
 	var changed bool
 	switch h.OpCode {
@@ -98,7 +99,8 @@ func (m *masker) root(doc bsoncore.Document) (bsoncore.Document, bool, error) {
 }
 
 // reply masks a command reply's result documents (cursor.firstBatch,
-// cursor.nextBatch, value) and returns its cursor.id.
+// cursor.nextBatch, value; values of a distinct) and returns its
+// cursor.id.
 func (m *masker) reply(body bsoncore.Document) (bsoncore.Document, int64, bool, error) {
 	var id int64
 	if cur, ok := body.Lookup("cursor").DocumentOK(); ok {
@@ -108,6 +110,9 @@ func (m *masker) reply(body bsoncore.Document) (bsoncore.Document, int64, bool, 
 		switch {
 		case key == "value" && v.Type == bsoncore.TypeEmbeddedDocument:
 			return m.root(v.Data)
+		case key == "values" && v.Type == bsoncore.TypeArray && m.distinct != nil:
+			m.path = append(m.path[:0], m.distinct...)
+			return m.container(nil, v.Data, false)
 		case key == "cursor" && v.Type == bsoncore.TypeEmbeddedDocument:
 			return m.fields(nil, v.Data, func(key string, v bsoncore.Value) ([]byte, bool, error) {
 				if (key == "firstBatch" || key == "nextBatch") && v.Type == bsoncore.TypeArray {
