@@ -158,3 +158,39 @@ func TestNoMaskingRelaysUnread(t *testing.T) {
 		t.Fatalf("audit lines %+v without a masking rule", m)
 	}
 }
+
+// A reply over maxMessageSizeBytes that a strict rule covers is not read:
+// its bytes are skipped, the client gets error 125 in its place, and the
+// next reply on the connection arrives as sent. Under best_effort the same
+// reply is streamed unread and counted.
+func TestMaskReplyOverMax(t *testing.T) {
+	lenient := piiRule
+	lenient.Mode = masking.BestEffort
+	for _, rule := range []masking.Rule{piiRule, lenient} {
+		audit := &auditLines{}
+		l := maskListener(t, audit, rule)
+		big := reply(2, cursorReply("firstBatch", 0, person()))
+		next := reply(3, doc(func(b *bsoncore.DocumentBuilder) { b.AppendDouble("ok", 1) }))
+		var out bytes.Buffer
+		s := &session{l: l, log: slog.New(slog.DiscardHandler), client: fuzzConn{w: &out},
+			up: fuzzConn{r: bytes.NewReader(append(bytes.Clone(big), next...))}, cursors: &cursors{},
+			pending: map[int32]*pending{2: {mask: maskSource{set: l.Settings()}.job()}}}
+		s.maxSize.Store(int32(len(big) - 1))
+		s.relay()
+		got := replies(t, out.Bytes())
+		if len(got) != 2 || !bytes.HasSuffix(out.Bytes(), next) {
+			t.Fatalf("%s: want the answer to 2, then reply 3 as sent; got %d replies", rule.Mode, len(got))
+		}
+		code, _ := got[0].Body.Lookup("code").AsInt64OK()
+		m := audit.masking()
+		if rule.Mode == masking.BestEffort {
+			if !bytes.HasPrefix(out.Bytes(), big) || len(m) != 1 || m[0].Uninspected != 1 {
+				t.Fatalf("best_effort: want the reply unread and counted, audit %+v", m)
+			}
+			continue
+		}
+		if code != CodeWithheld || bytes.Contains(out.Bytes(), []byte("alice@")) || len(m) != 1 || m[0].Decision != "mask_withheld" {
+			t.Fatalf("strict: want error 125 and nothing of the reply (code %d, audit %+v)", code, m)
+		}
+	}
+}
