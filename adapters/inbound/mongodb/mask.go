@@ -82,17 +82,21 @@ func (m *masker) container(dst []byte, doc []byte, isDoc bool) ([]byte, bool, er
 // element appends element e (named key, at m.path) to dst, masked.
 func (m *masker) element(dst []byte, e bsoncore.Element, key string) ([]byte, bool, error) {
 	v := e.Value()
-	if v.Type == bsoncore.TypeArray {
+	f := m.plan.Field(m.path...)
+	switch {
+	case v.Type == bsoncore.TypeEmbeddedDocument && f.Whole():
+		f.NonText(nil) // counted
+		return bsoncore.AppendNullElement(dst, key), true, nil
+	case v.Type == bsoncore.TypeArray || v.Type == bsoncore.TypeEmbeddedDocument:
+		// A rule may name a field inside, whatever applies here.
 		at := len(dst)
 		dst = bsoncore.AppendHeader(dst, v.Type, key)
-		out, changed, err := m.container(dst, v.Data, false)
+		out, changed, err := m.container(dst, v.Data, v.Type == bsoncore.TypeEmbeddedDocument)
 		if err != nil || !changed {
 			return append(dst[:at], e...), false, err
 		}
 		return out, true, nil
-	}
-	f := m.plan.Field(m.path...)
-	if f == nil {
+	case f == nil:
 		return append(dst, e...), false, nil
 	}
 	switch v.Type {
@@ -113,18 +117,6 @@ func (m *masker) element(dst []byte, e bsoncore.Element, key string) ([]byte, bo
 		}
 		m.scratch = out[:0]
 		return bsoncore.AppendRegexElement(dst, key, string(out), options), true, nil
-	case bsoncore.TypeEmbeddedDocument:
-		if f.Whole() {
-			f.NonText(nil) // counted
-			return bsoncore.AppendNullElement(dst, key), true, nil
-		}
-		at := len(dst)
-		dst = bsoncore.AppendHeader(dst, v.Type, key)
-		out, changed, err := m.container(dst, v.Data, true)
-		if err != nil || !changed {
-			return append(dst[:at], e...), false, err
-		}
-		return out, true, nil
 	}
 	if f.NonText(m.numberText(v)) {
 		return bsoncore.AppendNullElement(dst, key), true, nil

@@ -213,3 +213,23 @@ func TestMaskReplyForms(t *testing.T) {
 func text(v interface{ String() string }) string {
 	return strings.NewReplacer(`\u003c`, "<", `\u003e`, ">").Replace(v.String())
 }
+
+// A column rule alone (no entity) reaches a field nested in documents and
+// arrays that no rule names on the way.
+func TestMaskColumnRuleNested(t *testing.T) {
+	p := plan(t, masking.Rule{Name: "mail", Columns: []string{"contact.email"}, Strategy: masking.Redact})
+	d := doc(func(b *bsoncore.DocumentBuilder) {
+		b.AppendDocument("customer", doc(func(c *bsoncore.DocumentBuilder) {
+			c.AppendArray("contact", bsoncore.NewArrayBuilder().AppendDocument(doc(func(x *bsoncore.DocumentBuilder) {
+				x.AppendString("email", "alice@example.com").AppendString("kind", "home")
+			})).Build())
+		}))
+	})
+	r, err := maskReply(opMsg(2, 0, cursorReply("firstBatch", 0, d)), p, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := text(firstDoc(t, r.Msg)); s != `{"customer": {"contact": [{"email": "<REDACTED>","kind": "home"}]}}` {
+		t.Fatalf("got %s", s)
+	}
+}
