@@ -29,6 +29,13 @@
 //     unless one needs a look: hello (maxMessageSizeBytes), authentication
 //     (the user is the identity once the upstream says ok), and replies
 //     that settle approvals claimed with spend_approval_on: accepted.
+//   - mask.go, maskreply.go, maskrelay.go, cursors.go: masking_rules
+//     (domain/masking): one result document masked by its field paths
+//     (mask.go), the documents of a reply found and the reply encoded
+//     again (maskreply.go), the relay of a masked reply with its audit
+//     line and the refusal of one it cannot read (maskrelay.go), and the
+//     cursors a masked command opened, so their getMore batches on any
+//     connection are masked alike (cursors.go).
 //   - transaction.go: a denial inside a transaction aborts it upstream;
 //     ask, the listener's own command to the upstream.
 //   - x509.go: MONGODB-X509 with tls.client_ca_file: the client's

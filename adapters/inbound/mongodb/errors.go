@@ -33,6 +33,9 @@ const (
 	// CodeAuthFailed is a MONGODB-X509 login the listener refuses
 	// (x509.go): 18 AuthenticationFailed.
 	CodeAuthFailed = 18
+	// CodeWithheld is a result a strict masking rule could not read, so
+	// none of it is sent (masking.UnreadableError): 125 CommandFailed.
+	CodeWithheld = 125
 )
 
 var codeNames = map[int32]string{
@@ -42,6 +45,7 @@ var codeNames = map[int32]string{
 	CodeOutOfMemory: "ExceededMemoryLimit",
 	CodeBadCommand:  "BadValue",
 	CodeAuthFailed:  "AuthenticationFailed",
+	CodeWithheld:    "CommandFailed",
 }
 
 // errorDoc is a command's error reply, as the server answers one:

@@ -4,7 +4,9 @@ import (
 	"log/slog"
 	"net"
 
+	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/internal/drain"
+	"github.com/hoophq/sidecar/internal/tlsconf"
 )
 
 // Protocol is the mongodb listener protocol: Name and Serve are
@@ -16,7 +18,10 @@ type Protocol struct {
 
 // New returns the mongodb protocol, logging to log (discarded when nil).
 func New(log *slog.Logger) *Protocol {
-	return &Protocol{drain.NewServer("mongodb", log, startup, startupEnded)}
+	c := &cursors{} // shared by the listeners' sessions: a getMore may come on any connection
+	return &Protocol{drain.NewServer("mongodb", log, func(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, log *slog.Logger) (*session, error) {
+		return startup(conn, l, certs, log, c)
+	}, startupEnded)}
 }
 
 // startupEnded logs a connection that ended before its first command

@@ -16,7 +16,8 @@ import (
 // a 16 MiB batch of a large find is never held whole; its length is not
 // bounded by maxMessageSizeBytes, which only bounds what the listener reads
 // whole) unless the request it
-// answers asked for a look (pending): a hello reply gives the
+// answers asked for a look (pending): a reply a masking rule covers is
+// masked (maskrelay.go), a hello reply gives the
 // upstream's maxMessageSizeBytes, an authentication step's reply confirms
 // the user, a reply to a command run with spend_approval_on: accepted
 // settles its approval, and the reply to the listener's own request
@@ -54,6 +55,12 @@ func (s *session) relay() {
 			continue
 		}
 		p := s.replied(hdr.ResponseTo)
+		if p != nil && p.mask != nil {
+			if err := s.relayMasked(p, head[:], br, hdr); err != nil {
+				return
+			}
+			continue
+		}
 		if p != nil && int(hdr.Length) > s.max() {
 			// Read whole only up to maxMessageSizeBytes; a larger answer to
 			// a hello, an authentication step or a settling command is

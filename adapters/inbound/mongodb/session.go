@@ -32,6 +32,7 @@ type session struct {
 	cr         *bufio.Reader
 	up         net.Conn
 	x509       *x509Auth // the client's certificate when the listener verifies them (tls.client_ca_file), else nil
+	cursors    *cursors  // the Protocol's: what masks each cursor a masked statement opened
 
 	// wmu serialises writes to the client: the relay's replies and this
 	// side's denials.
@@ -70,6 +71,7 @@ type pending struct {
 	user   string        // the user the conversation claimed when this step was sent
 	ticket *app.Ticket   // spend_approval_on: accepted: settle on the reply
 	own    chan []byte   // the listener's own request (ask): its reply goes here, never to the client
+	mask   *maskJob      // mask the reply's result documents (maskrelay.go)
 }
 
 // errMalformed is a message that breaks the wire protocol: the connection
@@ -244,14 +246,21 @@ func (s *session) decide(raw []byte, hdr wire.Header, cmd *command.Command, lega
 		p = &pending{user: s.noteAuth(cmd.Auth), auth: cmd.Auth}
 		return s.forward(raw, hdr, p, moreToCome)
 	case cmd.Continuation:
-		return s.forward(raw, hdr, nil, moreToCome)
+		if job := s.continuation(cmd); job != nil {
+			p = &pending{mask: job}
+		}
+		return s.forward(raw, hdr, p, moreToCome)
 	}
 	set := s.l.Settings()
-	out := s.check(set, cmd)
+	out, st := s.check(set, cmd)
 	if out.ClientGone {
 		return errClientGone
 	}
 	if out.Forward {
+		var mask *maskJob
+		if set.Masking != nil && !moreToCome {
+			mask = maskFor(set, st, cmd)
+		}
 		if out.Ticket != nil {
 			// Spent unless a proof gives it back (spend.go), at the latest
 			// when the connection ends (run).
@@ -272,7 +281,7 @@ func (s *session) decide(raw []byte, hdr wire.Header, cmd *command.Command, lega
 				return s.reply(hdr, legacy, errorDoc(CodeBadCommand, fmt.Sprintf(
 					"requestID %d is still awaiting the answer to an earlier request; resend this approved command with a new requestID", hdr.RequestID)))
 			}
-			err := s.forward(raw, hdr, &pending{ticket: out.Ticket}, false)
+			err := s.forward(raw, hdr, &pending{ticket: out.Ticket, mask: mask}, false)
 			if err != nil {
 				out.Ticket.GiveBack(domain.NotSent(err.Error()))
 			} else {
@@ -280,7 +289,10 @@ func (s *session) decide(raw []byte, hdr wire.Header, cmd *command.Command, lega
 			}
 			return err
 		}
-		return s.forward(raw, hdr, nil, moreToCome)
+		if mask != nil {
+			p = &pending{mask: mask}
+		}
+		return s.forward(raw, hdr, p, moreToCome)
 	}
 	if cmd.InTransaction {
 		s.abortTransaction(cmd)

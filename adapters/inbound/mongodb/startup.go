@@ -20,7 +20,7 @@ import (
 // handshake (hello, authentication) is a series of commands that session
 // relays. A client whose TLS handshake fails, or whose upstream cannot be
 // reached, is closed (there is no request yet to answer).
-func startup(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, log *slog.Logger) (*session, error) {
+func startup(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, log *slog.Logger, c *cursors) (*session, error) {
 	set := l.Settings()
 	client, err := serverTLS(conn, set.TLS, certs)
 	if err != nil {
@@ -51,6 +51,7 @@ func startup(conn net.Conn, l *app.Listener, certs *tlsconf.CertLoader, log *slo
 		cr:         bufio.NewReaderSize(client, 32<<10),
 		up:         up,
 		x509:       x,
+		cursors:    c,
 		pending:    map[int32]*pending{},
 	}
 	s.nextID.Store(1 << 30) // the listener's own requestIDs, far from drivers' counters

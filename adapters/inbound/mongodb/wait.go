@@ -16,12 +16,13 @@ var errClientGone = errors.New("the client hung up while its command waited for 
 // check asks the gate about st with set, the settings read once for this
 // command, through app.Listener.Decide with the session's Hold (holdFor).
 // The session's identity (the authenticated user), the client's address and
-// its return mode (appName) are filled in here.
-func (s *session) check(set *app.ListenerSettings, cmd *command.Command) app.Outcome {
+// its return mode (appName) are filled in here; the statement is returned
+// with the outcome (masking plans its reply with it).
+func (s *session) check(set *app.ListenerSettings, cmd *command.Command) (app.Outcome, app.Statement) {
 	st := statement(cmd)
 	st.Identity, st.Client, st.ReturnMode = s.identity(), s.clientAddr, s.returnMode.Load()
 	st.Canonicalize = cmd.CanonicalBytes // called by the gate only for a held command
-	return s.l.Decide(set, st, s.holdFor())
+	return s.l.Decide(set, st, s.holdFor()), st
 }
 
 // holdFor is what the session tells app.Listener.Decide, made once: while a

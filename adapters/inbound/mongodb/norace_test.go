@@ -1,0 +1,5 @@
+//go:build !race
+
+package mongodb
+
+const raceEnabled = false
