@@ -77,11 +77,3 @@ func (g *Gate) Masked(s *ListenerSettings, client, identity string, p *masking.P
 func (l *Listener) Masked(s *ListenerSettings, client, identity string, p *masking.Plan, withheld error) {
 	l.gate.Masked(s, client, identity, p, withheld)
 }
-
-// Masked is Gate.Masked for the listener's adapter, which holds the
-// Listener and not its gate: it records what p masked in one statement's
-// result once that result was sent (withheld: the error a strict rule
-// refused it with, or nil).
-func (l *Listener) Masked(s *ListenerSettings, client, identity string, p *masking.Plan, withheld error) {
-	l.gate.Masked(s, client, identity, p, withheld)
-}
