@@ -71,3 +71,10 @@ func (g *Gate) Masked(s *ListenerSettings, client, identity string, p *masking.P
 	g.Metrics.Statement(s.Name, e.Decision)
 	g.Audit.Record(e)
 }
+
+// Masked is Gate.Masked for a listener's adapter, which holds the Listener
+// and not its gate: call it once per statement whose result was sent with
+// a plan from MaskPlan (a nil plan records nothing).
+func (l *Listener) Masked(s *ListenerSettings, client, identity string, p *masking.Plan, withheld error) {
+	l.gate.Masked(s, client, identity, p, withheld)
+}

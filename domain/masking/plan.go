@@ -174,6 +174,26 @@ func (f *Field) Unreadable(what string) (null bool, err error) {
 	return false, nil
 }
 
+// Unreadable decides a whole result the listener cannot read (an http
+// body over the size it inspects, in an encoding it cannot decode, or only
+// a part of one), where no field path is known: any rule might have to
+// look inside. It returns an *UnreadableError naming the first strict rule
+// of the plan (the listener refuses the result with its native error), or
+// nil when every rule is best_effort (the result is sent as it is and
+// counted in Uninspected). A nil *Plan returns nil.
+func (p *Plan) Unreadable(what string) error {
+	if p == nil {
+		return nil
+	}
+	for _, r := range p.rules {
+		if r.strict {
+			return &UnreadableError{Rule: r.name, What: what}
+		}
+	}
+	p.Uninspected++
+	return nil
+}
+
 // UnreadableError is a value a strict masking rule had to read and could
 // not: the listener sends it to the client as its protocol's error and
 // withholds the rest of the result.
