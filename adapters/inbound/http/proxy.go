@@ -72,7 +72,8 @@ var pathOverrideHeaders = []string{"X-Original-URL", "X-Rewrite-URL"}
 func (h *handler) forward(w http.ResponseWriter, r *http.Request, s *app.ListenerSettings, held bool, ticket *app.Ticket,
 	plan *masking.Plan) {
 	defer ticket.Spend() // no-op once settled
-	var m *maskRun       // only with a plan: a request without one allocates nothing more
+	// m only with a plan: a request without one allocates nothing more.
+	var m *maskRun
 	if plan != nil {
 		m = &maskRun{plan: plan}
 		defer func() { h.l.Masked(s, r.RemoteAddr, "", m.plan, m.withheld) }()
