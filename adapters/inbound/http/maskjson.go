@@ -20,7 +20,6 @@ type jsonMasker struct {
 	keys *masking.Field // entities only: for object keys
 	path []string
 	out  []byte
-	tmp  []byte
 }
 
 // maskJSON returns doc with plan p applied and whether anything changed.
@@ -92,12 +91,11 @@ func (m *jsonMasker) text(f *masking.Field, raw []byte) {
 		_ = json.Unmarshal(raw, &d) // valid JSON: cannot fail
 		s = []byte(d)
 	}
-	masked, changed := f.Text(m.tmp, s)
+	masked, changed := maskText(f, s)
 	if !changed {
 		m.out = append(m.out, raw...)
 		return
 	}
-	m.tmp = masked
 	m.out = appendJSONString(m.out, masked)
 }
 
