@@ -1,9 +1,11 @@
 package httplistener_test
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -166,4 +168,34 @@ func TestMaskTextOpaqueAndRefusals(t *testing.T) {
 			}
 		}
 	})
+}
+
+// After a refused body the relayed connection carries the next request,
+// which is masked as usual.
+func TestMaskRefusalKeepsTheConnection(t *testing.T) {
+	base := maskedListener(t, bodies(t), pii)
+	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	br := bufio.NewReader(c)
+	for _, p := range []string{"/bad", "/text", "/br", "/json"} {
+		if _, err := io.WriteString(c, "GET "+p+" HTTP/1.1\r\nHost: api\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		want := 200
+		if p == "/bad" || p == "/br" {
+			want = 502
+		}
+		if resp.StatusCode != want || resp.Close || bytes.Contains(b, []byte(email)) {
+			t.Fatalf("%s: %d close=%v %q", p, resp.StatusCode, resp.Close, b)
+		}
+	}
 }
