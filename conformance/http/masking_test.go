@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/hoophq/sidecar/conformance/harness"
+	"github.com/hoophq/sidecar/domain/masking"
 )
 
 const (
@@ -201,5 +202,38 @@ func waitAuditLine(t *testing.T, path, decision string) map[string]any {
 			t.Fatalf("no %q line in the audit trail:\n%s", decision, b)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestCurlMaskedResendOfAnApproval: a held DELETE whose answer carries an
+// email is masked when its approved resend runs (the approval path goes
+// through net/http's proxy, not the relay), and masking changes nothing of
+// the statement: the resend matches the approval and runs once.
+func TestCurlMaskedResendOfAnApproval(t *testing.T) {
+	up, rec := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"deleted": {"id": 42, "owner": "`+maskEmail+`"}}`)
+	}))
+	set, err := masking.Compile([]masking.Rule{{Name: "pii", Entities: masking.EntityNames(), Strategy: masking.Redact}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld(t, startControlPlane(t, nil), "test")
+	base := w.listen(t, listener{Name: "api", Upstream: up.URL, Rules: []rule{heldDeletes}, Masking: set})
+	send := func() (*http.Response, string) {
+		return curl(t, "-X", "DELETE", "-H", "X-Hoop-Approval: return", base+"/v1/invoices/42")
+	}
+	resp, _ := send()
+	id := denialHeaders(t, resp, "PENDING", true)
+	w.approve(t, id)
+	resp, body := send()
+	if resp.StatusCode != 200 || body != `{"deleted": {"id": 42, "owner": "<EMAIL_ADDRESS>"}}` {
+		t.Fatalf("approved resend: %d %q", resp.StatusCode, body)
+	}
+	if n := rec.count("DELETE", "/v1/invoices/42"); n != 1 {
+		t.Fatalf("the DELETE reached the upstream %d times, want 1", n)
+	}
+	if !w.audit.has("masked") {
+		t.Error("no masked audit line")
 	}
 }
