@@ -29,9 +29,10 @@ type bodyKind uint8
 const (
 	// kindOpaque: not read (images, archives, octet streams…).
 	kindOpaque bodyKind = iota
-	// kindJSON: by field path and entity (application/json, */*+json).
+	// kindJSON: by field path and entity (application/json, */*+json,
+	// NDJSON): one JSON value or a sequence of them.
 	kindJSON
-	// kindText: by entity (text/*, XML, form data, NDJSON, YAML).
+	// kindText: by entity (text/*, XML, form data, YAML, JavaScript).
 	kindText
 	// kindSniff: no Content-Type; JSON when it parses, else text.
 	kindSniff
@@ -48,10 +49,10 @@ func mediaKind(ct string) (k bodyKind, unreadable string) {
 		return kindText, "" // unparsable: read it as text rather than not at all
 	}
 	switch {
-	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
+	case mt == "application/json" || strings.HasSuffix(mt, "+json") || mt == "application/x-ndjson":
 		k = kindJSON
 	case strings.HasPrefix(mt, "text/") || strings.HasSuffix(mt, "+xml") || mt == "application/xml" ||
-		mt == "application/x-www-form-urlencoded" || mt == "application/x-ndjson" ||
+		mt == "application/x-www-form-urlencoded" ||
 		mt == "application/javascript" || mt == "application/yaml":
 		k = kindText
 	default:
@@ -107,17 +108,21 @@ func maskBody(p *masking.Plan, ct, ce string, raw []byte) (out []byte, changed b
 	k, _ := mediaKind(ct)
 	if k == kindSniff {
 		k = kindText
-		if json.Valid(doc) {
+		if _, ok := jsonValues(doc); ok {
 			k = kindJSON
 		}
+	}
+	if len(bytes.TrimSpace(doc)) == 0 {
+		return raw, false, nil // nothing to read (a 201 with an empty body)
 	}
 	var masked []byte
 	switch k {
 	case kindJSON:
-		if !json.Valid(doc) {
+		values, ok := jsonValues(doc)
+		if !ok {
 			return raw, false, p.Unreadable("a body that is not valid JSON")
 		}
-		masked, changed = maskJSON(p, doc)
+		masked, changed = maskJSON(p, doc, values)
 	default:
 		masked, changed = maskText(p.Field(), doc)
 	}

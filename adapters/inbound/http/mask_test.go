@@ -50,6 +50,12 @@ func bodies(t *testing.T) string {
 		case "/text":
 			w.Header().Set("Content-Type", "text/plain")
 			io.WriteString(w, "write to "+email+" now")
+		case "/empty":
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusCreated)
+		case "/watch":
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"type": "ADDED", "object": {"card": "`+card+`"}}`+"\n"+`{"type": "DELETED", "object": {"mail": "`+email+`"}}`+"\n")
 		case "/png":
 			w.Header().Set("Content-Type", "image/png")
 			io.WriteString(w, email)
@@ -152,6 +158,13 @@ func TestMaskTextOpaqueAndRefusals(t *testing.T) {
 	bothPaths(t, func(t *testing.T, handoff bool) {
 		if _, body := get(t, strict+"/text", handoff); body != "write to *****@*******.*** now" {
 			t.Errorf("text %q", body)
+		}
+		if resp, body := get(t, strict+"/empty", handoff); resp.StatusCode != 201 || body != "" {
+			t.Errorf("an empty JSON body: %d %q", resp.StatusCode, body)
+		}
+		want := `{"type": "ADDED", "object": {"card": "**** **** **** ****"}}` + "\n" + `{"type": "DELETED", "object": {"mail": "*****@*******.***"}}` + "\n"
+		if _, body := get(t, strict+"/watch", handoff); body != want {
+			t.Errorf("a sequence of JSON values: %q", body)
 		}
 		if _, body := get(t, strict+"/png", handoff); body != email {
 			t.Errorf("an image was changed: %q", body)

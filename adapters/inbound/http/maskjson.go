@@ -3,6 +3,7 @@ package httplistener
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"unicode/utf8"
 
 	"github.com/hoophq/sidecar/domain/masking"
@@ -23,16 +24,40 @@ type jsonMasker struct {
 }
 
 // maskJSON returns doc with plan p applied and whether anything changed.
-// doc must be valid JSON (json.Valid): the caller refuses others.
-func maskJSON(p *masking.Plan, doc []byte) ([]byte, bool) {
+// doc is one JSON value or a sequence of them (NDJSON, a Kubernetes watch),
+// as jsonValues splits it: the caller refuses a doc it does not split.
+func maskJSON(p *masking.Plan, doc []byte, values [][2]int) ([]byte, bool) {
 	m := &jsonMasker{p: p, keys: p.Field(), out: make([]byte, 0, len(doc)+len(doc)/8)}
-	i := m.space(doc, 0)
-	i = m.value(doc, i)
-	m.space(doc, i)
+	at := 0
+	for _, v := range values {
+		m.out = append(m.out, doc[at:v[0]]...)
+		m.value(doc[:v[1]], v[0])
+		at = v[1]
+	}
+	m.out = append(m.out, doc[at:]...)
 	if bytes.Equal(m.out, doc) {
 		return doc, false
 	}
 	return m.out, true
+}
+
+// jsonValues returns where each top-level JSON value of doc starts and
+// ends (white space between them left out), as encoding/json reads them;
+// ok is false when doc is not a sequence of JSON values.
+func jsonValues(doc []byte) (values [][2]int, ok bool) {
+	d := json.NewDecoder(bytes.NewReader(doc))
+	for {
+		var raw json.RawMessage
+		err := d.Decode(&raw)
+		if err == io.EOF {
+			return values, true
+		}
+		if err != nil {
+			return nil, false
+		}
+		end := int(d.InputOffset())
+		values = append(values, [2]int{end - len(raw), end})
+	}
 }
 
 // space copies the white space of b from i and returns where it ends.
