@@ -136,7 +136,7 @@ func (rc *relayConn) relayResponse(up *upstreamConn, rh *requestHead, m *maskRun
 			resp.out = append(resp.out, "Connection: close\r\n"...)
 		}
 		if m != nil && m.plan != nil && resp.status >= 200 && resp.framing != framingNone {
-			return rc.relayMasked(up, &resp, keep, m, fail)
+			return rc.relayMasked(up, &resp, keep, m, fail, &wrote)
 		}
 		rc.out = append(resp.out, "\r\n"...)
 		wrote = true

@@ -20,10 +20,11 @@ type maskRun struct {
 // written) with its body masked by m.plan: a body to read (inspect) is
 // read whole, up to MaxMaskedBody, masked and sent with a Content-Length;
 // any other goes as the upstream framed it. A strict refusal is answered
-// with 502 (writeWithheld) instead of the response. keep and fail are
-// relayResponse's.
+// with 502 (writeWithheld) instead of the response. keep, fail and wrote
+// are relayResponse's: wrote is set once the head goes to the client, so
+// that a later failure closes the connection instead of answering 502.
 func (rc *relayConn) relayMasked(up *upstreamConn, resp *responseHead, keep bool, m *maskRun,
-	fail func(error) (bool, error)) (bool, error) {
+	fail func(error) (bool, error), wrote *bool) (bool, error) {
 	head := append([]byte(nil), resp.out...) // resp.out shares rc.out's array
 	ct, ce := headValue(head, "Content-Type"), headValue(head, "Content-Encoding")
 	length := int64(-1)
@@ -35,6 +36,7 @@ func (rc *relayConn) relayMasked(up *upstreamConn, resp *responseHead, keep bool
 		return rc.withhold(up, m, err, false, keep)
 	}
 	if !read {
+		*wrote = true
 		rc.out = append(append(rc.out[:0], head...), "\r\n"...)
 		return rc.endMasked(up, resp, keep, fail, rc.relayBody(up, resp))
 	}
@@ -50,6 +52,7 @@ func (rc *relayConn) relayMasked(up *upstreamConn, resp *responseHead, keep bool
 		if err := m.plan.Unreadable(overLimit()); err != nil {
 			return rc.withhold(up, m, err, false, keep)
 		}
+		*wrote = true
 		rc.out = append(append(rc.out[:0], head...), "\r\n"...)
 		return rc.endMasked(up, resp, keep, fail, rc.passRest(raw, body))
 	}
@@ -61,6 +64,7 @@ func (rc *relayConn) relayMasked(up *upstreamConn, resp *responseHead, keep bool
 	if changed {
 		drop = append(drop, digestFields...)
 	}
+	*wrote = true
 	rc.out = dropHeadFields(rc.out[:0], head, drop)
 	rc.out = append(rc.out, "Content-Length: "...)
 	rc.out = strconv.AppendInt(rc.out, int64(len(out)), 10)
