@@ -101,6 +101,9 @@ func overLimit() string {
 // could not read it (not JSON although it says so, a decoding that fails
 // or grows over MaxMaskedBody): nothing of it may be sent then.
 func maskBody(p *masking.Plan, ct, ce string, raw []byte) (out []byte, changed bool, err error) {
+	if len(raw) == 0 {
+		return raw, false, nil // no body, whatever its Content-Encoding says
+	}
 	doc, err := decodeBody(ce, raw)
 	if err != nil {
 		return raw, false, p.Unreadable(err.Error())

@@ -53,6 +53,7 @@ func bodies(t *testing.T) string {
 			io.WriteString(w, "write to "+email+" now")
 		case "/empty":
 			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Encoding", "gzip")
 			w.WriteHeader(http.StatusCreated)
 		case "/watch":
 			w.Header().Set("Content-Type", "application/json")
