@@ -125,6 +125,9 @@ func maskBody(p *masking.Plan, ct, ce string, raw []byte) (out []byte, changed b
 		if !ok {
 			return raw, false, p.Unreadable("a body that is not valid JSON")
 		}
+		if jsonObjectDepth(doc) > maxJSONPath {
+			return raw, false, p.Unreadable(fmt.Sprintf("JSON objects nested deeper than %d", maxJSONPath))
+		}
 		masked, changed = maskJSON(p, doc, values)
 	default:
 		masked, changed = maskText(p.Field(), doc)

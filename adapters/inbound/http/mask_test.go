@@ -58,6 +58,9 @@ func bodies(t *testing.T) string {
 		case "/watch":
 			w.Header().Set("Content-Type", "application/json")
 			io.WriteString(w, `{"type": "ADDED", "object": {"card": "`+card+`"}}`+"\n"+`{"type": "DELETED", "object": {"mail": "`+email+`"}}`+"\n")
+		case "/deep":
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, strings.Repeat(`{"a":`, 200)+`"`+email+`"`+strings.Repeat("}", 200))
 		case "/png":
 			w.Header().Set("Content-Type", "image/png")
 			io.WriteString(w, email)
@@ -175,7 +178,7 @@ func TestMaskTextOpaqueAndRefusals(t *testing.T) {
 		if _, body := get(t, strict+"/png", handoff); body != email {
 			t.Errorf("an image was changed: %q", body)
 		}
-		for _, p := range []string{"/bad", "/br", "/big", "/bigcl"} {
+		for _, p := range []string{"/bad", "/br", "/big", "/bigcl", "/deep"} {
 			resp, body := get(t, strict+p, handoff)
 			if resp.StatusCode != 502 || !strings.Contains(body, `masking rule \"pii\" could not read a value`) ||
 				strings.Contains(body, email) {
