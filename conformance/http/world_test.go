@@ -14,6 +14,7 @@ import (
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/conformance/harness"
 	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/domain/masking"
 	"github.com/hoophq/sidecar/ports"
 )
 
@@ -81,6 +82,7 @@ type listener struct {
 	Upstream string
 	Mode     app.Mode
 	Rules    []rule
+	Masking  *masking.Set // the listener's masking rules (nil: none)
 }
 
 type rule struct {
@@ -93,7 +95,7 @@ type rule struct {
 func (w *world) listen(t *testing.T, l listener) string {
 	t.Helper()
 	s := app.ListenerSettings{Name: l.Name, Protocol: "http", Upstream: l.Upstream, Mode: l.Mode,
-		SpendOn: ports.SpendOnSent, WaitTimeout: time.Minute}
+		SpendOn: ports.SpendOnSent, WaitTimeout: time.Minute, Masking: l.Masking}
 	if s.Mode == "" {
 		s.Mode = app.ModeWait
 	}

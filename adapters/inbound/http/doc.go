@@ -19,6 +19,12 @@
 //     handoff.go gives a connection to net/http's server at its first
 //     request the relay does not serve. FuzzRequestHead and
 //     FuzzResponseHead hold the readers against net/http's.
+//   - mask.go: masking of response bodies (masking_rules): which bodies are
+//     read (Content-Type, Content-Encoding, MaxMaskedBody), decoding and
+//     encoding again, the 502 a strict rule refuses with; maskjson.go the
+//     JSON rewriter (FuzzMaskJSON); relaymask.go on the relay,
+//     proxymask.go on net/http's reverse proxy. Without masking rules none
+//     of it runs.
 //   - handler.go: per request, the reserved /.well-known/hoop/ prefix first,
 //     then the gate, then the proxy or the denial.
 //   - reserved.go: which request targets belong to the Sidecar, and how each

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/domain/masking"
 )
 
 // MaxHeldBody is the largest request body (bytes) of a request that an
@@ -39,7 +40,8 @@ type handler struct {
 //  2. Otherwise the gate decides the statement (method, path, query,
 //     Content-Type, body) and the request is forwarded (proxy.go) or denied
 //     with a 403 (denial.go). In wait mode the gate holds the request until
-//     a person decides.
+//     a person decides. The upstream's answer is masked by the listener's
+//     masking rules that apply to the statement (proxymask.go).
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	n := requestNumber(r)
 	s := h.l.Settings()
@@ -73,7 +75,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		defer res.Release()
 	}
-	out := h.l.CheckWith(r.Context(), s, app.Statement{
+	st := app.Statement{
 		IdentityValues: app.IdentityValues(r.Header.Values, s.IdentityKeys),
 		Canonical:      canonicalIf(held, r, body),
 		Render:         func() string { return display(r, body) },
@@ -81,7 +83,8 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ReturnMode:     app.WantsReturnModeHeader(r.Header.Values),
 		Client:         r.RemoteAddr,
 		Evaluation:     &ev,
-	})
+	}
+	out := h.l.CheckWith(r.Context(), s, st)
 	if !out.Forward {
 		if r.Context().Err() != nil {
 			return // the client left while the request was held
@@ -92,7 +95,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeDenial(w, out.Denial)
 		return
 	}
-	h.forward(w, r, s, held, out.Ticket)
+	var plan *masking.Plan
+	if s.Masking != nil {
+		plan = app.MaskPlan(s, &st)
+	}
+	h.forward(w, r, s, held, out.Ticket, plan)
 }
 
 // upstreamPath returns the escaped path of the upstream URL of settings s,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/domain/masking"
 )
 
 // upstreamURL reads the listener's upstream: a URL ("https://api:443",
@@ -65,8 +66,18 @@ var pathOverrideHeaders = []string{"X-Original-URL", "X-Rewrite-URL"}
 // request ran (spend.go): an answer whose status refuses the request, or a
 // request that never got a connection to the upstream. Every other answer,
 // and no answer once the request had a connection, spends it (EXECUTED).
-func (h *handler) forward(w http.ResponseWriter, r *http.Request, s *app.ListenerSettings, held bool, ticket *app.Ticket) {
+//
+// plan, when not nil, masks the answer's body (maskResponse); the masked
+// audit line is written once the answer was sent.
+func (h *handler) forward(w http.ResponseWriter, r *http.Request, s *app.ListenerSettings, held bool, ticket *app.Ticket,
+	plan *masking.Plan) {
 	defer ticket.Spend() // no-op once settled
+	// m only with a plan: a request without one allocates nothing more.
+	var m *maskRun
+	if plan != nil {
+		m = &maskRun{plan: plan}
+		defer func() { h.l.Masked(s, r.RemoteAddr, "", m.plan, m.withheld) }()
+	}
 	var sent atomic.Bool // the request got a connection to the upstream
 	rt := h.routes.get(s)
 	if rt.urlErr != nil {
@@ -120,7 +131,10 @@ func (h *handler) forward(w http.ResponseWriter, r *http.Request, s *app.Listene
 		ErrorLog:      h.errLog,
 		ModifyResponse: func(resp *http.Response) error {
 			ticket.GiveBack(proof(resp.StatusCode))
-			return nil
+			if m == nil {
+				return nil
+			}
+			return maskResponse(m.plan, resp)
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			if !sent.Load() {
@@ -130,6 +144,12 @@ func (h *handler) forward(w http.ResponseWriter, r *http.Request, s *app.Listene
 			// spent now, before the 502 reaches the client (not later, by the
 			// deferred Spend, after the client has read it).
 			ticket.Spend()
+			if m != nil {
+				if m.withheld = withheldError(err); m.withheld != nil {
+					writeWithheld(w, m.withheld)
+					return
+				}
+			}
 			if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
 				return // the client left
 			}

@@ -261,7 +261,13 @@ func (rc *relayConn) serveRequest(n int) (keep bool, err error) {
 		writeDenial(w, den)
 		return rc.answer(w, &rh)
 	}
-	return rc.forward(&rh, d.r, d.rt)
+	if s.Masking == nil {
+		return rc.forward(&rh, d.r, d.rt, nil)
+	}
+	m := &maskRun{plan: app.MaskPlan(s, &d.st)}
+	keep, err = rc.forward(&rh, d.r, d.rt, m)
+	rc.h.l.Masked(s, rc.remote, "", m.plan, m.withheld)
+	return keep, err
 }
 
 // answer writes the listener's own answer w (a denial, a 502) after

@@ -26,8 +26,9 @@ const maxResponseHead = 1 << 20
 var errClientWrite = errors.New("client connection failed")
 
 // forward sends the request rh (r parsed) upstream and relays the
-// response. keep says the client connection can carry another request.
-func (rc *relayConn) forward(rh *requestHead, r *http.Request, rt *route) (bool, error) {
+// response, masked by m when not nil (relaymask.go). keep says the client
+// connection can carry another request.
+func (rc *relayConn) forward(rh *requestHead, r *http.Request, rt *route, m *maskRun) (bool, error) {
 	tp := rt.parts
 	// A request that must not run twice goes only over an upstream
 	// connection known to be open; an idempotent one without a body is sent
@@ -61,7 +62,7 @@ func (rc *relayConn) forward(rh *requestHead, r *http.Request, rt *route) (bool,
 			}
 			return rc.answer(badGateway(), rh)
 		}
-		return rc.relayResponse(up, rh)
+		return rc.relayResponse(up, rh, m)
 	}
 }
 
@@ -104,8 +105,8 @@ func (rc *relayConn) sendRequest(up *upstreamConn, n int64) error {
 
 // relayResponse reads the response(s) to rh from up and writes them to the
 // client: any 1xx first, then the final response with its body framed as
-// the upstream framed it.
-func (rc *relayConn) relayResponse(up *upstreamConn, rh *requestHead) (bool, error) {
+// the upstream framed it, or masked by m when m has a plan.
+func (rc *relayConn) relayResponse(up *upstreamConn, rh *requestHead, m *maskRun) (bool, error) {
 	wrote := false
 	fail := func(err error) (bool, error) {
 		up.close()
@@ -134,6 +135,9 @@ func (rc *relayConn) relayResponse(up *upstreamConn, rh *requestHead) (bool, err
 		} else if !keep {
 			resp.out = append(resp.out, "Connection: close\r\n"...)
 		}
+		if m != nil && m.plan != nil && resp.status >= 200 && resp.framing != framingNone {
+			return rc.relayMasked(up, &resp, keep, m, fail, &wrote)
+		}
 		rc.out = append(resp.out, "\r\n"...)
 		wrote = true
 		if resp.status < 200 {
@@ -142,21 +146,7 @@ func (rc *relayConn) relayResponse(up *upstreamConn, rh *requestHead) (bool, err
 			}
 			continue
 		}
-		switch resp.framing {
-		case framingLength:
-			err = rc.copyBody(up, resp.length)
-		case framingChunked:
-			err = rc.copyChunked(up)
-		case framingClose:
-			err = rc.copyBody(up, -1)
-		}
-		if err == nil {
-			err = rc.flush()
-			if err != nil {
-				err = errClientWrite
-			}
-		}
-		if err != nil {
+		if err := rc.relayBody(up, &resp); err != nil {
 			return fail(err)
 		}
 		if !resp.reusable {
@@ -165,6 +155,24 @@ func (rc *relayConn) relayResponse(up *upstreamConn, rh *requestHead) (bool, err
 		}
 		return keep, nil
 	}
+}
+
+// relayBody relays the body of resp from up to the client as the upstream
+// framed it, after rc.out (the head), and writes rc.out.
+func (rc *relayConn) relayBody(up *upstreamConn, resp *responseHead) error {
+	var err error
+	switch resp.framing {
+	case framingLength:
+		err = rc.copyBody(up, resp.length)
+	case framingChunked:
+		err = rc.copyChunked(up)
+	case framingClose:
+		err = rc.copyBody(up, -1)
+	}
+	if err == nil && rc.flush() != nil {
+		err = errClientWrite
+	}
+	return err
 }
 
 // readResponseHead returns the next response head buffered in br, reading
