@@ -130,32 +130,12 @@ func maskBody(p *masking.Plan, ct, ce string, raw []byte) (out []byte, changed b
 		}
 		masked, changed = maskJSON(p, doc, values)
 	default:
-		masked, changed = maskText(p.Field(), doc)
+		masked, changed = p.Field().Text(nil, doc)
 	}
 	if !changed {
 		return raw, false, nil
 	}
 	return encodeBody(ce, masked), true, nil
-}
-
-// maskText is f.Text(nil, v) read again until nothing more changes (at
-// most 4 rounds): masking one entity can leave the text glued to it
-// standing alone ("bob@x.AA4111 1111 1111 1111" masks its email to
-// "***@*.**4111 1111 1111 1111", where the card number now reads as one).
-// A nil f returns v unchanged.
-func maskText(f *masking.Field, v []byte) ([]byte, bool) {
-	out, changed := f.Text(nil, v)
-	if !changed || f.Whole() {
-		return out, changed
-	}
-	for range 3 {
-		again, more := f.Text(nil, out)
-		if !more {
-			break
-		}
-		out = again
-	}
-	return out, true
 }
 
 // codings returns the content codings of ce in the order they were applied.

@@ -148,7 +148,7 @@ func (m *jsonMasker) text(f *masking.Field, raw []byte) {
 		_ = json.Unmarshal(raw, &d) // valid JSON: cannot fail
 		s = []byte(d)
 	}
-	masked, changed := maskText(f, s)
+	masked, changed := f.Text(nil, s)
 	if !changed {
 		m.out = append(m.out, raw...)
 		return
