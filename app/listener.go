@@ -198,6 +198,15 @@ func (l *Listener) Limits() Limits { return l.limits.WithDefaults() }
 // with NewListener outside a Core).
 func (l *Listener) Held() *HeldBudget { return l.held }
 
+// Masked records what plan p masked in one statement's result, once the
+// result was sent (Gate.Masked): the "masked" or "mask_withheld" audit line
+// and the masking metrics. s is the settings the statement was decided
+// with; withheld is the *masking.UnreadableError the result was refused
+// with, or nil.
+func (l *Listener) Masked(s *ListenerSettings, client, identity string, p *masking.Plan, withheld error) {
+	l.gate.Masked(s, client, identity, p, withheld)
+}
+
 // Approvals returns the approval queries (for a status path).
 func (l *Listener) Approvals() *Approvals { return l.queries }
 
