@@ -240,11 +240,13 @@ func (s *session) fromUpstream(typ byte, frame []byte) error {
 			s.pop()
 		}
 	}
-	if m != nil {
-		frame = s.maskMessage(m, typ, frame)
-	}
-	if frame == nil || s.muted && typ != 'S' && typ != 'N' && typ != 'A' {
+	if s.muted && typ != 'S' && typ != 'N' && typ != 'A' {
 		return nil
+	}
+	if m != nil {
+		if frame = s.maskMessage(m, typ, frame); frame == nil {
+			return nil
+		}
 	}
 	if _, err := s.cw.Write(frame); err != nil {
 		return err
