@@ -56,8 +56,12 @@ func (r *Row) value(dst []byte, f *masking.Field, oid uint32, format int16, v []
 			dst, v = append(dst, 1), v[1:]
 		}
 		out, changed, err := r.json(dst, f, v)
-		if err != nil || !changed {
-			return dst[:mark], false, false, err
+		if err != nil {
+			null, err = f.Unreadable("json that does not parse")
+			return dst[:mark], null, false, err
+		}
+		if !changed {
+			return dst[:mark], false, false, nil
 		}
 		return out, false, true, nil
 	case isArray:
