@@ -183,3 +183,47 @@ COPY (SELECT 'alice@example.com', 'x,4111 1111 1111 1111', 'plain') TO STDOUT (F
 		}
 	}
 }
+
+// A pipeline (pgx.Batch: several Executes before one Sync): each Execute
+// is masked with its own columns; a withheld result ends the batch as a
+// server error would, and the connection goes on.
+func TestMaskPipeline(t *testing.T) {
+	a := &auditLog{}
+	f := newFixture(t, withMasking(t, a,
+		masking.Rule{Name: "cards", Columns: []string{"card_number"}, Strategy: masking.Partial, KeepLast: 4}, piiMask))
+	c := f.connect("")
+	ctx := context.Background()
+	b := &pgx.Batch{}
+	b.Queue("SELECT 'mail alice@example.com' AS note")
+	b.Queue("SELECT '4111111111111111' AS card_number, 7 AS n")
+	b.Queue("SELECT 'plain' AS note")
+	res := c.SendBatch(ctx, b)
+	var note, cardNo, plain string
+	var n int
+	if err := res.QueryRow().Scan(&note); err != nil || note != "mail *****@*******.***" {
+		t.Fatalf("first: %q %v", note, err)
+	}
+	if err := res.QueryRow().Scan(&cardNo, &n); err != nil || cardNo != "************1111" || n != 7 {
+		t.Fatalf("second: %q %d %v", cardNo, n, err)
+	}
+	if err := res.QueryRow().Scan(&plain); err != nil || plain != "plain" {
+		t.Fatalf("third: %q %v", plain, err)
+	}
+	if err := res.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	b = &pgx.Batch{}
+	b.Queue("SELECT point(1, 2) AS p")
+	b.Queue("SELECT 'after' AS note")
+	res = c.SendBatch(ctx, b)
+	var p any
+	pgErr(t, res.QueryRow().Scan(&p), CodeMaskWithheld)
+	if err := res.QueryRow().Scan(&note); err == nil {
+		t.Fatalf("a result after the withheld one in the same batch was shown: %q", note)
+	}
+	res.Close()
+	if err := c.QueryRow(ctx, "SELECT 'alice@example.com'").Scan(&note); err != nil || note != "*****@*******.***" {
+		t.Fatalf("after the batch: %q %v", note, err)
+	}
+}
