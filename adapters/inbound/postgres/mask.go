@@ -8,11 +8,6 @@ import (
 	"github.com/hoophq/sidecar/domain/masking"
 )
 
-// CodeMaskWithheld is the SQLSTATE of a result a strict masking rule
-// refused (a value it could not read): 22000 data_exception. The statement
-// ran; only the rest of its result is withheld.
-const CodeMaskWithheld = "22000"
-
 // resultMask is the masking of one statement's answer: a simple Query (all
 // its statements), or one Execute. It lives on the statement's expectation
 // and is used by the relay only, under session.mu.
