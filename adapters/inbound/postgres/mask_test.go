@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/domain/masking"
 	"github.com/hoophq/sidecar/ports"
 )
@@ -225,5 +226,29 @@ func TestMaskPipeline(t *testing.T) {
 	res.Close()
 	if err := c.QueryRow(ctx, "SELECT 'alice@example.com'").Scan(&note); err != nil || note != "*****@*******.***" {
 		t.Fatalf("after the batch: %q %v", note, err)
+	}
+}
+
+// An approved resend is masked like any statement, and the masking does
+// not change what the statement is: the held send and the resend are one
+// approval.
+func TestMaskApprovedResend(t *testing.T) {
+	a := &auditLog{}
+	f := newFixture(t, withMasking(t, a, piiMask),
+		withApproval("reads", domain.Match{Actions: []string{"SELECT"}, Targets: []string{"public.people"}}))
+	f.direct("CREATE TABLE people (contact text)")
+	f.direct("INSERT INTO people VALUES ('alice@example.com')")
+	q := "SELECT contact FROM people;\n"
+	held := ids(f.psql(returnApp, q))
+	if len(held) != 1 {
+		t.Fatalf("not held: %v", held)
+	}
+	f.approve(held[0])
+	out := f.psql(returnApp, q)
+	if strings.Contains(out, email) || !strings.Contains(out, "*****@*******.***") {
+		t.Fatalf("the approved resend:\n%s", out)
+	}
+	if st := f.status(held[0]); st != domain.StatusExecuted {
+		t.Fatalf("approval %s, want EXECUTED", st)
 	}
 }
