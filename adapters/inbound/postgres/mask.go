@@ -98,7 +98,7 @@ func (s *session) withhold(m *resultMask, err error) []byte {
 	s.muted = true
 	return encode(&pgproto3.ErrorResponse{Severity: "ERROR", SeverityUnlocalized: "ERROR", Code: CodeMaskWithheld,
 		Message: err.Error(),
-		Hint:    "the statement ran; its result holds a value the listener's masking rule cannot read, so it is not shown"})
+		Hint:    "The statement ran; its result holds a value the listener's masking rule cannot read, so it is not shown."})
 }
 
 // maskDone records what m masked once its statement's answer ended (the
@@ -121,4 +121,17 @@ func (s *session) maskDescribed(h *expect, typ byte, frame []byte) {
 		return
 	}
 	m.rows.Cols = mask.Columns(m.rows.Cols, m.plan, rd.Fields)
+}
+
+// shownWhileMuted reports whether an upstream message reaches the client
+// after a withheld result, before ReadyForQuery: session state
+// (ParameterStatus), notices and notifications, and a CopyInResponse or
+// CopyBothResponse, which wait for the client (muted, the upstream would
+// wait for copy data that never comes).
+func shownWhileMuted(typ byte) bool {
+	switch typ {
+	case 'S', 'N', 'A', 'G', 'W':
+		return true
+	}
+	return false
 }

@@ -240,7 +240,7 @@ func (s *session) fromUpstream(typ byte, frame []byte) error {
 			s.pop()
 		}
 	}
-	if s.muted && typ != 'S' && typ != 'N' && typ != 'A' {
+	if s.muted && !shownWhileMuted(typ) {
 		return nil
 	}
 	if m != nil {
