@@ -12,7 +12,8 @@
 //   - value.go: one value by its type OID and format: text-like types
 //     masked inside, other types NULL when masked.
 //   - json.go: the string and number tokens of a json or jsonb text.
-//   - array.go: arrays of text-like types, text and binary format.
+//   - array.go: arrays of text-like types, text and binary format, and
+//     binary arrays of the types binary.go renders.
 //   - binary.go: the text PostgreSQL prints for a binary value of a
 //     non-text type (numbers, dates, uuid, inet, bytea), for NonText.
 //   - copy.go: one COPY TO STDOUT row in text or csv format.

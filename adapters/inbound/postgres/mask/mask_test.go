@@ -141,6 +141,23 @@ func TestRowMasksEveryKind(t *testing.T) {
 	}
 }
 
+// A bigint[] in binary format is read element by element: the card
+// number becomes a NULL element.
+func TestRowNumberArray(t *testing.T) {
+	p := plan(t, redactAll)
+	r := Row{Plan: p, Cols: Columns(nil, p, []pgproto3.FieldDescription{{Name: []byte("ns"), DataTypeOID: 1016, Format: 1}})}
+	out, err := r.Mask(dataRow(binArray(20, int8bin(4111111111111111), int8bin(7))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := binArray(20, nil, int8bin(7))
+	binary.BigEndian.PutUint32(want[4:], 1) // has NULL
+	var d pgproto3.DataRow
+	if err := d.Decode(out[5:]); err != nil || !bytes.Equal(d.Values[0], want) {
+		t.Fatalf("%x, want %x (%v)", d.Values[0], want, err)
+	}
+}
+
 func TestRowRefuses(t *testing.T) {
 	p := plan(t, redactAll)
 	r := Row{Plan: p, Cols: Columns(nil, p, []pgproto3.FieldDescription{{Name: []byte("p"), DataTypeOID: 600, Format: 1}})}

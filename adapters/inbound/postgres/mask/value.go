@@ -22,6 +22,14 @@ const (
 // element type.
 var arrayElem = map[uint32]uint32{1003: oidName, 1009: oidText, 199: oidJSON, 1014: oidBPChar, 1015: oidVarchar, 3807: oidJSONB}
 
+// binaryArrays are the array types of the types render reads: in binary
+// format their elements are read one by one (an element an entity is
+// found in becomes NULL); in text format the array is one value for
+// NonText.
+var binaryArrays = map[uint32]bool{1000: true, 1002: true, 1005: true, 1007: true, 1028: true, 1016: true,
+	1021: true, 1022: true, 1231: true, 2951: true, 1001: true, 1182: true, 1115: true, 1185: true, 1183: true,
+	1270: true, 1187: true, 1041: true, 651: true, 1040: true, 775: true}
+
 // value masks one non-NULL value v of type oid in format (0 text, 1
 // binary). When it changed, its masked form is appended to dst (out);
 // null says it must be sent as NULL instead. Text-like types (text,
@@ -73,6 +81,9 @@ func (r *Row) value(dst []byte, f *masking.Field, oid uint32, format int16, v []
 			null, err = f.Unreadable(fmt.Sprintf("an array of type %d that does not parse", oid))
 		}
 		return out, null, changed, err
+	}
+	if format == 1 && binaryArrays[oid] {
+		return r.arrayBinary(dst, f, v)
 	}
 	text := v
 	if format != 0 {
