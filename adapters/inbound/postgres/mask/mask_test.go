@@ -26,6 +26,7 @@ var testCols = []pgproto3.FieldDescription{
 	{Name: []byte("n"), DataTypeOID: 1700, Format: 1},
 	{Name: []byte("card_number"), DataTypeOID: oidText, Format: 0},
 	{Name: []byte("docs"), DataTypeOID: 3807, Format: 1},
+	{Name: []byte("nums"), DataTypeOID: 1016, Format: 1},
 }
 
 func plan(t testing.TB, rules ...masking.Rule) *masking.Plan {
@@ -98,6 +99,7 @@ func seedRow() []byte {
 		numericCard,
 		[]byte("4111111111111111"),
 		binArray(oidJSONB, append([]byte{1}, `"alice@example.com"`...)),
+		binArray(20, int8bin(4111111111111111), int8bin(7)),
 	)
 }
 
@@ -135,7 +137,7 @@ func TestRowMasksEveryKind(t *testing.T) {
 	if !bytes.Equal(v[9], binArray(oidJSONB, append([]byte{1}, `"<EMAIL_ADDRESS>"`...))) {
 		t.Errorf("binary jsonb[]: %q", v[9])
 	}
-	unchanged := dataRow([]byte("nothing"), nil, nil, nil, nil, nil, int8bin(42), nil, nil, nil)
+	unchanged := dataRow([]byte("nothing"), nil, nil, nil, nil, nil, int8bin(42), nil, nil, nil, nil)
 	if out, err := (&Row{Plan: p, Cols: Columns(nil, p, testCols)}).Mask(unchanged); err != nil || &out[0] != &unchanged[0] {
 		t.Errorf("a row with nothing to mask is not passed as it is: %v", err)
 	}
@@ -190,9 +192,9 @@ func TestCopyRow(t *testing.T) {
 // json, and no entity left: masking it again changes nothing.
 func FuzzRow(f *testing.F) {
 	f.Add(seedRow()[5:])
-	f.Add(dataRow(nil, nil, nil, nil, nil, nil, nil, nil, nil, nil)[5:])
+	f.Add(dataRow(nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil)[5:])
 	f.Add(dataRow([]byte("+1 415 555 2671"), []byte("GB82 WEST 1234 5698 7654 32"), []byte{1, '{', '}'}, []byte(`"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln"`),
-		binArray(oidText), []byte(`[1:1]={"123-45-6780"}`), int8bin(1), []byte{0, 0, 0, 0, 0, 0, 0, 0}, []byte("x"), binArray(oidJSONB))[5:])
+		binArray(oidText), []byte(`[1:1]={"123-45-6780"}`), int8bin(1), []byte{0, 0, 0, 0, 0, 0, 0, 0}, []byte("x"), binArray(oidJSONB), binArray(1700, numericCard))[5:])
 	f.Fuzz(func(t *testing.T, body []byte) {
 		if len(body) < 2 {
 			return
