@@ -73,7 +73,7 @@ func (p *Plan) Field(path ...string) *Field {
 	if f, ok := p.fields[key]; ok {
 		return f
 	}
-	f := &Field{plan: p, path: strings.Join(path, "."), whole: -1, kinds: p.kinds}
+	f := &Field{plan: p, path: strings.TrimPrefix(strings.Join(path, "."), "."), whole: -1, kinds: p.kinds}
 	if len(path) > 0 {
 	rules:
 		for i, r := range p.rules {

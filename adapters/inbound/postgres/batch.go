@@ -50,6 +50,11 @@ func (s *session) endUnit(final bool, trailer []byte) error {
 		if m.exec != nil && m.exec.claim != nil {
 			e.ticket = m.exec.claim.state
 		}
+		if m.exec != nil && b.set != nil { // b.set: read by gateExecutions
+			if e.mask = s.maskFor(b.set, &m.exec.st); e.mask != nil {
+				exps = append(exps, &expect{kind: expMaskDesc, unit: b.unit, target: e})
+			}
+		}
 		exps = append(exps, e)
 	}
 	for _, c := range claims {
@@ -62,6 +67,11 @@ func (s *session) endUnit(final bool, trailer []byte) error {
 	s.push(exps...)
 	s.markSent()
 	for _, m := range msgs {
+		if m.exp.mask != nil {
+			if err := s.forward(describeFor(m.exec.portal)); err != nil {
+				return err
+			}
+		}
 		if err := s.forward(m.frame); err != nil {
 			return err
 		}

@@ -32,6 +32,11 @@
 //     denials placed where the upstream's error would be, the transaction
 //     status, SCRAM -PLUS stripping, and settling approvals claimed with
 //     spend_approval_on: accepted.
+//   - mask.go: masking a statement's result under the listener's masking
+//     rules (app.MaskPlan): the plan on the statement's expectation, the
+//     listener's own Describe before a masked Execute, the 22000 refusal
+//     of a result a strict rule cannot read, the masked audit line; the
+//     values themselves are rewritten by the mask subpackage.
 //   - names.go: the session's prepared statements and portals as the
 //     upstream has them (a change counts once the upstream confirms it).
 //   - settings.go: the session settings the analysis depends on

@@ -33,6 +33,10 @@ const (
 	// certificate cannot be loaded: F0000 config_file_error (FATAL). The
 	// listener never answers 'N' to an SSLRequest when tls is configured.
 	CodeConfigFile = "F0000"
+	// CodeMaskWithheld is a result a strict masking rule refused (a value
+	// it could not read; mask.go): 22000 data_exception. The statement
+	// ran; only the rest of its result is withheld.
+	CodeMaskWithheld = "22000"
 )
 
 // denialCodes is the SQLSTATE of each domain.DenialKind (denial_test.go

@@ -47,6 +47,7 @@ type pendingMsg struct {
 // (st.Analysis) is picked from parts when the unit is decided, with the
 // unit's one settings snapshot.
 type execution struct {
+	portal string   // the portal it runs
 	claim  *claimed // the approval claimed for it, once decided
 	st     app.Statement
 	parts  []domain.Analysis       // one per statement it runs
@@ -213,11 +214,11 @@ func (s *session) execution(name string, exp *expect) *execution {
 	unknown := []domain.Analysis{domain.UnreadRun()}
 	p := s.portalNamed(name)
 	if p == nil {
-		return &execution{st: app.Statement{Canonical: []byte("\x00hoop-portal-v1\x00" + name),
+		return &execution{portal: name, st: app.Statement{Canonical: []byte("\x00hoop-portal-v1\x00" + name),
 			Display: "-- execute of portal " + quote(name) + " unknown to the Sidecar",
 			Unread:  domain.Unread{Why: "an Execute of portal " + quote(name) + ", which the listener never saw bound"}}, parts: unknown}
 	}
-	e := &execution{st: app.Statement{Canonical: p.canonical, Display: p.display}}
+	e := &execution{portal: name, st: app.Statement{Canonical: p.canonical, Display: p.display}}
 	switch {
 	case p.stmt == nil:
 		e.parts = unknown

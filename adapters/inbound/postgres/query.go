@@ -61,6 +61,7 @@ func (s *session) query(frame []byte) error {
 	if out.Ticket != nil {
 		exp.unit.tickets = []*ticketState{s.claim(out.Ticket, 0)}
 	}
+	exp.mask = s.maskFor(set, &st)
 	s.push(exp)
 	s.markSent()
 	return s.forward(frame)

@@ -25,6 +25,7 @@ const (
 	expClose                   // CloseComplete
 	expInject                  // not from the upstream: our denial, sent when it reaches the head
 	expSwallow                 // the upstream's error for our abort message: not shown to the client
+	expMaskDesc                // our Describe of a masked Execute's portal: read, not shown (mask.go)
 )
 
 // syncish kinds end with ReadyForQuery.
@@ -38,6 +39,10 @@ type expect struct {
 	ticket *ticketState // expExecute of an approved statement
 	prep   *prepared    // expDescribe of a statement: learns its parameter types
 	msg    []byte       // expInject
+	// mask is the masking of an expQuery's or expExecute's result (nil:
+	// none); target is the Execute an expMaskDesc describes.
+	mask   *resultMask
+	target *expect
 	// seq is the expectation's position (1-based) in the queue, set by push;
 	// ok counts its successful answers (ParseComplete, BindComplete,
 	// CloseComplete, CommandComplete), under mu. They confirm names changes.
@@ -95,6 +100,9 @@ func (s *session) head() *expect {
 }
 
 func (s *session) pop() {
+	if m := s.fifo[0].mask; m != nil {
+		s.maskDone(m)
+	}
 	s.fifo[0] = nil
 	s.fifo = s.fifo[1:]
 	s.popped++
@@ -174,6 +182,10 @@ func (s *session) locked(fn func() error) error {
 // fromUpstream handles one upstream message under mu.
 func (s *session) fromUpstream(typ byte, frame []byte) error {
 	h := s.head()
+	var m *resultMask
+	if h != nil {
+		m = h.mask
+	}
 	switch typ {
 	case 'E':
 		return s.upstreamError(h, frame)
@@ -204,6 +216,11 @@ func (s *session) fromUpstream(typ byte, frame []byte) error {
 			}
 		}
 	case 'T', 'n':
+		if h != nil && h.kind == expMaskDesc {
+			s.maskDescribed(h, typ, frame)
+			s.pop()
+			return nil
+		}
 		if h != nil && h.kind == expDescribe {
 			s.pop()
 		}
@@ -221,6 +238,14 @@ func (s *session) fromUpstream(typ byte, frame []byte) error {
 				h.ticket.done++
 			}
 			s.pop()
+		}
+	}
+	if s.muted && !shownWhileMuted(typ) {
+		return nil
+	}
+	if m != nil {
+		if frame = s.maskMessage(m, typ, frame); frame == nil {
+			return nil
 		}
 	}
 	if _, err := s.cw.Write(frame); err != nil {
@@ -278,6 +303,9 @@ func (s *session) upstreamError(h *expect, frame []byte) error {
 		s.skipping = true
 		s.drained.Broadcast()
 	}
+	if s.muted { // the client already has the masking's error for this unit
+		return nil
+	}
 	_, err := s.cw.Write(frame)
 	s.drainInjections()
 	return err
@@ -298,7 +326,7 @@ func (s *session) readyForQuery(frame []byte) error {
 	if len(frame) >= 6 {
 		s.txStatus = frame[5]
 	}
-	s.skipping = false
+	s.skipping, s.muted = false, false
 	if h := s.head(); h != nil {
 		h.unit.settle()
 		if h.kind == expStartup {

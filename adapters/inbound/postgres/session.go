@@ -60,6 +60,9 @@ type session struct {
 	pushed   uint64
 	popped   uint64
 	skipping bool // the upstream discards messages until Sync after an error
+	// muted: a masking rule withheld a result; the upstream's answers up
+	// to ReadyForQuery are not shown (mask.go).
+	muted bool
 	// Settings the analysis depends on, from the upstream's ParameterStatus.
 	scsOff         bool
 	clientEncoding string
