@@ -71,3 +71,13 @@ func (g *Gate) Masked(s *ListenerSettings, client, identity string, p *masking.P
 	g.Metrics.Statement(s.Name, e.Decision)
 	g.Audit.Record(e)
 }
+
+// Masked records what plan p masked in a statement's result, as
+// Gate.Masked, through the listener's gate (adapters hold the Listener,
+// not the Gate).
+func (l *Listener) Masked(s *ListenerSettings, client, identity string, p *masking.Plan, withheld error) {
+	if p == nil || l.gate == nil {
+		return
+	}
+	l.gate.Masked(s, client, identity, p, withheld)
+}
