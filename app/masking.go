@@ -68,8 +68,7 @@ func (g *Gate) Masked(s *ListenerSettings, client, identity string, p *masking.P
 	if mm != nil && p.Uninspected > 0 {
 		mm.Uninspected(s.Name, p.Uninspected)
 	}
-	g.Metrics.Statement(s.Name, e.Decision)
-	g.Audit.Record(e)
+	g.record(e)
 }
 
 // Masked records what plan p masked in a statement's result, as
