@@ -257,3 +257,18 @@ func maskedAs(f *masking.Field, c valueCharset, v []byte) (out []byte, null bool
 	b, err := c.enc.NewEncoder().Bytes(t)
 	return b, err != nil
 }
+
+// Under best_effort the same value is sent as it is and counted.
+func TestMaskUnreadableBestEffort(t *testing.T) {
+	s, err := masking.Compile([]masking.Rule{{Name: "pii", Strategy: masking.Mask, Entities: masking.EntityNames(), Mode: masking.BestEffort}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := s.For(domain.Analysis{}, domain.Facts{})
+	m, _ := newMasker(t, p, false, []maskColumn{maskTypes[4]})
+	row := textRowOf([][]byte{[]byte("alice@example.com")})
+	out, err := m.row(row)
+	if err != nil || string(out) != string(row) || p.Uninspected != 1 {
+		t.Fatalf("out %q err %v uninspected %d", out, err, p.Uninspected)
+	}
+}
