@@ -58,6 +58,8 @@ type listenerOpts struct {
 	cpURL    string // default: the env's Control Plane
 	actions  string // the rule's actions, a YAML flow list (default: [DROP, TRUNCATE, DELETE, LOAD_DATA, UNKNOWN])
 	match    string // the rule's whole match, a YAML flow map ({effects: [INSERT]}); replaces actions
+	masking  string // a top-level masking_rules block (YAML, whole lines)
+	masks    string // the listener's masking_rules, a YAML flow list ([pii])
 }
 
 // config is a Sidecar config with one mysql listener on listen.
@@ -84,6 +86,10 @@ func (e *env) config(listen string, o listenerOpts) string {
 	mcp := ""
 	if o.mcp != "" {
 		mcp = "mcp: {listen: " + o.mcp + "}\n"
+	}
+	mcp += o.masking
+	if o.masks != "" {
+		o.tls = "    masking_rules: " + o.masks + "\n" + o.tls
 	}
 	return fmt.Sprintf(`sidecar: test
 control_plane: {url: %s, token_env: HOOP_SIDECAR_TOKEN, timeout: 2s}

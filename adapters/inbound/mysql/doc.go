@@ -3,7 +3,7 @@
 // asks the gate (app.Listener.CheckAllowed, then CheckWith) about every
 // statement before it is forwarded. After login, packets are relayed raw:
 // results are never decoded, only the headers that say where an answer
-// ends.
+// ends, unless a masking rule applies to the statement (mask.go).
 //
 // What lives here, one job per file:
 //
@@ -43,6 +43,14 @@
 //     session's app.WaitHandle.
 //   - relay.go: the upstream's answers back to the client, packet by packet,
 //     the server status flags, LOAD DATA LOCAL INFILE transfers.
+//   - mask.go: the row masker: a result's columns and each row's values
+//     (text and binary protocol) rewritten under the statement's masking
+//     plan (domain/masking); numbers that must not pass become NULL.
+//   - maskrelay.go: the rows relayed through the masker one at a time, the
+//     ERR that withholds a result a strict rule cannot read, cursor
+//     fetches, and the "masked" audit line (app.Listener.Masked).
+//   - maskcharset.go, collations_table.go: the character set of a column's
+//     values (its collation id) and the decoder they are read with.
 //   - statement.go: the canonical bytes and the approver's rendering of a
 //     COM_QUERY and of a COM_STMT_EXECUTE (text plus bound values).
 //   - spend.go: what proves that nothing of a forwarded command ran

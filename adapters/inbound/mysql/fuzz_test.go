@@ -9,6 +9,7 @@ import (
 	gm "github.com/go-mysql-org/go-mysql/mysql"
 
 	"github.com/hoophq/sidecar/adapters/inbound/mysql/wire"
+	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/internal/listenertest"
 	"github.com/hoophq/sidecar/ports"
 )
@@ -51,7 +52,30 @@ func FuzzPackets(f *testing.F) {
 // sets, EOF/OK terminators, LOAD DATA LOCAL requests, prepare answers). Any
 // input must end the session with an error, never a panic or a hang.
 func FuzzSession(f *testing.F) {
+	fuzzSession(f, listenertest.FuzzListener(f, "mysql", ports.SpendOnSent))
+}
+
+// FuzzMaskedSession is FuzzSession on a listener with masking rules
+// (maskSet): every result set's rows go through the row masker, in the
+// text and the binary protocol, and cursor fetches too.
+func FuzzMaskedSession(f *testing.F) {
 	l := listenertest.FuzzListener(f, "mysql", ports.SpendOnSent)
+	s := *l.Settings()
+	s.Masking = maskSet(f)
+	l.Update(s)
+	def := wire.AppendColumn(nil, wire.Column{Table: "t", Name: "c", Charset: 45, Type: wire.TypeVarString})
+	// The first byte of the upstream's bytes is odd: CLIENT_DEPRECATE_EOF (no EOF after the columns).
+	f.Add(command(gm.COM_QUERY, "SELECT c FROM t"), append(packet(1, []byte{1}), append(packet(2, def),
+		append(packet(3, wire.AppendLenencString(nil, []byte("alice@example.com"))), packet(4, []byte{0xfe, 0, 0, 2, 0, 0, 0})...)...)...))
+	stmtOK := packet(1, []byte{0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0})
+	f.Add(append(command(gm.COM_STMT_PREPARE, "SELECT c FROM t"), append(command(gm.COM_STMT_EXECUTE, "\x01\x00\x00\x00\x01\x01\x00\x00\x00"), command(gm.COM_STMT_FETCH, "\x01\x00\x00\x00\x05\x00\x00\x00")...)...),
+		append(stmtOK, append(packet(2, def), append(packet(3, []byte{0xfe, 0, 0, 2, 0}), append(packet(1, []byte{1}), append(packet(2, def), append(packet(3, []byte{0xfe, 0, 0, 0x42, 0}),
+			append(packet(1, append([]byte{0, 0}, wire.AppendLenencString(nil, []byte("bob@example.com"))...)), packet(2, []byte{0xfe, 0, 0, 0x82, 0})...)...)...)...)...)...)...))
+	fuzzSession(f, l)
+}
+
+// fuzzSession runs the session fuzz target on listener l.
+func fuzzSession(f *testing.F, l *app.Listener) {
 	p := New(nil)
 	log := slog.New(slog.DiscardHandler)
 	stmtOK := packet(1, []byte{0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0})

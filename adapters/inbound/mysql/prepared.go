@@ -25,6 +25,8 @@ type prepared struct {
 	// as the client cut them, each within the client's max_allowed_packet.
 	cuts []longCut
 	held []*app.Reservation
+	// cursor: the masking of the last execution's open cursor (maskrelay.go).
+	cursor *cursorMask
 }
 
 // longCut is one COM_STMT_SEND_LONG_DATA packet: n bytes of parameter
@@ -77,6 +79,7 @@ func (s *session) execute(p []byte, seq byte) error {
 		return s.passOne(p, seq, respResult)
 	}
 	defer st.clearLong()
+	s.closeCursor(st) // a new execution closes the cursor of the last one
 	if s.txFailed {
 		_, err := s.afterFailedTx("", seq)
 		return err
@@ -91,7 +94,7 @@ func (s *session) execute(p []byte, seq byte) error {
 		return err
 	}
 	stmt := app.Statement{Canonical: canonicalExecute(st.text, params), Render: func() string { return displayExecute(st.text, params, st.db) }}
-	out := s.decideOn(st.db, func() app.Outcome { return s.decide(set, res, stmt) })
+	out := s.decideOn(st.db, func() app.Outcome { return s.decide(set, res, &stmt) })
 	if !out.Forward {
 		return s.deny(out, seq)
 	}
@@ -109,10 +112,14 @@ func (s *session) execute(p []byte, seq byte) error {
 		return err
 	}
 	out.Ticket.Sent()
+	if set.Masking != nil {
+		s.startMask(set, stmt, true)
+	}
 	a, err := s.relay(respResult, s.cw)
 	if err == nil {
 		out.Ticket.GiveBack(proof(a, res))
 	}
+	s.endCursorMask(set, st)
 	return err
 }
 
@@ -183,6 +190,7 @@ func (s *session) closeStmt(p []byte, seq byte) error {
 	id, st := s.stmtID(p)
 	if st != nil {
 		st.clearLong()
+		s.closeCursor(st)
 		delete(s.stmts, id)
 	}
 	return s.forward(p, seq)
@@ -195,6 +203,7 @@ func (s *session) resetStmt(p []byte, seq byte) error {
 	}
 	if _, st := s.stmtID(p); st != nil {
 		st.clearLong()
+		s.closeCursor(st)
 	}
 	return s.passOne(p, seq, respOne)
 }

@@ -30,7 +30,7 @@ func (s *session) query(p []byte, seq byte) error {
 	}
 	db := s.database
 	st := app.Statement{Canonical: canonicalQuery(sql), Render: func() string { return displayQuery(sql, db) }}
-	out := s.decide(set, res, st)
+	out := s.decide(set, res, &st)
 	if !out.Forward {
 		return s.deny(out, seq)
 	}
@@ -45,10 +45,14 @@ func (s *session) query(p []byte, seq byte) error {
 		return err
 	}
 	out.Ticket.Sent()
+	if set.Masking != nil {
+		s.startMask(set, st, false)
+	}
 	a, err := s.relay(respResult, s.cw)
 	if err == nil {
 		out.Ticket.GiveBack(proof(a, res))
 	}
+	s.endMask(set)
 	switch {
 	case err == nil && !a.failed:
 		s.follow(res)
@@ -129,14 +133,15 @@ func (s *session) followFailed(res analyzer.Result) error {
 }
 
 // decide asks the gate about one unit (a COM_QUERY text or a
-// COM_STMT_EXECUTE) whose statements res holds. A text the parser refused
+// COM_STMT_EXECUTE) whose statements res holds; it sets st's Analysis and
+// Unread to what it decided on. A text the parser refused
 // (res.Err), or a statement whose SQL the listener cannot see (EXECUTE of a
 // PREPARE … FROM @var, or of a name it never saw prepared: UNKNOWN), that
 // no rule covers is refused unchecked by the gate: fail closed
 // (domain.FailsClosed, docs/mysql-listener.md).
 // An EXECUTE runs what the PREPARE before it in the same text made, else
 // what the session's last PREPARE of that name made.
-func (s *session) decide(set *app.ListenerSettings, res analyzer.Result, st app.Statement) app.Outcome {
+func (s *session) decide(set *app.ListenerSettings, res analyzer.Result, st *app.Statement) app.Outcome {
 	parts := make([]domain.Analysis, len(res.Statements))
 	var inText map[string]domain.Analysis // made at the first PREPARE of the text
 	unknown := false
@@ -171,7 +176,7 @@ func (s *session) decide(set *app.ListenerSettings, res analyzer.Result, st app.
 		st.Unread.Why = "it runs SQL the listener cannot see (EXECUTE of a PREPARE … FROM a variable, or of a name it never saw prepared)"
 	}
 	st.Analysis = app.Deciding(set, parts)
-	return s.check(set, st)
+	return s.check(set, *st)
 }
 
 // deny answers a command the gate did not forward with its ERR; inside a

@@ -49,6 +49,10 @@ const keepHead = 16 << 10
 // streams with constant memory.
 func (s *session) relay(k respKind, dst *bufio.Writer) (answer, error) {
 	var a answer
+	if k == respRows && s.mask != nil {
+		_, err := s.maskRows(dst)
+		return a, err
+	}
 	head, err := s.copyLogical(dst)
 	if err != nil {
 		return a, err
@@ -91,6 +95,9 @@ func (s *session) relay(k respKind, dst *bufio.Writer) (answer, error) {
 			if !more {
 				return a, dst.Flush()
 			}
+			if s.mask != nil && s.mask.withheld != nil { // the client had its ERR: the rest is read, not sent
+				dst = discard()
+			}
 		}
 		if head[0] != 0xfb && s.status&gm.SERVER_MORE_RESULTS_EXISTS == 0 {
 			return a, dst.Flush()
@@ -113,9 +120,18 @@ func (s *session) relayResultSet(head []byte, dst *bufio.Writer) (bool, error) {
 	if !ok || cols > 1<<16 {
 		return false, wire.Errorf("upstream sent a bad column count")
 	}
+	if s.mask != nil {
+		s.mask.start()
+	}
 	for range cols {
-		if _, err := s.copyLogical(dst); err != nil {
+		h, err := s.copyLogical(dst)
+		if err != nil {
 			return false, err
+		}
+		if s.mask != nil {
+			if err := s.mask.column(h); err != nil {
+				return false, err
+			}
 		}
 	}
 	if !s.deprecateEOF() {
@@ -130,6 +146,9 @@ func (s *session) relayResultSet(head []byte, dst *bufio.Writer) (bool, error) {
 		if s.status&gm.SERVER_STATUS_CURSOR_EXISTS != 0 { // COM_STMT_EXECUTE with a cursor: rows come with COM_STMT_FETCH
 			return false, nil
 		}
+	}
+	if s.mask != nil {
+		return s.maskRows(dst)
 	}
 	h, err := s.copyLogical(dst)
 	if err != nil {

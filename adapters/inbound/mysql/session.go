@@ -35,6 +35,9 @@ type session struct {
 	ur         *bufio.Reader
 	uw         *bufio.Writer
 	head       []byte // the relay's reusable packet head
+	// mask rewrites the rows of the answer being relayed; nil when no
+	// masking rule applies to its statement (maskrelay.go).
+	mask *rowMasker
 
 	upstreamAddr           string
 	clientTLS, upstreamTLS bool
@@ -205,7 +208,7 @@ func (s *session) command(p []byte, seq byte) error {
 	case gm.COM_FIELD_LIST:
 		return s.passOne(p, seq, respFields)
 	case gm.COM_STMT_FETCH:
-		return s.passOne(p, seq, respRows)
+		return s.fetch(p, seq)
 	case gm.COM_STMT_PREPARE:
 		return s.prepare(p, seq)
 	case gm.COM_STMT_EXECUTE:

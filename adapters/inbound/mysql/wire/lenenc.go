@@ -37,3 +37,21 @@ func LenencString(b []byte) (s, rest []byte, ok bool) {
 	}
 	return b[n : n+int(v)], b[n+int(v):], true
 }
+
+// AppendLenencInt appends v as a length-encoded integer.
+func AppendLenencInt(b []byte, v uint64) []byte {
+	switch {
+	case v < 0xfb:
+		return append(b, byte(v))
+	case v < 1<<16:
+		return append(b, 0xfc, byte(v), byte(v>>8))
+	case v < 1<<24:
+		return append(b, 0xfd, byte(v), byte(v>>8), byte(v>>16))
+	}
+	return append(b, 0xfe, byte(v), byte(v>>8), byte(v>>16), byte(v>>24), byte(v>>32), byte(v>>40), byte(v>>48), byte(v>>56))
+}
+
+// AppendLenencString appends s as a length-encoded string.
+func AppendLenencString(b, s []byte) []byte {
+	return append(AppendLenencInt(b, uint64(len(s))), s...)
+}
