@@ -71,3 +71,10 @@ func (g *Gate) Masked(s *ListenerSettings, client, identity string, p *masking.P
 	g.Metrics.Statement(s.Name, e.Decision)
 	g.Audit.Record(e)
 }
+
+// Masked is Gate.Masked for an adapter, which holds the Listener, not the
+// Gate: it records what plan p masked in one statement's result, once that
+// result was sent (or withheld with withheld).
+func (l *Listener) Masked(s *ListenerSettings, client, identity string, p *masking.Plan, withheld error) {
+	l.gate.Masked(s, client, identity, p, withheld)
+}
