@@ -3,6 +3,7 @@ package mssql
 import (
 	"encoding/binary"
 	"errors"
+	"strings"
 
 	"github.com/hoophq/sidecar/domain/masking"
 	"github.com/hoophq/sidecar/internal/tds"
@@ -63,8 +64,49 @@ func (m *masker) token(t tds.Token, sc *tds.Scanner) {
 		if m.withheld != nil {
 			return
 		}
+	case tds.TokenReturnValue:
+		m.returnValue(t)
+		return
 	}
 	m.out = append(m.out, t.Raw...)
+}
+
+// returnValue masks an OUTPUT parameter's value (RETURNVALUE, MS-TDS
+// 2.2.7.18) as a value of a column named after the parameter, without
+// its @. The token is sent again with its header as it came and the
+// masked value; a value that must become NULL in a type that cannot say
+// NULL withholds the result.
+func (m *masker) returnValue(t tds.Token) {
+	rv, err := tds.DecodeReturnValue(t.Body)
+	if err != nil || rv.Value == nil {
+		m.out = append(m.out, t.Raw...) // framed by the scanner; NULL
+		return
+	}
+	f := m.plan.Field("", strings.TrimPrefix(rv.Name, "@"))
+	if f == nil {
+		m.out = append(m.out, t.Raw...)
+		return
+	}
+	out, null, err := maskValue(f, rv.Type, rv.Value)
+	if err == nil && null && !nullable(rv.Type) {
+		err = errors.New("hoop: the result was withheld: a masked OUTPUT parameter " + rv.Name + " of a type that cannot be sent as NULL")
+	}
+	if err != nil {
+		m.withhold(err)
+		return
+	}
+	if !null && same(out, rv.Value) {
+		m.out = append(m.out, t.Raw...)
+		return
+	}
+	if null {
+		out = nil
+	}
+	// ParamOrdinal, ParamName (B_VARCHAR), Status, UserType, Flags, TYPE_INFO.
+	head := 2 + 1 + 2*int(t.Body[2]) + 1 + 4 + 2 + len(rv.Type.Raw)
+	m.out = append(m.out, tds.TokenReturnValue)
+	m.out = append(m.out, t.Body[:head]...)
+	m.out = tds.AppendValue(m.out, rv.Type, out)
 }
 
 func isDone(t byte) bool {
@@ -120,6 +162,17 @@ func (m *masker) row(t tds.Token, cols []tds.Column) {
 		return
 	}
 	m.out = appendNBCRow(m.out, cols, row.Values)
+}
+
+// nullable reports whether a value of type ti can be NULL outside an
+// NBCROW: every type but the fixed-size ones (MS-TDS 2.2.5.4.1).
+func nullable(ti tds.TypeInfo) bool {
+	switch ti.Type {
+	case tds.TypeNull, tds.TypeInt1, tds.TypeBit, tds.TypeInt2, tds.TypeInt4, tds.TypeInt8, tds.TypeDateTim4,
+		tds.TypeDateTime, tds.TypeFlt4, tds.TypeFlt8, tds.TypeMoney, tds.TypeMoney4:
+		return false
+	}
+	return true
 }
 
 // same reports whether a and b are the same bytes in memory (maskValue

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/domain/masking"
 	"github.com/hoophq/sidecar/internal/tds"
 	"github.com/hoophq/sidecar/internal/tds/tdstest"
@@ -249,5 +250,31 @@ func TestMaskRowsAcrossPackets(t *testing.T) {
 	var one int
 	if err := c.QueryRowContext(context.Background(), "SELECT 1").Scan(&one); err != nil {
 		t.Fatalf("the connection after a withheld result: %v", err)
+	}
+}
+
+// An OUTPUT parameter's value (RETURNVALUE) is masked as a column named
+// after the parameter; the token decodes with its masked value.
+func TestMaskReturnValue(t *testing.T) {
+	set, err := masking.Compile([]masking.Rule{piiRule, {Name: "cards", Columns: []string{"card"}, Strategy: masking.Partial, KeepLast: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ti := tdstest.NVarCharColumn("").Type
+	for name, want := range map[string]string{"@card": "**** **** **** 1111", "@note": "mail *****@*******.***"} {
+		v := "4111 1111 1111 1111"
+		if name == "@note" {
+			v = "mail alice@example.com"
+		}
+		out := maskTokens(set.For(domain.Analysis{}, domain.Facts{}), returnValueToken(name, ti, tdstest.NVarChar(v)))
+		var sc tds.Scanner
+		tok, err := sc.Next(out)
+		if err != nil || len(tok.Raw) != len(out) {
+			t.Fatalf("%s: %v", name, err)
+		}
+		rv, err := tds.DecodeReturnValue(tok.Body)
+		if err != nil || rv.Name != name || tds.DecodeUCS2(rv.Value) != want {
+			t.Fatalf("%s: %q (%v), want %q", name, tds.DecodeUCS2(rv.Value), err, want)
+		}
 	}
 }
