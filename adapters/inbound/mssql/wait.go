@@ -115,7 +115,7 @@ func (s *session) decideAndRun(set *app.ListenerSettings, u *unit, m tds.Message
 		o.mask = s.maskPlan(set, u)
 	}
 	resp, err := s.exchange(m, o)
-	if o.mask != nil {
+	if o.mask != nil && !resp.aborted { // aborted: the relay may still be counting on it
 		s.l.Masked(set, s.clientAddr, s.user, o.mask, resp.withheld)
 	}
 	if err == nil && after != nil {
