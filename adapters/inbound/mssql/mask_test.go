@@ -40,7 +40,7 @@ var piiRule = masking.Rule{Name: "pii", Entities: masking.EntityNames(), Strateg
 // the listener's relearn batch (session.relearn) with the database.
 func answerWith(text string, stream func() []byte) option {
 	return withBatchAnswer(func(b *tds.SQLBatch) []byte {
-		switch b.Text {
+		switch strings.TrimSpace(b.Text) {
 		case relearnText:
 			return (&tds.Done{}).Append((&tds.ErrorInfo{Number: 50000, State: relearnState, Message: "0 hoopdb"}).Append(nil, tds.TokenInfo))
 		case text:
@@ -276,5 +276,24 @@ func TestMaskReturnValue(t *testing.T) {
 		if err != nil || rv.Name != name || tds.DecodeUCS2(rv.Value) != want {
 			t.Fatalf("%s: %q (%v), want %q", name, tds.DecodeUCS2(rv.Value), err, want)
 		}
+	}
+}
+
+// FreeTDS tsql, a second client, reads the rewritten rows: the NBCROW that
+// carries a masked card (nvarchar), a masked email (varchar, code page
+// 1252) and a bigint card number as NULL.
+func TestMaskFreeTDS(t *testing.T) {
+	cols := []tds.Column{tdstest.NVarCharColumn("card"), varcharCol("contact", latin1),
+		{Flags: 1, Type: tds.TypeInfo{Type: tds.TypeIntN, Size: 8}, Name: "num"}}
+	stream := func() []byte {
+		out := (&tds.ColMetadata{Columns: cols}).Append(nil)
+		return (&tds.Row{Values: [][]byte{tdstest.NVarChar("4111 1111 1111 1111"), []byte("alice@example.com"),
+			{0xc7, 0xf1, 0x68, 0xa5, 0x08, 0x9b, 0x0e, 0x00}}}).Append(out, cols)
+	}
+	f := newFixture(t, withMasking(t, piiRule), answerWith("SELECT pii", stream))
+	out := tsqlRun(t, f.addr, "SELECT pii\ngo\nexit\n")
+	if !strings.Contains(out, "**** **** **** ****") || !strings.Contains(out, "*****@*******.***") || !strings.Contains(out, "NULL") ||
+		strings.Contains(out, "4111") || strings.Contains(out, "alice") {
+		t.Fatalf("tsql output:\n%s", out)
 	}
 }
