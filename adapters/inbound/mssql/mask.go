@@ -161,7 +161,7 @@ func (m *masker) row(t tds.Token, cols []tds.Column) {
 		m.out = append(m.out, t.Raw...)
 		return
 	}
-	m.out = appendNBCRow(m.out, cols, row.Values)
+	m.out = row.AppendNBC(m.out, cols)
 }
 
 // nullable reports whether a value of type ti can be NULL outside an
@@ -179,22 +179,6 @@ func nullable(ti tds.TypeInfo) bool {
 // returns its input when nothing changed).
 func same(a, b []byte) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
-}
-
-// appendNBCRow writes an NBCROW token (MS-TDS 2.2.7.17): the null bitmap,
-// then the values that are not NULL.
-func appendNBCRow(dst []byte, cols []tds.Column, values [][]byte) []byte {
-	dst = append(dst, tds.TokenNBCRow)
-	at := len(dst)
-	dst = append(dst, make([]byte, (len(cols)+7)/8)...)
-	for i, c := range cols {
-		if i >= len(values) || values[i] == nil {
-			dst[at+i/8] |= 1 << (i % 8)
-			continue
-		}
-		dst = tds.AppendValue(dst, c.Type, values[i])
-	}
-	return dst
 }
 
 // altRow decides a COMPUTE row (ALTROW, gone from SQL Server since 2012):

@@ -103,7 +103,7 @@ func TestMaskRowsReachGoMSSQLDBMasked(t *testing.T) {
 		out = (&tds.Row{Values: values}).Append(out, cols)
 		nulls := append([][]byte{}, values...)
 		nulls[2] = nil
-		return appendNBCRow(out, cols, nulls)
+		return (&tds.Row{Values: nulls}).AppendNBC(out, cols)
 	}
 	whole := masking.Rule{Name: "secret", Columns: []string{"secret"}, Strategy: masking.Redact}
 	f := newFixture(t, withMasking(t, piiRule, whole), answerWith("SELECT pii", stream))

@@ -44,7 +44,7 @@ func fuzzSeeds() [][]byte {
 	row := (&tds.Row{Values: vals}).Append(append([]byte{}, base...), cols)
 	nulls := append([][]byte{}, vals...)
 	nulls[1], nulls[4] = nil, nil
-	nbc := appendNBCRow(append([]byte{}, base...), cols, nulls)
+	nbc := (&tds.Row{Values: nulls}).AppendNBC(append([]byte{}, base...), cols)
 	kana := append([][]byte{}, vals...)
 	kana[5] = []byte{0x82, 0xA0}
 	withheld := (&tds.Row{Values: kana}).Append(append([]byte{}, row...), cols)
