@@ -297,3 +297,35 @@ func TestMaskFreeTDS(t *testing.T) {
 		t.Fatalf("tsql output:\n%s", out)
 	}
 }
+
+// A COMPUTE row (ALTROW) is not read: under a strict rule it withholds the
+// result (ERROR 50000 state 128 in its place, then the final DONE with
+// DONE_ERROR), and the rows before it are sent.
+func TestMaskComputeRowWithheld(t *testing.T) {
+	intCol := []tds.Column{{Flags: 1, Type: tds.TypeInfo{Type: tds.TypeIntN, Size: 4}, Name: "id"}}
+	alt := &tds.AltMetadata{ID: 1, ByCols: []uint16{1}, Columns: []tds.AltColumn{{Op: 0x4D, Operand: 1, Column: intCol[0]}}}
+	stream := (&tds.Row{Values: [][]byte{{1, 0, 0, 0}}}).Append((&tds.ColMetadata{Columns: intCol}).Append(nil), intCol)
+	stream = (&tds.AltRow{ID: 1, Values: [][]byte{{42, 0, 0, 0}}}).Append(alt.Append(stream), intCol)
+	set, err := masking.Compile([]masking.Rule{piiRule})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := maskTokens(set.For(domain.Analysis{}, domain.Facts{}), stream)
+	var types []byte
+	var e *tds.ErrorInfo
+	sc := tds.Scanner{}
+	for len(out) > 0 {
+		tok, err := sc.Next(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tok.Type == tds.TokenError {
+			e, _ = tds.DecodeErrorInfo(tok.Body)
+		}
+		types, out = append(types, tok.Type), out[len(tok.Raw):]
+	}
+	want := []byte{tds.TokenColMetadata, tds.TokenRow, tds.TokenAltMetadata, tds.TokenError, tds.TokenDone}
+	if string(types) != string(want) || e == nil || e.Number != 50000 || e.State != 128 || !strings.Contains(e.Message, "COMPUTE") {
+		t.Fatalf("tokens % x (want % x), error %+v", types, want, e)
+	}
+}
