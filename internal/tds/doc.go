@@ -30,6 +30,8 @@
 //   - typeinfo.go: TYPE_INFO and TYPE_VARBYTE values (2.2.5.4, 2.2.5.2),
 //     PLP chunks, a result column's CLR UDT (UDT_INFO); unknown types are
 //     *UnknownTypeError.
+//   - collation.go: a collation's code page (2.2.5.1.2), in which varchar
+//     values are sent: UTF-8 collations, the single-byte Windows pages.
 //   - attention.go: Attention (2.2.1.7).
 //   - loginack.go (token constants too), envchange.go, error.go (ERROR and
 //     INFO), done.go (DONE, DONEPROC, DONEINPROC), colmetadata.go, row.go

@@ -57,6 +57,23 @@ func (row *Row) Append(dst []byte, cols []Column) []byte {
 	return dst
 }
 
+// AppendNBC writes the row as an NBCROW token (0xD2, MS-TDS 2.2.7.17) with
+// values typed by cols: the null bitmap, then the values that are not
+// NULL. Unlike a ROW it can say NULL for a column of a fixed-size type.
+func (row *Row) AppendNBC(dst []byte, cols []Column) []byte {
+	dst = append(dst, TokenNBCRow)
+	at := len(dst)
+	dst = append(dst, make([]byte, (len(cols)+7)/8)...)
+	for i, c := range cols {
+		if i >= len(row.Values) || row.Values[i] == nil {
+			dst[at+i/8] |= 1 << (i % 8)
+			continue
+		}
+		dst = AppendValue(dst, c.Type, row.Values[i])
+	}
+	return dst
+}
+
 // RowLen returns the length of a ROW body (nbc false) or an NBCROW body (nbc
 // true) at the start of b, typed by cols, without keeping its values: a
 // RowWalker's walk over b, so the Scanner's framing of a large result

@@ -108,6 +108,15 @@ func TestNBCRow(t *testing.T) {
 	if err != nil || n != 5 || row.Values[0] != nil || DecodeUCS2(row.Values[1]) != "h" {
 		t.Fatalf("NBCROW %+v %d %v", row, n, err)
 	}
+	if out := row.AppendNBC(nil, cols); !bytes.Equal(out, append([]byte{TokenNBCRow}, body...)) {
+		t.Fatalf("AppendNBC wrote % x, want the token of % x", out, body)
+	}
+	// A fixed-size INT can be NULL in an NBCROW (not in a ROW).
+	fixed := []Column{{Type: TypeInfo{Type: TypeInt4, Size: 4}}, cols[1]}
+	out := (&Row{Values: [][]byte{nil, AppendUCS2(nil, "h")}}).AppendNBC(nil, fixed)
+	if row, n, err := DecodeNBCRow(out[1:], fixed); err != nil || n != len(out)-1 || row.Values[0] != nil || DecodeUCS2(row.Values[1]) != "h" {
+		t.Fatalf("NBCROW with a NULL INT: %+v %d %v", row, n, err)
+	}
 }
 
 func TestScannerCannotFrame(t *testing.T) {

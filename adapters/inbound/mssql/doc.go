@@ -3,7 +3,8 @@
 // (app.Listener.CheckWith) about every SQLBatch and RPC before it is
 // forwarded. Results are never decoded whole: the upstream's packets are
 // copied as they come, and only the tokens that change the session are
-// read. The TDS codec is internal/tds (written from [MS-TDS]; no Go
+// read; under a masking rule each row is read and rewritten, one at a
+// time. The TDS codec is internal/tds (written from [MS-TDS]; no Go
 // library implements the server side).
 //
 // What lives here, one job per file:
@@ -42,6 +43,15 @@
 //     spend_approval_on: accepted, DONE(ATTN), RETURNVALUE handles; long
 //     rows walked, not held (tds.RowWalker); an answer that breaks MS-TDS
 //     closes the connection (ERROR 50000/127).
+//   - relaymask.go: the relay of an answer under a masking plan: its
+//     tokens rewritten (mask.go) and sent again in packets of the
+//     negotiated size.
+//   - mask.go: the masker: COLMETADATA's columns as masking fields, ROW
+//     and NBCROW values masked (a changed row goes as an NBCROW),
+//     RETURNVALUE, a withheld result (ERROR 50000/128).
+//   - maskvalue.go, codepage.go: one value by its type: text decoded
+//     (UTF-16, the collation's code page) and encoded back, numbers
+//     rendered to find a card number, NULL or Unreadable otherwise.
 //   - statement.go: the canonical bytes and the approver's rendering of a
 //     batch and of an RPC (text plus typed parameter values).
 //   - errors.go: ERROR tokens, their numbers, states and classes.

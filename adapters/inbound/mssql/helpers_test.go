@@ -39,8 +39,9 @@ type fixture struct {
 	upAddr string // the upstream, for direct connections
 
 	mu        sync.Mutex
-	ran       []string // batch texts and RPC statements the upstream ran
-	decisions []string // the gate's audit decisions
+	ran       []string           // batch texts and RPC statements the upstream ran
+	decisions []string           // the gate's audit decisions
+	masked    []ports.AuditEvent // its "masked" and "mask_withheld" lines
 	wait      chan struct{}
 }
 
@@ -49,6 +50,9 @@ func (f *fixture) Record(e ports.AuditEvent) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.decisions = append(f.decisions, e.Decision)
+	if strings.HasPrefix(e.Decision, "mask") {
+		f.masked = append(f.masked, e)
+	}
 }
 
 // waitDecision waits (≤ 10 s) until the gate has recorded decision d.

@@ -66,9 +66,14 @@ func (s *session) relayLoop() {
 		}
 		s.mu.Lock()
 		discard := s.discard && s.state == stForwarded
+		m := s.mask // nil unless the forwarded request's results are masked
 		s.mu.Unlock()
 		eom := h.Status&tds.StatusEOM != 0
-		if framing {
+		if m != nil {
+			if !s.maskPacket(m, &sc, &carry, &retryAt, &res, h, body, eom) {
+				return
+			}
+		} else if framing {
 			fresh := body
 			if walk != nil {
 				n, done := walk.Feed(body)
@@ -86,7 +91,7 @@ func (s *session) relayLoop() {
 			// At the end of a message every byte must have been read: a
 			// token does not continue in the next message.
 			if walk == nil && (len(carry) >= retryAt || eom) {
-				n, err := s.scan(&sc, carry, &res, discard)
+				n, err := s.scan(&sc, carry, &res, discard, nil)
 				if err == nil && len(carry)-n > maxRowHold && isRow(carry[n]) {
 					w, used, done, werr := sc.WalkRow(carry[n:])
 					switch {
@@ -132,7 +137,10 @@ func (s *session) relayLoop() {
 			switch {
 			case s.state == stForwarded && s.attnPending == 0:
 				complete, onEnd = true, s.onEnd
-				s.state, s.discard, s.wantHandle, s.onEnd = stBusy, false, false, nil
+				if m != nil {
+					res.withheld = m.withheld
+				}
+				s.state, s.discard, s.wantHandle, s.onEnd, s.mask = stBusy, false, false, nil, nil
 			case s.state != stForwarded: // an answer to no request of the decider's (a late DONE(ATTN))
 				stray = true
 			}
@@ -143,7 +151,7 @@ func (s *session) relayLoop() {
 			// sends at once finds the approval settled.
 			onEnd(res)
 		}
-		if !discard {
+		if !discard && m == nil {
 			if err := s.copyPacket(h, body, eom); err != nil {
 				return
 			}
@@ -218,10 +226,11 @@ func (s *session) copyPacket(h tds.Header, body []byte, eom bool) error {
 }
 
 // scan reads the whole tokens at the start of b into res and the session;
-// it returns how many bytes it used. A token cut by the packet's end waits
+// it returns how many bytes it used; m, when set, rewrites each token for
+// the client (a masked answer). A token cut by the packet's end waits
 // for the next packet (tds.ErrShort); any other error means the stream
 // cannot be framed.
-func (s *session) scan(sc *tds.Scanner, b []byte, res *response, discard bool) (int, error) {
+func (s *session) scan(sc *tds.Scanner, b []byte, res *response, discard bool, m *masker) (int, error) {
 	used := 0
 	for used < len(b) {
 		t, err := sc.Next(b[used:])
@@ -232,6 +241,9 @@ func (s *session) scan(sc *tds.Scanner, b []byte, res *response, discard bool) (
 			return used, err
 		}
 		s.token(t, res, discard)
+		if m != nil {
+			m.token(t, sc)
+		}
 		used += len(t.Raw)
 	}
 	return used, nil

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/domain/masking"
 	"github.com/hoophq/sidecar/internal/tds"
 )
 
@@ -97,6 +98,7 @@ type session struct {
 	discard     bool           // the forwarded request is the listener's own: its answer is not relayed
 	wantHandle  bool           // the forwarded request returns a prepared handle (RETURNVALUE)
 	onEnd       func(response) // called by the relay before the answer's last packet reaches the client
+	mask        *masker        // the forwarded request's results are masked (mask.go); nil: relayed as they come
 	draining    bool
 	closed      bool
 	closeOnce   sync.Once
@@ -128,6 +130,7 @@ type response struct {
 	lost      bool   // the relay could not frame the tokens of this answer
 	state     string // the INFO of the listener's relearn batch (discard only)
 	aborted   bool   // the session ended before the answer did
+	withheld  error  // a masking rule withheld the rest of the result (mask.go)
 	unsent    bool   // cancelled by the client before it was forwarded
 }
 
@@ -328,6 +331,8 @@ type exchangeOpts struct {
 	// onSent, when set, is called once the request was written to the
 	// upstream (app.Ticket.Sent).
 	onSent func()
+	// mask, when set, masks the answer's results (mask.go).
+	mask *masking.Plan
 }
 
 // errCanceled is a request the client's Attention cancelled before it was
@@ -349,7 +354,10 @@ func (s *session) exchange(m tds.Message, o exchangeOpts) (response, error) {
 		}
 		return response{attn: true, unsent: true}, nil
 	}
-	s.state, s.discard, s.wantHandle, s.onEnd = stForwarded, o.discard, o.wantHandle, o.onEnd
+	s.state, s.discard, s.wantHandle, s.onEnd, s.mask = stForwarded, o.discard, o.wantHandle, o.onEnd, nil
+	if o.mask != nil && !o.discard {
+		s.mask = newMasker(o.mask)
+	}
 	s.mu.Unlock()
 	// A request that carried RESETCONNECTION but was not forwarded (denied,
 	// refused, cancelled) left the listener in the login's database with no

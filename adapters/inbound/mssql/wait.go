@@ -7,6 +7,7 @@ import (
 	"github.com/hoophq/sidecar/adapters/inbound/mssql/analyzer"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/domain/masking"
 	"github.com/hoophq/sidecar/internal/tds"
 )
 
@@ -110,11 +111,34 @@ func (s *session) decideAndRun(set *app.ListenerSettings, u *unit, m tds.Message
 		o.onSent = out.Ticket.Sent
 	}
 	defer out.Ticket.Spend() // a path that settled nothing spends (no-op after onEnd)
+	if set.Masking != nil {
+		o.mask = s.maskPlan(set, u)
+	}
 	resp, err := s.exchange(m, o)
+	if o.mask != nil && !resp.aborted { // aborted: the relay may still be counting on it
+		s.l.Masked(set, s.clientAddr, s.user, o.mask, resp.withheld)
+	}
 	if err == nil && after != nil {
 		after(resp)
 	}
 	return err
+}
+
+// maskPlan returns the masking of the results of u, forwarded with set
+// (app.MaskPlan): a rule's match applies when it matches any statement of
+// u; a unit of no statement (sp_cursorfetch, sp_prepare) gets the rules
+// that match every statement.
+func (s *session) maskPlan(set *app.ListenerSettings, u *unit) *masking.Plan {
+	var a domain.Analysis
+	if len(u.parts) > 0 {
+		a = u.parts[0]
+		if len(u.parts) > 1 {
+			a.Parts = u.parts
+		}
+	}
+	st := app.Statement{Render: u.render, Analysis: a, Identity: s.user, Client: s.clientAddr,
+		IdentityValues: map[string][]string{"database": {s.currentDB()}}}
+	return app.MaskPlan(set, &st)
 }
 
 // proof returns the proof that nothing of an approved request ran
