@@ -77,10 +77,3 @@ func (g *Gate) Masked(s *ListenerSettings, client, identity string, p *masking.P
 func (l *Listener) Masked(s *ListenerSettings, client, identity string, p *masking.Plan, withheld error) {
 	l.gate.Masked(s, client, identity, p, withheld)
 }
-
-// Masked is Gate.Masked for an adapter, which holds the Listener, not the
-// Gate: it records what plan p masked in one statement's result, once that
-// result was sent (or withheld with withheld).
-func (l *Listener) Masked(s *ListenerSettings, client, identity string, p *masking.Plan, withheld error) {
-	l.gate.Masked(s, client, identity, p, withheld)
-}
