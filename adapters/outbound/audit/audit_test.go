@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -85,7 +86,7 @@ func TestFileConcurrentRecords(t *testing.T) {
 	for _, e := range got[:1] {
 		want := event(0)
 		want.ApprovalID = e.ApprovalID
-		if e != want {
+		if !reflect.DeepEqual(e, want) {
 			t.Fatalf("read back %+v, want %+v", e, want)
 		}
 	}
