@@ -223,9 +223,14 @@ func anyGlob(res []*regexp.Regexp, got []string) bool {
 	return false
 }
 
-// identityRegexp compiles an identity glob: `*` any run of characters,
-// `?` any one character, everything else literal, case-sensitive.
-func identityRegexp(g string) (*regexp.Regexp, error) {
+// identityRegexp compiles an identity glob (NameGlob).
+func identityRegexp(g string) (*regexp.Regexp, error) { return NameGlob(g) }
+
+// NameGlob compiles a glob over a name that has no path segments (an
+// identity, one segment of a masking column path): `*` any run of
+// characters, `?` any one character, everything else literal,
+// case-sensitive. It returns an error for an empty glob.
+func NameGlob(g string) (*regexp.Regexp, error) {
 	if g == "" {
 		return nil, fmt.Errorf("empty glob")
 	}

@@ -182,20 +182,7 @@ func compilePath(g string) (pathPattern, error) {
 			p.segs = append(p.segs, nil)
 			continue
 		}
-		var b strings.Builder
-		b.WriteString("^(?s:")
-		for _, c := range seg {
-			switch c {
-			case '*':
-				b.WriteString(".*")
-			case '?':
-				b.WriteString(".")
-			default:
-				b.WriteString(regexp.QuoteMeta(string(c)))
-			}
-		}
-		b.WriteString(")$")
-		re, err := regexp.Compile(b.String())
+		re, err := domain.NameGlob(seg)
 		if err != nil {
 			return pathPattern{}, err
 		}
