@@ -4,7 +4,8 @@
 # direct connection:
 #
 #   direct     the upstream itself
-#   no rule    a Sidecar listener with an approval rule (DROP, DELETE) and no
+#   no rule    a Sidecar listener with an approval rule (effects DROP, DELETE,
+#              TRUNCATE) and no
 #              masking rule: what every listener costs today
 #   pii        the same listener with the pii rule (all nine entities, mask)
 #   before     with SIDECAR_BASE_BIN: that build (e.g. the commit before
@@ -100,7 +101,7 @@ sidecar: bench
 log: {format: text, level: warn}
 approval_rules:
   - name: destructive
-    match: {actions: [DROP, DELETE, TRUNCATE]}
+    match: {effects: [DROP, DELETE, TRUNCATE]}
 masking_rules:
   - name: pii
     entities: [EMAIL_ADDRESS, CREDIT_CARD, IBAN_CODE, US_SSN, PHONE_NUMBER, IP_ADDRESS, AWS_ACCESS_KEY, JWT, PRIVATE_KEY]

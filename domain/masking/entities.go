@@ -1,6 +1,7 @@
 package masking
 
 import (
+	"bytes"
 	"net/netip"
 	"regexp"
 	"sort"
@@ -27,7 +28,7 @@ const (
 // and a guard that a candidate is one (a checksum where one exists).
 type entity struct {
 	name string
-	may  func(s string, st *textStats) bool
+	may  func(v []byte, st textStats) bool
 	re   *regexp.Regexp
 	// valid, when set, is asked of each candidate: text is the whole
 	// value, m the candidate's submatch offsets in it (m[0]:m[1] whole).
@@ -43,7 +44,9 @@ type entity struct {
 // tests.
 type textStats struct {
 	digits int
-	run    int  // most digits in one run joined by single ' ', '-' or '.'
+	run    int // most digits in one run joined by single ' ', '-' or '.'
+	phone  int // most digits in one run joined by up to two of ' ', '-', '.', '(', ')'
+	plus   bool
 	iban   bool // two capitals then two digits somewhere
 	at     bool
 	dot    bool
@@ -51,9 +54,9 @@ type textStats struct {
 	dash   bool
 }
 
-func statsOf(s string) textStats {
+func statsOf(s []byte) textStats {
 	var st textStats
-	run := 0
+	run, phone, gap := 0, 0, 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
@@ -63,6 +66,19 @@ func statsOf(s string) textStats {
 		case (c == ' ' || c == '-' || c == '.') && i > 0 && isDigit(s[i-1]) && i+1 < len(s) && isDigit(s[i+1]):
 		default:
 			run = 0
+		}
+		switch {
+		case isDigit(c):
+			phone, gap = phone+1, 0
+			st.phone = max(st.phone, phone)
+		case c == ' ' || c == '-' || c == '.' || c == '(' || c == ')':
+			if gap++; gap > 2 {
+				phone = 0
+			}
+		case c == '+':
+			st.plus, phone, gap = true, 0, 0
+		default:
+			phone, gap = 0, 0
 		}
 		if !st.iban && i+3 < len(s) && isUpper(c) && isUpper(s[i+1]) && isDigit(s[i+2]) && isDigit(s[i+3]) {
 			st.iban = true
@@ -89,40 +105,40 @@ func statsOf(s string) textStats {
 var entities = []*entity{
 	{
 		name: PrivateKey,
-		may:  func(s string, st *textStats) bool { return st.dash && strings.Contains(s, "-----BEGIN ") },
+		may:  func(v []byte, st textStats) bool { return st.dash && bytes.Contains(v, []byte("-----BEGIN ")) },
 		re:   regexp.MustCompile(`-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY-----(?s:.*?)(-----END ([A-Z0-9]+ )*PRIVATE KEY-----|$)`),
 	},
 	{
 		name:  JWT,
-		may:   func(s string, st *textStats) bool { return st.dot && strings.Contains(s, "eyJ") },
+		may:   func(v []byte, st textStats) bool { return st.dot && bytes.Contains(v, []byte("eyJ")) },
 		re:    regexp.MustCompile(`\beyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*`),
 		valid: func(t string, m []int) bool { return jwtValid(t[m[0]:m[1]]) },
 	},
 	{
 		name: AWSAccessKey,
-		may: func(s string, st *textStats) bool {
-			return strings.Contains(s, "AKIA") || strings.Contains(s, "ASIA") || strings.Contains(s, "A3T") ||
-				strings.Contains(s, "ABIA") || strings.Contains(s, "ACCA")
+		may: func(v []byte, st textStats) bool {
+			return st.digits > 0 && (bytes.Contains(v, []byte("AKIA")) || bytes.Contains(v, []byte("ASIA")) ||
+				bytes.Contains(v, []byte("A3T")) || bytes.Contains(v, []byte("ABIA")) || bytes.Contains(v, []byte("ACCA")))
 		},
 		re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b`),
 	},
 	{
 		name: EmailAddress,
-		may:  func(_ string, st *textStats) bool { return st.at && st.dot },
+		may:  func(_ []byte, st textStats) bool { return st.at && st.dot },
 		// Local parts and domains may hold any letter (RFC 6531, 5890).
 		re: regexp.MustCompile(`[\p{L}\p{N}._%+-]+@[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?` +
 			`(?:\.[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?)*\.\p{L}{2,63}`),
 	},
 	{
 		name:   IBANCode,
-		may:    func(_ string, st *textStats) bool { return st.iban },
+		may:    func(_ []byte, st textStats) bool { return st.iban },
 		re:     regexp.MustCompile(`\b[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]){11,}\b`),
 		within: 34 * 2,
 		valid:  func(t string, m []int) bool { return ibanValid(strings.ReplaceAll(t[m[0]:m[1]], " ", "")) },
 	},
 	{
 		name:   CreditCard,
-		may:    func(_ string, st *textStats) bool { return st.run >= 13 },
+		may:    func(_ []byte, st textStats) bool { return st.run >= 13 },
 		re:     regexp.MustCompile(`\b[0-9](?:[ -]?[0-9]){12,}\b`),
 		within: 19 * 2,
 		valid: func(t string, m []int) bool {
@@ -132,7 +148,7 @@ var entities = []*entity{
 	},
 	{
 		name: USSSN,
-		may:  func(_ string, st *textStats) bool { return st.run >= 9 },
+		may:  func(_ []byte, st textStats) bool { return st.run >= 9 },
 		re:   regexp.MustCompile(`\b([0-9]{3})([- ])([0-9]{2})([- ])([0-9]{4})\b`),
 		valid: func(t string, m []int) bool {
 			if t[m[4]:m[5]] != t[m[8]:m[9]] { // the same separator twice
@@ -143,7 +159,7 @@ var entities = []*entity{
 	},
 	{
 		name: IPAddress,
-		may:  func(_ string, st *textStats) bool { return (st.dot && st.digits >= 4) || st.colon },
+		may:  func(_ []byte, st textStats) bool { return (st.dot && st.digits >= 4) || st.colon },
 		re:   regexp.MustCompile(`\b(?:[0-9]{1,3}\.){3}[0-9]{1,3}\b|(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|(?:[0-9]{1,3}\.){3}[0-9]{1,3})?`),
 		valid: func(t string, m []int) bool {
 			s := t[m[0]:m[1]]
@@ -156,7 +172,7 @@ var entities = []*entity{
 	},
 	{
 		name:   PhoneNumber,
-		may:    func(_ string, st *textStats) bool { return st.digits >= 8 },
+		may:    func(_ []byte, st textStats) bool { return st.phone >= 10 || st.plus && st.phone >= 8 },
 		re:     regexp.MustCompile(`(?:\+[0-9]{1,3}[ .-]?)?(?:\([0-9]{1,4}\)[ .-]?)?[0-9]{2,4}(?:[ .-][0-9]{2,5}){1,4}\b|\+[0-9]{8,15}\b`),
 		within: 32,
 		valid: func(t string, m []int) bool {
@@ -210,13 +226,17 @@ type span struct {
 
 // findSpans returns the entities of the given kinds (each with the rule
 // index that asked for it) found in s, without overlaps, in text order.
-func findSpans(s string, kinds []kindRule) []span {
-	st := statsOf(s)
+func findSpans(v []byte, kinds []kindRule) []span {
+	st := statsOf(v)
+	var s string // made once, when some entity may be there
 	var out []span
 	for _, k := range kinds {
 		e := k.e
-		if !e.may(s, &st) {
+		if !e.may(v, st) {
 			continue
+		}
+		if s == "" {
+			s = string(v)
 		}
 		for _, m := range e.re.FindAllStringSubmatchIndex(s, -1) {
 			start, end := m[0], m[1]

@@ -115,7 +115,7 @@ func (f *Field) Text(dst, v []byte) ([]byte, bool) {
 		f.plan.counts[f.whole]++
 		return f.plan.rules[f.whole].apply(dst[:0], v, ""), true
 	}
-	spans := findSpans(string(v), f.kinds)
+	spans := findSpans(v, f.kinds)
 	if len(spans) == 0 {
 		return v, false
 	}
@@ -125,7 +125,7 @@ func (f *Field) Text(dst, v []byte) ([]byte, bool) {
 	// the email before it became '*'), so the result is read again until
 	// nothing is found; each pass masks at least one letter or digit.
 	for pass := 0; pass < 8; pass++ {
-		again := findSpans(string(out), f.kinds)
+		again := findSpans(out, f.kinds)
 		if len(again) == 0 {
 			break
 		}
@@ -159,7 +159,7 @@ func (f *Field) NonText(v []byte) bool {
 		f.plan.counts[f.whole]++
 		return true
 	}
-	spans := findSpans(string(v), f.kinds)
+	spans := findSpans(v, f.kinds)
 	for _, sp := range spans {
 		f.plan.counts[sp.rule]++
 	}
