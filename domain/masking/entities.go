@@ -240,8 +240,8 @@ func findSpans(v []byte, kinds []kindRule) []span {
 		}
 		for _, m := range e.re.FindAllStringSubmatchIndex(s, -1) {
 			start, end := m[0], m[1]
-			if start == end {
-				continue
+			if start == end || covered(out, start, end) {
+				continue // a span found before holds it whole: nothing to guard
 			}
 			if e.valid == nil || e.valid(s, m) {
 				if !overlaps(out, start, end) {
@@ -286,6 +286,15 @@ func (e *entity) shorter(s string, start, end, rule int, out []span) []span {
 type kindRule struct {
 	e    *entity
 	rule int
+}
+
+func covered(spans []span, start, end int) bool {
+	for _, sp := range spans {
+		if sp.start <= start && end <= sp.end {
+			return true
+		}
+	}
+	return false
 }
 
 func overlaps(spans []span, start, end int) bool {
