@@ -224,7 +224,9 @@ func newShowCmd() *cobra.Command {
 				row("decided_by", *r.DecidedBy)
 			}
 			row("expires_at", when(r.ExpiresAt))
-			row("approvals", r.quorum())
+			if r.Required > 1 {
+				row("approvals", r.quorum())
+			}
 			for _, a := range r.Approvals {
 				v := a.Approver
 				if a.Group != "" {

@@ -138,7 +138,9 @@ type Store interface {
 	// allowed by domain.Transition from the effective status. It sets
 	// DecidedAt = now, DecidedBy = by and, for REJECTED, the reason. It
 	// returns the new state and the status it moved from; *ConflictError
-	// when the transition is not allowed; ErrNotFound.
+	// when the transition is not allowed; ErrNotFound. The Control Plane
+	// approves through Approve (which keeps each approval for the policies);
+	// Decide to APPROVED is a single approver's decision without a record.
 	Decide(ctx context.Context, id string, to domain.Status, reason, by string, now time.Time) (rec Record, from domain.Status, err error)
 	// Approve records v, an approver's approval of PENDING request id, and
 	// moves the request to APPROVED (DecidedAt = now, DecidedBy =
