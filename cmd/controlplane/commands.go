@@ -24,9 +24,14 @@ type review struct {
 	AlreadyApproved bool   `json:"already_approved"`
 }
 
-// quorum says how far r's approvals are: "1 of 2 approvals".
+// quorum says how far r's approvals are: "1 of 2 approvals", and the
+// groups still missing under all_groups_must_approve.
 func (r review) quorum() string {
-	return fmt.Sprintf("%d of %d approvals", len(r.Approvals), max(r.Required, 1))
+	q := fmt.Sprintf("%d of %d approvals", len(r.Approvals), max(r.Required, 1))
+	if len(r.MissingGroups) > 0 {
+		q += ", none yet from " + strings.Join(r.MissingGroups, ", ")
+	}
+	return q
 }
 
 // decidedLine is what approve, reject and revoke print: an approve below
@@ -165,7 +170,7 @@ func newListCmd() *cobra.Command {
 				}
 				status := string(r.Status)
 				if r.Status == "PENDING" && (r.Required > 1 || len(r.Approvals) > 0) {
-					status += " (" + strings.TrimSuffix(r.quorum(), " approvals") + ")"
+					status += fmt.Sprintf(" (%d of %d)", len(r.Approvals), max(r.Required, 1))
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", oneLine(r.ID, 64), status, oneLine(r.Sidecar, 64),
 					oneLine(r.ListenerName, 64), oneLine(r.ApprovalRule, 64), r.CreatedAt.UTC().Format(time.RFC3339),
@@ -224,7 +229,7 @@ func newShowCmd() *cobra.Command {
 				row("decided_by", *r.DecidedBy)
 			}
 			row("expires_at", when(r.ExpiresAt))
-			if r.Required > 1 {
+			if r.Required > 1 || len(r.MissingGroups) > 0 {
 				row("approvals", r.quorum())
 			}
 			for _, a := range r.Approvals {

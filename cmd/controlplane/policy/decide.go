@@ -56,6 +56,15 @@ func (d Decider) Decide(ctx context.Context, id, action, reason, approver string
 // Required is how many approvals rec's policy needs.
 func (d Decider) Required(rec store.Record) int { return d.Set.For(rec.ApprovalRule).Required() }
 
+// MissingGroups lists the groups rec's policy still needs an approval from
+// (all_groups_must_approve) while rec is PENDING; nil otherwise.
+func (d Decider) MissingGroups(rec store.Record) []string {
+	if rec.Status != domain.StatusPending {
+		return nil
+	}
+	return d.Set.For(rec.ApprovalRule).MissingGroups(rec.Approvals)
+}
+
 // ReasonOn reports whether rec's policy needs a reason for action.
 func (d Decider) ReasonOn(rec store.Record, action string) bool {
 	for _, a := range d.Set.For(rec.ApprovalRule).ReasonOn {

@@ -62,15 +62,10 @@ func (s Set) Approver(name string) Approver {
 	return Approver{Name: name}
 }
 
-// Required is how many approvals p needs: MinApprovals, or the number of
-// groups when AllGroups asks for more.
-func (p Policy) Required() int {
-	n := max(p.MinApprovals, 1)
-	if p.AllGroups {
-		n = max(n, len(p.Groups))
-	}
-	return n
-}
+// Required is how many distinct approvers p needs (MinApprovals, at least
+// 1). With AllGroups the approvals must also cover every group, which one
+// approver in several groups may do alone, so it is not counted here.
+func (p Policy) Required() int { return max(p.MinApprovals, 1) }
 
 // GroupsOf returns the groups of p that a is in, in p's order; nil when p
 // has no groups (everyone may decide).
@@ -84,27 +79,28 @@ func (p Policy) GroupsOf(a Approver) []string {
 	return out
 }
 
+// MissingGroups returns, with AllGroups, the groups of p that no vote
+// counts for yet, in p's order; nil otherwise.
+func (p Policy) MissingGroups(votes []store.Vote) []string {
+	if !p.AllGroups {
+		return nil
+	}
+	var out []string
+	for _, g := range p.Groups {
+		if !slices.ContainsFunc(votes, func(v store.Vote) bool { return slices.Contains(v.Groups, g) }) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
 // Met reports whether votes (one per approver) satisfy p: at least
 // MinApprovals distinct approvers and, with AllGroups, every group of p
 // among the votes' groups. An approver in two groups counts for both.
 func (p Policy) Met(votes []store.Vote) bool {
 	seen := map[string]bool{}
-	covered := map[string]bool{}
 	for _, v := range votes {
 		seen[v.Approver] = true
-		for _, g := range v.Groups {
-			covered[g] = true
-		}
 	}
-	if len(seen) < max(p.MinApprovals, 1) {
-		return false
-	}
-	if p.AllGroups {
-		for _, g := range p.Groups {
-			if !covered[g] {
-				return false
-			}
-		}
-	}
-	return true
+	return len(seen) >= p.Required() && len(p.MissingGroups(votes)) == 0
 }

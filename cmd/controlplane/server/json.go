@@ -57,6 +57,9 @@ type Review struct {
 	// "Approval policies"). A PENDING request with fewer stays PENDING.
 	Approvals []ApprovalGiven `json:"approvals"`
 	Required  int             `json:"required"`
+	// MissingGroups, on a PENDING request under all_groups_must_approve,
+	// are the groups no approval counts for yet.
+	MissingGroups []string `json:"missing_groups,omitempty"`
 }
 
 // ApprovalGiven is one approver's approval of a request: Group is the first
@@ -80,7 +83,7 @@ func approvalOf(r store.Record) Approval {
 
 // reviewOf is rec as approvers see it, with the approvals its policy needs.
 func (s *srv) reviewOf(r store.Record) Review {
-	v := Review{Approvals: []ApprovalGiven{}, Required: s.dec.Required(r), Approval: approvalOf(r), Sidecar: r.Sidecar, Statement: r.Statement,
+	v := Review{Approvals: []ApprovalGiven{}, Required: s.dec.Required(r), MissingGroups: s.dec.MissingGroups(r), Approval: approvalOf(r), Sidecar: r.Sidecar, Statement: r.Statement,
 		ClientIdentity: r.ClientIdentity, SidecarReads: r.SidecarReads,
 		ReopenedFrom: r.ReopenedFrom, ReopenedBy: r.ReopenedBy, ReopenedAs: r.ReopenedAs, SettledBy: r.SettledBy}
 	if r.DecidedBy != "" {

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -25,7 +26,8 @@ func policyCP(t *testing.T) *servertest.CP {
 		o.Approvers = map[string]string{tokAlice: "alice", tokBob: "bob", tokDave: "dave"}
 		o.Policies = policy.Set{
 			Policies: []policy.Policy{{Rule: "payments-*", Groups: []string{"dba", "payments"}, MinApprovals: 2,
-				ReasonOn: []string{"reject"}, ForbidSelf: true}},
+				ReasonOn: []string{"reject"}, ForbidSelf: true},
+				{Rule: "audit-*", Groups: []string{"dba", "payments"}, MinApprovals: 1, AllGroups: true}},
 			Approvers: map[string]policy.Approver{
 				"alice": {Name: "alice", Groups: []string{"dba"}, Identities: []string{"alice_admin"}},
 				"bob":   {Name: "bob", Groups: []string{"dba", "payments"}},
@@ -89,6 +91,15 @@ func TestApproverAPIRefusals(t *testing.T) {
 	}
 	if a := cp.Do("POST", "/api/reviews/"+id+"/reject", tokBob, map[string]string{"reason": "no"}); a.Status != 200 || a.JSON["status"] != "REJECTED" {
 		t.Fatalf("reject: %d %s", a.Status, a.Raw)
+	}
+	// all_groups_must_approve: alice (dba) leaves payments missing; bob covers it
+	audit := cp.File(demo, "v1:cc", map[string]any{"approval_rule": "audit-log"}).JSON["id"].(string)
+	if a := cp.Do("POST", "/api/reviews/"+audit+"/approve", tokAlice, nil); a.Status != 200 || a.JSON["status"] != "PENDING" ||
+		fmt.Sprint(a.JSON["missing_groups"]) != "[payments]" || a.JSON["required"] != float64(1) {
+		t.Fatalf("alice on audit: %d %s", a.Status, a.Raw)
+	}
+	if a := cp.Do("POST", "/api/reviews/"+audit+"/approve", tokBob, nil); a.Status != 200 || a.JSON["status"] != "APPROVED" || a.JSON["missing_groups"] != nil {
+		t.Fatalf("bob on audit: %d %s", a.Status, a.Raw)
 	}
 	// a rule no policy matches: one approval of anyone
 	other := cp.File(demo, "v1:bb", nil).JSON["id"].(string)

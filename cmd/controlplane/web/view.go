@@ -42,6 +42,7 @@ type card struct {
 	// Required is how many approvals the request's policy needs;
 	// ApproveReason and RejectReason say the policy needs a reason.
 	Required                    int
+	MissingGroups               []string
 	ApproveReason, RejectReason bool
 	Folded                      bool // a long statement: Preview first, the whole in <details>
 	Preview                     string

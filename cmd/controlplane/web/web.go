@@ -310,7 +310,7 @@ func (h *handler) render(w http.ResponseWriter, ctx context.Context, code int, a
 	}
 	for _, rec := range all {
 		c := newCard(rec, now)
-		c.Required = h.Decider.Required(rec)
+		c.Required, c.MissingGroups = h.Decider.Required(rec), h.Decider.MissingGroups(rec)
 		c.ApproveReason, c.RejectReason = h.Decider.ReasonOn(rec, "approve"), h.Decider.ReasonOn(rec, "reject")
 		v.Cards = append(v.Cards, c)
 	}
