@@ -20,7 +20,37 @@ import (
 // with.
 type review struct {
 	server.Review
-	PreviousStatus string `json:"previous_status"`
+	PreviousStatus  string `json:"previous_status"`
+	AlreadyApproved bool   `json:"already_approved"`
+}
+
+// quorum says how far r's approvals are: "1 of 2 approvals", and the
+// groups still missing under all_groups_must_approve.
+func (r review) quorum() string {
+	q := fmt.Sprintf("%d of %d approvals", len(r.Approvals), max(r.Required, 1))
+	if len(r.MissingGroups) > 0 {
+		q += ", none yet from " + strings.Join(r.MissingGroups, ", ")
+	}
+	return q
+}
+
+// decidedLine is what approve, reject and revoke print: an approve below
+// its policy's quorum is kept and the request stays PENDING.
+func decidedLine(action, past string, r review) string {
+	if action == "approve" && r.Status == "PENDING" {
+		if r.AlreadyApproved {
+			return fmt.Sprintf("you approved %s already (it counts once): %s; it stays PENDING", r.ID, r.quorum())
+		}
+		return fmt.Sprintf("recorded your approval of %s: %s; it stays PENDING", r.ID, r.quorum())
+	}
+	line := fmt.Sprintf("%s %s (was %s)", past, r.ID, r.PreviousStatus)
+	if action == "approve" && r.Required > 1 {
+		line += ": " + r.quorum()
+	}
+	if r.RejectionReason != "" {
+		line += ": " + strconv.Quote(r.RejectionReason)
+	}
+	return line
 }
 
 // newDecideCmds returns approve, reject and revoke.
@@ -28,7 +58,7 @@ func newDecideCmds() []*cobra.Command {
 	type spec struct{ action, past, short string }
 	var cmds []*cobra.Command
 	for _, s := range []spec{
-		{"approve", "approved", "Approve a PENDING approval request"},
+		{"approve", "approved", "Approve a PENDING approval request (it is APPROVED once its policy's approvals are met)"},
 		{"reject", "rejected", "Reject a PENDING approval request, with an optional --reason"},
 		{"revoke", "revoked", "Revoke an APPROVED approval request before it is used"},
 	} {
@@ -44,24 +74,23 @@ func newDecideCmds() []*cobra.Command {
 					return err
 				}
 				var body any
-				if s.action == "reject" && reason != "" {
+				if s.action != "revoke" && reason != "" {
 					body = map[string]string{"reason": reason}
 				}
 				var r review
 				if err := c.call(cmd.Context(), "POST", "/api/reviews/"+url.PathEscape(args[0])+"/"+s.action, body, &r); err != nil {
 					return err
 				}
-				line := fmt.Sprintf("%s %s (was %s)", s.past, r.ID, r.PreviousStatus)
-				if r.RejectionReason != "" {
-					line += ": " + strconv.Quote(r.RejectionReason)
-				}
-				fmt.Fprintln(cmd.OutOrStdout(), line)
+				fmt.Fprintln(cmd.OutOrStdout(), decidedLine(s.action, s.past, r))
 				return nil
 			},
 		}
 		cf.add(cmd)
-		if s.action == "reject" {
+		switch s.action {
+		case "reject":
 			cmd.Flags().StringVar(&reason, "reason", "", "why (shown to the agent as rejection_reason)")
+		case "approve":
+			cmd.Flags().StringVar(&reason, "reason", "", "why (kept with the approval; a policy's require_reason may need it)")
 		}
 		cmds = append(cmds, cmd)
 	}
@@ -139,7 +168,11 @@ func newListCmd() *cobra.Command {
 				if err := json.Unmarshal(raw, &r); err != nil {
 					return err
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", oneLine(r.ID, 64), r.Status, oneLine(r.Sidecar, 64),
+				status := string(r.Status)
+				if r.Status == "PENDING" && (r.Required > 1 || len(r.Approvals) > 0) {
+					status += fmt.Sprintf(" (%d of %d)", len(r.Approvals), max(r.Required, 1))
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", oneLine(r.ID, 64), status, oneLine(r.Sidecar, 64),
 					oneLine(r.ListenerName, 64), oneLine(r.ApprovalRule, 64), r.CreatedAt.UTC().Format(time.RFC3339),
 					oneLine(r.Statement, 60))
 			}
@@ -196,6 +229,20 @@ func newShowCmd() *cobra.Command {
 				row("decided_by", *r.DecidedBy)
 			}
 			row("expires_at", when(r.ExpiresAt))
+			if r.Required > 1 || len(r.MissingGroups) > 0 {
+				row("approvals", r.quorum())
+			}
+			for _, a := range r.Approvals {
+				v := a.Approver
+				if a.Group != "" {
+					v += " (" + a.Group + ")"
+				}
+				v += " at " + a.At.UTC().Format(time.RFC3339)
+				if a.Reason != "" {
+					v += ": " + strconv.Quote(a.Reason)
+				}
+				row("  approved by", v)
+			}
 			row("rejection_reason", r.RejectionReason)
 			row("reopened_as", r.ReopenedAs)
 			row("reopened_from", r.ReopenedFrom)

@@ -102,7 +102,7 @@ func serve(ctx context.Context, cfg *cpconfig.Config, apiVersion int, log *slog.
 	}()
 	opts := server.Options{Store: st, Sidecars: cfg.Sidecars, Approvers: cfg.Approvers,
 		Version: version.Version, APIVersion: apiVersion, OmitAPIVersion: apiVersion == 0, Logger: log,
-		Requested: notifier.Requested}
+		Requested: notifier.Requested, Policies: cfg.Policies}
 	hs := &http.Server{
 		Handler:           server.New(opts),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -113,7 +113,7 @@ func serve(ctx context.Context, cfg *cpconfig.Config, apiVersion int, log *slog.
 	}
 	log.Info("control plane listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String(),
 		"store", store.Kind(st), "store_addr", cpconfig.Redact(cfg.Store), "sidecars", len(cfg.Sidecars),
-		"approvers", len(cfg.Approvers), "webhooks", len(cfg.Webhooks), "processing_lease", cfg.ProcessingLease.String(), "api_version", apiVersion, "version", version.Version)
+		"approvers", len(cfg.Approvers), "approval_policies", len(cfg.Policies.Policies), "webhooks", len(cfg.Webhooks), "processing_lease", cfg.ProcessingLease.String(), "api_version", apiVersion, "version", version.Version)
 	sweepCtx, stopSweep := context.WithCancel(context.Background())
 	defer stopSweep()
 	go sweepLeases(sweepCtx, st, log)

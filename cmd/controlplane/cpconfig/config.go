@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hoophq/sidecar/cmd/controlplane/notify"
+	"github.com/hoophq/sidecar/cmd/controlplane/policy"
 	"github.com/hoophq/sidecar/cmd/controlplane/store"
 	"github.com/hoophq/sidecar/internal/yamldoc"
 )
@@ -31,10 +32,13 @@ type Principal struct {
 
 // File is the YAML document as written.
 type File struct {
-	Listen    string      `yaml:"listen"`
-	Store     string      `yaml:"store"`
-	Sidecars  []Principal `yaml:"sidecars"`
-	Approvers []Principal `yaml:"approvers"`
+	Listen    string         `yaml:"listen"`
+	Store     string         `yaml:"store"`
+	Sidecars  []Principal    `yaml:"sidecars"`
+	Approvers []ApproverFile `yaml:"approvers"`
+	// ApprovalPolicies say who may decide a request of which approval_rule,
+	// and how many approvals it needs (policies.go).
+	ApprovalPolicies []PolicyFile `yaml:"approval_policies"`
 	// PublicURL is the address people open the web page at, for the links
 	// in notifications; default http://<listen>.
 	PublicURL string        `yaml:"public_url"`
@@ -61,6 +65,9 @@ type Config struct {
 	Webhooks []notify.Webhook
 	// ProcessingLease is the lease of a claim to PROCESSING (0: none).
 	ProcessingLease time.Duration
+	// Policies are the approval policies in order and the approvers by
+	// name (groups, identities).
+	Policies policy.Set
 }
 
 // Load reads and validates the config file at path. Errors name the file and
@@ -121,14 +128,25 @@ func (f File) Validate() (*Config, error) {
 	if len(f.Approvers) == 0 {
 		return nil, errors.New("approvers: at least one approver is needed (name and token, token_env or token_file)")
 	}
+	var err error
 	owner := map[string]string{} // token → path of its first use
 	if err := resolveAll("sidecars", f.Sidecars, c.Sidecars, owner); err != nil {
 		return nil, err
 	}
-	if err := resolveAll("approvers", f.Approvers, c.Approvers, owner); err != nil {
+	approvers := make([]Principal, len(f.Approvers))
+	for i, a := range f.Approvers {
+		approvers[i] = a.Principal
+	}
+	if err := resolveAll("approvers", approvers, c.Approvers, owner); err != nil {
 		return nil, err
 	}
-	if err := f.webhooks(c); err != nil {
+	if c.Policies.Approvers, err = approverSet(f.Approvers); err != nil {
+		return nil, err
+	}
+	if c.Policies.Policies, err = policies(f.ApprovalPolicies, c.Policies.Approvers); err != nil {
+		return nil, err
+	}
+	if err = f.webhooks(c); err != nil {
 		return nil, err
 	}
 	lease, err := processingLease(f.ProcessingLease)

@@ -1,7 +1,9 @@
 // Package cpconfig loads and validates the reference Control Plane's YAML
 // config file (docs/controlplane.md, "Config"): where it listens, which store
 // it uses, which Sidecars and approvers may call it with which tokens, and
-// which webhooks hear of new approval requests (webhooks.go).
+// which webhooks hear of new approval requests (webhooks.go), and which
+// approval policies say who may decide and how many must approve
+// (policies.go).
 //
 // Load reads a file, Parse reads bytes; both return a *Config whose tokens are
 // resolved (token, token_env or token_file) or an error that names the

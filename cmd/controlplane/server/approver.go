@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/hoophq/sidecar/cmd/controlplane/policy"
 	"github.com/hoophq/sidecar/cmd/controlplane/store"
 	"github.com/hoophq/sidecar/domain"
 )
@@ -26,7 +27,7 @@ func (s *srv) listReviews(w http.ResponseWriter, r *http.Request, _ string) {
 	}
 	out := make([]Review, len(recs))
 	for i, rec := range recs {
-		out[i] = reviewOf(rec)
+		out[i] = s.reviewOf(rec)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"reviews": out})
 }
@@ -38,7 +39,7 @@ func (s *srv) getReview(w http.ResponseWriter, r *http.Request, _ string) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, reviewOf(rec))
+	writeJSON(w, http.StatusOK, s.reviewOf(rec))
 }
 
 // Decided is the answer to approve, reject and revoke: the review plus the
@@ -47,13 +48,18 @@ func (s *srv) getReview(w http.ResponseWriter, r *http.Request, _ string) {
 type Decided struct {
 	Review
 	PreviousStatus domain.Status `json:"previous_status"`
+	// AlreadyApproved is true on an approve by an approver who had approved
+	// this request already: it counts once, and nothing changed.
+	AlreadyApproved bool `json:"already_approved,omitempty"`
 }
 
-// decide: POST /api/reviews/{id}/{approve|reject|revoke}. reject takes an
-// optional {"reason": "…"}. 409 conflict (with the current review) when the
-// state machine does not allow it.
+// decide: POST /api/reviews/{id}/{approve|reject|revoke} with an optional
+// {"reason": "…"} (kept for approve and reject), through the approval
+// policies (policy.Decider): an approve below the policy's quorum is kept
+// and the request stays PENDING. 403 not_eligible or self_approval, 400
+// reason_required (policy.Refusal); 409 conflict (with the current review)
+// when the state machine does not allow it.
 func (s *srv) decide(action string) namedHandler {
-	to := store.Actions[action]
 	return func(w http.ResponseWriter, r *http.Request, approver string) {
 		var b struct {
 			Reason string `json:"reason"`
@@ -67,20 +73,27 @@ func (s *srv) decide(action string) namedHandler {
 			writeError(w, http.StatusBadRequest, "invalid", "reason is longer than 2000 characters")
 			return
 		}
-		rec, from, err := s.st.Decide(r.Context(), r.PathValue("id"), to, b.Reason, approver, s.now())
+		res, err := s.dec.Decide(r.Context(), r.PathValue("id"), action, b.Reason, approver, s.now())
+		rec, from := res.Record, res.From
 		var ce *store.ConflictError
+		var refusal *policy.Refusal
 		switch {
+		case errors.As(err, &refusal):
+			s.log.Info("approval decision refused", "id", rec.ID, "action", action, "approver", approver, "code", refusal.Code)
+			writeError(w, refusal.Status, refusal.Code, refusal.Message)
 		case errors.As(err, &ce):
 			writeJSON(w, http.StatusConflict, struct {
 				Error
 				Review Review `json:"review"`
 			}{Error{"conflict", "cannot " + action + " approval " + ce.Current.ID + ": it is " +
-				string(ce.Current.Status) + " (" + action + " needs " + string(ce.Want) + ")" + reopenHint(ce.Current)}, reviewOf(ce.Current)})
+				string(ce.Current.Status) + " (" + action + " needs " + string(ce.Want) + ")" + reopenHint(ce.Current)}, s.reviewOf(ce.Current)})
 		case err != nil:
 			s.fail(w, r, err)
 		default:
-			s.log.Info("approval decided", "id", rec.ID, "action", action, "from", from, "to", rec.Status, "approver", approver, "sidecar", rec.Sidecar)
-			writeJSON(w, http.StatusOK, Decided{reviewOf(rec), from})
+			s.log.Info("approval decided", "id", rec.ID, "action", action, "from", from, "to", rec.Status, "approver", approver,
+				"sidecar", rec.Sidecar, "approvals", len(rec.Approvals), "required", s.dec.Required(rec))
+			writeJSON(w, http.StatusOK, Decided{Review: s.reviewOf(rec), PreviousStatus: from,
+				AlreadyApproved: action == "approve" && !res.Counted})
 		}
 	}
 }

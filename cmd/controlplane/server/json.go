@@ -52,6 +52,25 @@ type Review struct {
 	// SettledBy is "lease" on an EXECUTED request the Control Plane settled
 	// because its Sidecar stopped renewing the lease (outcome unknown).
 	SettledBy string `json:"settled_by,omitempty"`
+	// Approvals are the approvals given so far, oldest first ([] for none);
+	// Required is how many its approval policy needs (docs/controlplane.md,
+	// "Approval policies"). A PENDING request with fewer stays PENDING.
+	Approvals []ApprovalGiven `json:"approvals"`
+	Required  int             `json:"required"`
+	// MissingGroups, on a PENDING request under all_groups_must_approve,
+	// are the groups no approval counts for yet.
+	MissingGroups []string `json:"missing_groups,omitempty"`
+}
+
+// ApprovalGiven is one approver's approval of a request: Group is the first
+// of the policy's groups it counts for, Groups all of them (both left out
+// when the policy names no groups); Reason is the one given, if any.
+type ApprovalGiven struct {
+	Approver string    `json:"approver"`
+	Group    string    `json:"group,omitempty"`
+	Groups   []string  `json:"groups,omitempty"`
+	At       time.Time `json:"at"`
+	Reason   string    `json:"reason,omitempty"`
 }
 
 func approvalOf(r store.Record) Approval {
@@ -62,13 +81,21 @@ func approvalOf(r store.Record) Approval {
 	}
 }
 
-func reviewOf(r store.Record) Review {
-	v := Review{Approval: approvalOf(r), Sidecar: r.Sidecar, Statement: r.Statement,
+// reviewOf is rec as approvers see it, with the approvals its policy needs.
+func (s *srv) reviewOf(r store.Record) Review {
+	v := Review{Approvals: []ApprovalGiven{}, Required: s.dec.Required(r), MissingGroups: s.dec.MissingGroups(r), Approval: approvalOf(r), Sidecar: r.Sidecar, Statement: r.Statement,
 		ClientIdentity: r.ClientIdentity, SidecarReads: r.SidecarReads,
 		ReopenedFrom: r.ReopenedFrom, ReopenedBy: r.ReopenedBy, ReopenedAs: r.ReopenedAs, SettledBy: r.SettledBy}
 	if r.DecidedBy != "" {
 		by := r.DecidedBy
 		v.DecidedBy = &by
+	}
+	for _, a := range r.Approvals {
+		g := ApprovalGiven{Approver: a.Approver, Groups: a.Groups, At: a.At.UTC(), Reason: a.Reason}
+		if len(a.Groups) > 0 {
+			g.Group = a.Groups[0]
+		}
+		v.Approvals = append(v.Approvals, g)
 	}
 	return v
 }

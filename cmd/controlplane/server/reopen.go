@@ -26,12 +26,12 @@ func (s *srv) reopen(w http.ResponseWriter, r *http.Request, approver string) {
 		writeJSON(w, http.StatusConflict, struct {
 			Error
 			Review Review `json:"review"`
-		}{Error{"conflict", "cannot reopen approval " + ce.Current.ID + ": " + ce.Why}, reviewOf(ce.Current)})
+		}{Error{"conflict", "cannot reopen approval " + ce.Current.ID + ": " + ce.Why}, s.reviewOf(ce.Current)})
 	case err != nil:
 		s.fail(w, r, err)
 	default:
 		s.log.Info("approval reopened", "id", refused.ID, "status", refused.Status, "new_id", opened.ID,
 			"approver", approver, "sidecar", opened.Sidecar)
-		writeJSON(w, http.StatusCreated, Decided{reviewOf(opened), refused.Status})
+		writeJSON(w, http.StatusCreated, Decided{Review: s.reviewOf(opened), PreviousStatus: refused.Status})
 	}
 }

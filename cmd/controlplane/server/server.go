@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hoophq/sidecar/cmd/controlplane/policy"
 	"github.com/hoophq/sidecar/cmd/controlplane/store"
 	"github.com/hoophq/sidecar/cmd/controlplane/web"
 )
@@ -39,6 +40,10 @@ type Options struct {
 	// (1 MiB). A testing aid: the Pact's small-body state plays a Control
 	// Plane with a lower limit.
 	MaxBody int64
+	// Policies say who may decide which request and how many approvals
+	// it needs; the zero Set is policy.Default for every request (any
+	// approver, one approval).
+	Policies policy.Set
 	// Requested, when set, is told of every newly filed approval request (not
 	// of a reused one) after it is stored. It must return at once: the
 	// Sidecar's filing waits for it (notify.Notifier.Requested does).
@@ -55,6 +60,7 @@ type srv struct {
 	now       func() time.Time
 	requested func(store.Record)
 	maxBody   int64
+	dec       policy.Decider
 }
 
 // New returns the Control Plane's HTTP handler. Unknown paths answer the
@@ -62,7 +68,8 @@ type srv struct {
 // Sidecar reads as "this Control Plane is older" (docs/control-plane-api.md).
 func New(o Options) http.Handler {
 	s := &srv{st: o.Store, sidecars: newTokens(o.Sidecars), approvers: newTokens(o.Approvers),
-		version: o.Version, apiVer: o.APIVersion, log: o.Logger, now: o.Now, requested: o.Requested, maxBody: o.MaxBody}
+		version: o.Version, apiVer: o.APIVersion, log: o.Logger, now: o.Now, requested: o.Requested, maxBody: o.MaxBody,
+		dec: policy.Decider{Store: o.Store, Set: o.Policies}}
 	if s.maxBody <= 0 {
 		s.maxBody = MaxBody
 	}
@@ -96,7 +103,7 @@ func New(o Options) http.Handler {
 	mux.HandleFunc("POST /api/reviews/{id}/revoke", s.approver(s.decide("revoke")))
 	mux.HandleFunc("POST /api/reviews/{id}/reopen", s.approver(s.reopen))
 
-	page := web.New(web.Options{Store: o.Store, Authenticate: s.approvers.lookup, Logger: s.log, Now: s.now,
+	page := web.New(web.Options{Store: o.Store, Decider: s.dec, Authenticate: s.approvers.lookup, Logger: s.log, Now: s.now,
 		Signed: func(r *http.Request, name string) { setWho(r, "approver:"+name+" (web)") }})
 	mux.Handle("GET /{$}", page)
 	mux.Handle("POST /ui/", page)

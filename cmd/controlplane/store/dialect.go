@@ -31,11 +31,12 @@ const tableBody = `
 	claim_key        TEXT NOT NULL DEFAULT '',
 	given_back_keys  TEXT NOT NULL DEFAULT '',
 	lease_until      BIGINT,
-	settled_by       TEXT NOT NULL DEFAULT ''
+	settled_by       TEXT NOT NULL DEFAULT '',
+	approvals        TEXT NOT NULL DEFAULT ''
 )`
 
 // addedColumns are the columns added after the first release of the table
-// (reopen, claim keys and the keys given back, the PROCESSING lease), with their declarations: Open adds each to a table that lacks it,
+// (reopen, claim keys and the keys given back, the PROCESSING lease, the approvals of a quorum), with their declarations: Open adds each to a table that lacks it,
 // so a store file or database of an older Control Plane keeps working.
 var addedColumns = [][2]string{
 	{"reopened_from", "TEXT NOT NULL DEFAULT ''"},
@@ -45,6 +46,7 @@ var addedColumns = [][2]string{
 	{"given_back_keys", "TEXT NOT NULL DEFAULT ''"},
 	{"lease_until", "BIGINT"},
 	{"settled_by", "TEXT NOT NULL DEFAULT ''"},
+	{"approvals", "TEXT NOT NULL DEFAULT ''"},
 }
 
 var indexes = []string{

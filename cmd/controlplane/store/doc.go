@@ -13,6 +13,9 @@
 //   - Claim and Settle are each one conditional UPDATE … RETURNING.
 //   - Decide (approve, reject, revoke) follows domain.Transition and writes
 //     with an UPDATE conditioned on the status it read.
+//   - Approve (approve.go: an approval toward a policy's quorum) appends to
+//     the approvals column with an UPDATE conditioned on the approvals read,
+//     so concurrent approvals are all kept and APPROVED is set once.
 //   - Reopen (reopen.go: a person asks again, domain.Reopenable) files a new
 //     PENDING request for a REJECTED or REVOKED one in the same serialised
 //     transaction as File, so it is filed once and the statement finds it.

@@ -44,7 +44,7 @@ type dialect struct {
 
 const columns = `id, sidecar, status, listener_name, approval_rule, protocol, fingerprint, statement,
 	client_identity, created_at, decided_at, expires_at, rejection_reason, decided_by, sidecar_reads,
-	reopened_from, reopened_as, reopened_by, claim_key, lease_until, settled_by`
+	reopened_from, reopened_as, reopened_by, claim_key, lease_until, settled_by, approvals`
 
 // notExpired is the SQL condition "the time limit has not lapsed at ?".
 const notExpired = `(expires_at IS NULL OR expires_at > ?)`
@@ -58,7 +58,7 @@ func scanRecord(s scanner) (Record, error) {
 	var decided, expires, lease sql.NullInt64
 	err := s.Scan(&r.ID, &r.Sidecar, &status, &r.ListenerName, &r.ApprovalRule, &r.Protocol, &r.Fingerprint,
 		&r.Statement, &r.ClientIdentity, &created, &decided, &expires, &r.RejectionReason, &r.DecidedBy, &r.SidecarReads,
-		&r.ReopenedFrom, &r.ReopenedAs, &r.ReopenedBy, &r.ClaimKey, &lease, &r.SettledBy)
+		&r.ReopenedFrom, &r.ReopenedAs, &r.ReopenedBy, &r.ClaimKey, &lease, &r.SettledBy, &r.approvalsText)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, ErrNotFound
 	}
@@ -70,6 +70,9 @@ func scanRecord(s scanner) (Record, error) {
 	r.DecidedAt = unixPtr(decided)
 	r.ExpiresAt = unixPtr(expires)
 	r.LeaseUntil = unixPtr(lease)
+	if r.Approvals, err = decodeVotes(r.approvalsText); err != nil {
+		return r, fmt.Errorf("store: approvals of %s: %w", r.ID, err)
+	}
 	return r, nil
 }
 

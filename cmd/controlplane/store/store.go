@@ -70,6 +70,22 @@ type Record struct {
 	// SettledBy is SettledByLease for a request the Control Plane settled
 	// as EXECUTED, outcome unknown, because its lease lapsed; "" otherwise.
 	SettledBy string
+	// Approvals are the approvals given so far, oldest first, one per
+	// approver (Approve).
+	Approvals []Vote
+	// approvalsText is the stored text Approvals was read from, which
+	// Approve's conditional update compares.
+	approvalsText string
+}
+
+// Vote is one approver's approval of a request: who, the groups of the
+// request's policy it counts for (none when the policy names no groups),
+// when, and the reason given ("" when none).
+type Vote struct {
+	Approver string    `json:"approver"`
+	Groups   []string  `json:"groups,omitempty"`
+	At       time.Time `json:"at"`
+	Reason   string    `json:"reason,omitempty"`
 }
 
 // FileInput is a Sidecar's request to file (or reuse) an approval request.
@@ -122,8 +138,19 @@ type Store interface {
 	// allowed by domain.Transition from the effective status. It sets
 	// DecidedAt = now, DecidedBy = by and, for REJECTED, the reason. It
 	// returns the new state and the status it moved from; *ConflictError
-	// when the transition is not allowed; ErrNotFound.
+	// when the transition is not allowed; ErrNotFound. The Control Plane
+	// approves through Approve (which keeps each approval for the policies);
+	// Decide to APPROVED is a single approver's decision without a record.
 	Decide(ctx context.Context, id string, to domain.Status, reason, by string, now time.Time) (rec Record, from domain.Status, err error)
+	// Approve records v, an approver's approval of PENDING request id, and
+	// moves the request to APPROVED (DecidedAt = now, DecidedBy =
+	// v.Approver) when met says the approvals, v included, are enough; else
+	// it stays PENDING. One conditional update on the approvals read, so
+	// concurrent approvals (on any number of replicas) are all kept and the
+	// request is approved once. An approver who approved already is not
+	// counted again (counted false, no change). *ConflictError when it is
+	// not PENDING (or expired); ErrNotFound.
+	Approve(ctx context.Context, id string, v Vote, met func([]Vote) bool, now time.Time) (rec Record, from domain.Status, counted bool, err error)
 	// Reopen is a person asking again (domain.Reopenable): when request id
 	// is REJECTED or REVOKED and is the newest of its fingerprint, it files
 	// a new PENDING request for the same Sidecar with the same fingerprint,

@@ -11,7 +11,9 @@
 //     left (PENDING only), a long statement folded, counts per status.
 //   - page.html: the template: a tab per status with its count, one card per
 //     request (statement in full, monospace, wrapped; who asked, where, which
-//     rule, when; decided_at and who decided; Approve, Reject with its reason
+//     rule, when; the approvals so far against the policy's quorum ("1 of
+//     2"); decided_at and who decided; Approve (with a reason box when the
+//     policy requires one), Reject with its reason
 //     box, Revoke, Reopen on a REJECTED or REVOKED request not reopened yet).
 //   - page.css: the stylesheet, mobile first (375 px wide and up).
 //   - live.js: polls /ui/pending every 5 s and reloads the list when the

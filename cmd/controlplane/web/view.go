@@ -38,10 +38,15 @@ type card struct {
 	ShowExpiry   bool
 	// ExpiredAt is when an EXPIRED request's time limit lapsed (nil when
 	// not EXPIRED, or no time limit is known).
-	ExpiredAt    *time.Time
-	Folded       bool // a long statement: Preview first, the whole in <details>
-	Preview      string
-	Lines, Chars int
+	ExpiredAt *time.Time
+	// Required is how many approvals the request's policy needs;
+	// ApproveReason and RejectReason say the policy needs a reason.
+	Required                    int
+	MissingGroups               []string
+	ApproveReason, RejectReason bool
+	Folded                      bool // a long statement: Preview first, the whole in <details>
+	Preview                     string
+	Lines, Chars                int
 }
 
 // statusLabels are the words shown beside each status's colour.

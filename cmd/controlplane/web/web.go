@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hoophq/sidecar/cmd/controlplane/policy"
 	"github.com/hoophq/sidecar/cmd/controlplane/store"
 	"github.com/hoophq/sidecar/domain"
 )
@@ -66,6 +67,9 @@ const pageLimit = 200
 type Options struct {
 	// Store keeps the approval requests.
 	Store store.Store
+	// Decider applies the approval policies to the buttons' decisions; its
+	// zero value (Store set from Store) is policy.Default for every request.
+	Decider policy.Decider
 	// Authenticate maps an approver token to the approver's name.
 	Authenticate func(token string) (name string, ok bool)
 	// Signed, when set, is told who signed in for each request (the server
@@ -91,6 +95,9 @@ func New(o Options) http.Handler {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Decider.Store == nil {
+		o.Decider.Store = o.Store
 	}
 	h := &handler{Options: o, mux: http.NewServeMux()}
 	h.mux.HandleFunc("GET /{$}", h.auth(h.list))
@@ -167,7 +174,7 @@ func (h *handler) pending(w http.ResponseWriter, r *http.Request, _ string) {
 	_ = json.NewEncoder(w).Encode(map[string][]string{"ids": ids})
 }
 
-var pastTense = map[string]string{"approve": "approved", "reject": "rejected", "revoke": "revoked", "reopen": "reopened"}
+var pastTense = map[string]string{"vote": "recorded your approval of", "approve": "approved", "reject": "rejected", "revoke": "revoked", "reopen": "reopened"}
 
 // crossOrigin refuses what a browser marks as another site's request
 // (Sec-Fetch-Site cross-site or same-site), also when it sends no Origin.
@@ -188,8 +195,7 @@ func (h *handler) act(w http.ResponseWriter, r *http.Request, approver string) {
 		}
 	}
 	action, id := r.PathValue("action"), r.PathValue("id")
-	to, ok := store.Actions[action]
-	if !ok && action != "reopen" {
+	if _, ok := store.Actions[action]; !ok && action != "reopen" {
 		http.NotFound(w, r)
 		return
 	}
@@ -206,9 +212,14 @@ func (h *handler) act(w http.ResponseWriter, r *http.Request, approver string) {
 	if len([]rune(reason)) > 2000 {
 		reason = string([]rune(reason)[:2000])
 	}
-	rec, from, err := h.Store.Decide(r.Context(), id, to, reason, approver, h.Now())
+	res, err := h.Decider.Decide(r.Context(), id, action, reason, approver, h.Now())
+	rec, from := res.Record, res.From
 	var ce *store.ConflictError
+	var refusal *policy.Refusal
 	switch {
+	case errors.As(err, &refusal):
+		h.fail(w, r, approver, refusal.Status, refusal.Message)
+		return
 	case errors.As(err, &ce):
 		h.fail(w, r, approver, http.StatusConflict, "cannot "+action+" "+id+": it is "+string(ce.Current.Status)+" ("+action+" needs "+string(ce.Want)+")")
 		return
@@ -220,8 +231,13 @@ func (h *handler) act(w http.ResponseWriter, r *http.Request, approver string) {
 		h.fail(w, r, approver, http.StatusInternalServerError, "the store failed; see the Control Plane's log")
 		return
 	}
-	h.Logger.Info("approval decided", "id", rec.ID, "action", action, "from", from, "to", rec.Status, "approver", approver, "sidecar", rec.Sidecar, "via", "web")
-	http.Redirect(w, r, "/?done="+url.QueryEscape(action)+"&id="+url.QueryEscape(rec.ID), http.StatusSeeOther)
+	h.Logger.Info("approval decided", "id", rec.ID, "action", action, "from", from, "to", rec.Status, "approver", approver,
+		"sidecar", rec.Sidecar, "approvals", len(rec.Approvals), "required", h.Decider.Required(rec), "via", "web")
+	done := action
+	if action == "approve" && rec.Status == domain.StatusPending {
+		done = "vote" // below the policy's quorum: kept, still PENDING
+	}
+	http.Redirect(w, r, "/?done="+url.QueryEscape(done)+"&id="+url.QueryEscape(rec.ID), http.StatusSeeOther)
 }
 
 // reopen is the Reopen button of a REJECTED or REVOKED row: a person asking
@@ -293,7 +309,10 @@ func (h *handler) render(w http.ResponseWriter, ctx context.Context, code int, a
 		v.Error = "the store failed; see the Control Plane's log"
 	}
 	for _, rec := range all {
-		v.Cards = append(v.Cards, newCard(rec, now))
+		c := newCard(rec, now)
+		c.Required, c.MissingGroups = h.Decider.Required(rec), h.Decider.MissingGroups(rec)
+		c.ApproveReason, c.RejectReason = h.Decider.ReasonOn(rec, "approve"), h.Decider.ReasonOn(rec, "reject")
+		v.Cards = append(v.Cards, c)
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(code)
