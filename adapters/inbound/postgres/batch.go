@@ -52,6 +52,7 @@ func (s *session) endUnit(final bool, trailer []byte) error {
 		}
 		if m.exec != nil && b.set != nil { // b.set: read by gateExecutions
 			if e.mask = s.maskFor(b.set, &m.exec.st); e.mask != nil {
+				e.mask.copyQuoting = m.exec.copyQuoting
 				exps = append(exps, &expect{kind: expMaskDesc, unit: b.unit, target: e})
 			}
 		}

@@ -61,7 +61,9 @@ func (s *session) query(frame []byte) error {
 	if out.Ticket != nil {
 		exp.unit.tickets = []*ticketState{s.claim(out.Ticket, 0)}
 	}
-	exp.mask = s.maskFor(set, &st)
+	if exp.mask = s.maskFor(set, &st); exp.mask != nil {
+		exp.mask.copyQuoting = copyQuoting(res)
+	}
 	s.push(exp)
 	s.markSent()
 	return s.forward(frame)

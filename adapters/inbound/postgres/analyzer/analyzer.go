@@ -27,6 +27,10 @@ type Statement struct {
 	// Execute is the name in EXECUTE name(...); the session adds the
 	// prepared query's analysis.
 	Execute string
+	// CopyQuoting is set on a COPY TO that names its own DELIMITER, QUOTE
+	// or ESCAPE: the server then escapes or quotes that character inside
+	// the data (alice\@example.com), which the masking cannot read.
+	CopyQuoting bool
 	// Deallocate names a DEALLOCATE; DeallocateAll is DEALLOCATE ALL.
 	Deallocate    string
 	DeallocateAll bool

@@ -55,6 +55,14 @@ func (w *walker) classify(n proto.Message) bool {
 		if v.IsProgram {
 			w.Act("COPY_PROGRAM")
 		}
+		if !v.IsFrom {
+			for _, o := range v.Options {
+				switch o.GetDefElem().GetDefname() {
+				case "delimiter", "quote", "escape":
+					w.st.CopyQuoting = true
+				}
+			}
+		}
 	case *pg.ExplainStmt:
 		w.Act("EXPLAIN")
 		if !explainAnalyze(v) {
