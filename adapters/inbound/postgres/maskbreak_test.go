@@ -1,8 +1,12 @@
 package postgres
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/domain/masking"
 )
 
 // COPY TO STDOUT with its own DELIMITER, QUOTE or ESCAPE: the server
@@ -29,5 +33,45 @@ COPY (SELECT 'alice@example.com', 'x') TO STDOUT WITH (FORMAT csv);
 		if !strings.Contains(out, want) {
 			t.Fatalf("no %q in:\n%s", want, out)
 		}
+	}
+}
+
+// A rule whose match names a table (targets) masks a SELECT of it, but a
+// cursor splits the read in two statements: DECLARE names the table and
+// returns no row, FETCH returns the rows and names no table. psql sends
+// each statement alone, pgx runs FETCH with the extended protocol.
+func TestMaskBreakCursorFetch(t *testing.T) {
+	a := &auditLog{}
+	m := &domain.Match{Targets: []string{"public.customers"}}
+	if err := m.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, withMasking(t, a, masking.Rule{Name: "cust", Match: m, Columns: []string{"ssn"}, Strategy: masking.Redact}))
+	f.direct("CREATE TABLE customers(id int, ssn text); INSERT INTO customers VALUES (1, '123456789')")
+	out := f.psql("", `BEGIN;
+DECLARE c CURSOR FOR SELECT id, ssn FROM customers;
+FETCH ALL FROM c;
+COMMIT;
+SELECT 'plain' AS ssn;
+`)
+	if strings.Contains(out, "123456789") || !strings.Contains(out, "<REDACTED>") || !strings.Contains(out, "plain") {
+		t.Fatalf("psql FETCH:\n%s", out)
+	}
+	c := f.connect("")
+	ctx := context.Background()
+	tx, err := c.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "DECLARE c2 CURSOR FOR SELECT ssn FROM customers"); err != nil {
+		t.Fatal(err)
+	}
+	var ssn string
+	if err := tx.QueryRow(ctx, "FETCH NEXT FROM c2").Scan(&ssn); err != nil {
+		t.Fatal(err)
+	}
+	if ssn != "<REDACTED>" {
+		t.Fatalf("pgx FETCH gave %q", ssn)
 	}
 }

@@ -131,8 +131,10 @@ func (w *walker) classify(n proto.Message) bool {
 		w.Act(map[bool]string{true: "VACUUM", false: "ANALYZE"}[v.IsVacuumcmd])
 	case *pg.FetchStmt:
 		w.Act(map[bool]string{true: "MOVE", false: "FETCH"}[v.Ismove])
+		w.st.Fetch = v.Portalname
 	case *pg.DeclareCursorStmt:
 		w.Act("DECLARE_CURSOR")
+		w.st.Declare = v.Portalname
 	case *pg.CreateSeqStmt:
 		w.Act("CREATE", "CREATE_SEQUENCE")
 	case *pg.AlterSeqStmt:
