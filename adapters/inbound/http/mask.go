@@ -45,10 +45,21 @@ func mediaKind(ct string) (k bodyKind, unreadable string) {
 		return kindSniff, ""
 	}
 	mt, params, err := mime.ParseMediaType(ct)
+	cs := strings.ToLower(params["charset"])
 	if err != nil {
-		return kindText, "" // unparsable: read it as text rather than not at all
+		// A bad parameter: mime still gives the type (a client reads the
+		// body by it), but not the charset, which is looked for in the
+		// raw value. Not a media type at all: read as a body without one.
+		cs = strings.ToLower(ct)
+		if i := strings.IndexByte(ct, ';'); mt != "" && i >= 0 {
+			cs = cs[i:]
+		} else if mt != "" {
+			cs = ""
+		}
 	}
 	switch {
+	case mt == "":
+		k = kindSniff
 	case mt == "application/json" || strings.HasSuffix(mt, "+json") || mt == "application/x-ndjson":
 		k = kindJSON
 	case strings.HasPrefix(mt, "text/") || strings.HasSuffix(mt, "+xml") || mt == "application/xml" ||
@@ -58,7 +69,7 @@ func mediaKind(ct string) (k bodyKind, unreadable string) {
 	default:
 		return kindOpaque, ""
 	}
-	if cs := strings.ToLower(params["charset"]); strings.Contains(cs, "16") || strings.Contains(cs, "32") {
+	if strings.Contains(cs, "16") || strings.Contains(cs, "32") {
 		return k, "the body's charset " + cs
 	}
 	return k, ""
@@ -111,7 +122,7 @@ func maskBody(p *masking.Plan, ct, ce string, raw []byte) (out []byte, changed b
 	k, _ := mediaKind(ct)
 	if k == kindSniff {
 		k = kindText
-		if _, ok := jsonValues(doc); ok {
+		if values, ok := jsonValues(doc); ok && documents(doc, values) {
 			k = kindJSON
 		}
 	}
@@ -237,4 +248,20 @@ func withheldError(err error) error {
 		return ue
 	}
 	return nil
+}
+
+// documents reports whether the JSON values of a body without a
+// Content-Type read as JSON: one value, or objects and arrays only (NDJSON).
+// Bare numbers and strings side by side are text: 4111 1111 1111 1111 is
+// one card number, not four JSON numbers.
+func documents(doc []byte, values [][2]int) bool {
+	if len(values) <= 1 {
+		return true
+	}
+	for _, v := range values {
+		if c := doc[v[0]]; c != '{' && c != '[' {
+			return false
+		}
+	}
+	return true
 }

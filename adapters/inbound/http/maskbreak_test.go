@@ -1,0 +1,56 @@
+package httplistener_test
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"unicode/utf16"
+
+	"github.com/hoophq/sidecar/domain/masking"
+)
+
+// Content-Types a client still reads but mime.ParseMediaType refuses (a
+// bad parameter): the listener fell back to text, so a UTF-16 body was
+// scanned as bytes (no entity found) and a JSON body lost its field rules.
+// A body without a Content-Type made of bare numbers parsed as a sequence
+// of JSON numbers, so a card number or an SSN written with spaces was
+// read as four (three) numbers, none of them an entity.
+func TestMaskBreakContentType(t *testing.T) {
+	var u16 []byte
+	for _, r := range utf16.Encode([]rune("mail " + email)) {
+		u16 = append(u16, byte(r>>8), byte(r))
+	}
+	srv, _ := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/utf16":
+			w.Header().Set("Content-Type", "text/plain; charset=utf-16be; format")
+			w.Write(u16)
+		case "/json":
+			w.Header().Set("Content-Type", `application/json; charset="utf-8`)
+			io.WriteString(w, `{"ssn": "123456789"}`)
+		case "/bare":
+			w.Header()["Content-Type"] = nil
+			io.WriteString(w, card+"\n")
+		case "/bare-ssn":
+			w.Header()["Content-Type"] = nil
+			io.WriteString(w, "536 22 8726")
+		}
+	})
+	ssn := masking.Rule{Name: "ssn", Columns: []string{"ssn"}, Strategy: masking.Redact}
+	base := maskedListener(t, srv.URL, ssn, pii)
+	bothPaths(t, func(t *testing.T, handoff bool) {
+		if resp, body := get(t, base+"/utf16", handoff); resp.StatusCode != 502 {
+			t.Errorf("utf-16 with a bad parameter: %d %q", resp.StatusCode, body)
+		}
+		if _, body := get(t, base+"/json", handoff); strings.Contains(body, "123456789") {
+			t.Errorf("json with a bad parameter: %q", body)
+		}
+		if _, body := get(t, base+"/bare", handoff); strings.Contains(body, card) {
+			t.Errorf("bare card number: %q", body)
+		}
+		if _, body := get(t, base+"/bare-ssn", handoff); strings.Contains(body, "536 22 8726") {
+			t.Errorf("bare ssn: %q", body)
+		}
+	})
+}
