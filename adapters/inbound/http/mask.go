@@ -120,6 +120,7 @@ func maskBody(p *masking.Plan, ct, ce string, raw []byte) (out []byte, changed b
 		return raw, false, p.Unreadable(err.Error())
 	}
 	k, _ := mediaKind(ct)
+	sniffed := k == kindSniff
 	if k == kindSniff {
 		k = kindText
 		if values, ok := jsonValues(doc); ok && documents(doc, values) {
@@ -141,6 +142,9 @@ func maskBody(p *masking.Plan, ct, ce string, raw []byte) (out []byte, changed b
 		}
 		masked, changed = maskJSON(p, doc, values)
 	default:
+		if wideText(doc, sniffed) {
+			return raw, false, p.Unreadable("a text in UTF-16 or UTF-32 that names no charset")
+		}
 		masked, changed = p.Field().Text(nil, doc)
 	}
 	if !changed {
@@ -264,4 +268,22 @@ func documents(doc []byte, values [][2]int) bool {
 		}
 	}
 	return true
+}
+
+// wideText reports whether a text body is UTF-16 or UTF-32 although its
+// Content-Type names no such charset: it starts with a byte order mark
+// (which a client decodes it by), or, for a declared text type (sniffed
+// false), a quarter or more of its first 512 bytes are NUL, which no
+// ASCII-compatible text holds. Its letters are then not the bytes the
+// entity patterns read.
+func wideText(doc []byte, sniffed bool) bool {
+	if bytes.HasPrefix(doc, []byte{0xFE, 0xFF}) || bytes.HasPrefix(doc, []byte{0xFF, 0xFE}) ||
+		bytes.HasPrefix(doc, []byte{0, 0, 0xFE, 0xFF}) {
+		return true
+	}
+	if sniffed {
+		return false
+	}
+	head := doc[:min(len(doc), 512)]
+	return len(head) >= 4 && bytes.Count(head, []byte{0})*4 >= len(head)
 }

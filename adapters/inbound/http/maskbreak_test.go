@@ -54,3 +54,36 @@ func TestMaskBreakContentType(t *testing.T) {
 		}
 	})
 }
+
+// A text body in UTF-16 that names no charset: with a byte order mark, or
+// as text/plain whose every other byte is NUL. Clients decode it (the BOM
+// decides, RFC 2781); the listener scanned it as bytes and found nothing.
+func TestMaskBreakUTF16WithoutCharset(t *testing.T) {
+	le := []byte{0xFF, 0xFE}
+	var noBOM []byte
+	for _, r := range utf16.Encode([]rune("mail " + email)) {
+		le = append(le, byte(r), byte(r>>8))
+		noBOM = append(noBOM, byte(r>>8), byte(r))
+	}
+	srv, _ := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/bom":
+			w.Header().Set("Content-Type", "text/plain")
+			w.Write(le)
+		case "/bom-sniff":
+			w.Header()["Content-Type"] = nil
+			w.Write(le)
+		case "/nobom":
+			w.Header().Set("Content-Type", "text/csv")
+			w.Write(noBOM)
+		}
+	})
+	base := maskedListener(t, srv.URL, pii)
+	bothPaths(t, func(t *testing.T, handoff bool) {
+		for _, p := range []string{"/bom", "/bom-sniff", "/nobom"} {
+			if resp, body := get(t, base+p, handoff); resp.StatusCode != 502 {
+				t.Errorf("%s: %d %q", p, resp.StatusCode, body)
+			}
+		}
+	})
+}
