@@ -1,0 +1,36 @@
+package masking
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hoophq/sidecar/domain"
+)
+
+// An IPv4 address with a port (a log's "client 10.1.2.3:54321"), after a
+// label ("ip:10.0.0.1"), or mapped into IPv6 (::ffff:10.0.0.1) was left in
+// clear: the guard against code (std::cmp) refused any ':' next to a
+// match, and the IPv6 pattern stopped at the mapped address's first digits.
+func TestMaskBreakIPAddressGlue(t *testing.T) {
+	s, err := Compile([]Rule{{Name: "ip", Entities: []string{IPAddress}, Strategy: Redact}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := s.For(domain.Analysis{}, domain.Facts{}).Field()
+	for in, want := range map[string]string{
+		"client 192.168.1.1:8080 closed": "client <IP_ADDRESS>:8080 closed",
+		"ip:10.0.0.1":                    "ip:<IP_ADDRESS>",
+		"::ffff:10.0.0.1":                "<IP_ADDRESS>",
+		"[2001:db8::1]:443":              "[<IP_ADDRESS>]:443",
+		"std::cmp":                       "std::cmp",
+		"10:30:00.123":                   "10:30:00.123",
+	} {
+		out, _ := f.Text(nil, []byte(in))
+		if string(out) != want {
+			t.Errorf("%q: %q, want %q", in, out, want)
+		}
+		if strings.Contains(want, "<") && strings.Contains(string(out), "10.0.0.1") {
+			t.Errorf("%q: in clear", in)
+		}
+	}
+}
