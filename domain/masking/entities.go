@@ -110,7 +110,9 @@ var entities = []*entity{
 		name: EmailAddress,
 		may:  func(_ string, st *textStats) bool { return st.at && st.dot },
 		// Local parts and domains may hold any letter (RFC 6531, 5890).
-		re: regexp.MustCompile(`[\p{L}\p{N}._%+-]+@[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?` +
+		// An apostrophe may join two runs of it (o'brien@, RFC 5322 atext),
+		// but not open one ('alice@… in a quoted string).
+		re: regexp.MustCompile(`[\p{L}\p{N}._%+-]+(?:'[\p{L}\p{N}._%+-]+)*@[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?` +
 			`(?:\.[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?)*\.\p{L}{2,63}`),
 	},
 	{

@@ -34,3 +34,23 @@ func TestMaskBreakIPAddressGlue(t *testing.T) {
 		}
 	}
 }
+
+// An apostrophe inside a local part (o'brien@, mary'jane.smith@, RFC 5322
+// atext) ended the match at it, so what came before it was left in clear.
+func TestMaskBreakEmailApostrophe(t *testing.T) {
+	s, err := Compile([]Rule{{Name: "mail", Entities: []string{EmailAddress}, Strategy: Redact}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := s.For(domain.Analysis{}, domain.Facts{}).Field()
+	for in, want := range map[string]string{
+		"o'brien@example.com":            "<EMAIL_ADDRESS>",
+		"to mary'jane.smith@example.com": "to <EMAIL_ADDRESS>",
+		"'alice@example.com'":            "'<EMAIL_ADDRESS>'",
+		"it's alice@example.com":         "it's <EMAIL_ADDRESS>",
+	} {
+		if out, _ := f.Text(nil, []byte(in)); string(out) != want {
+			t.Errorf("%q: %q, want %q", in, out, want)
+		}
+	}
+}
