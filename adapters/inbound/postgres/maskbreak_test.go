@@ -75,3 +75,31 @@ SELECT 'plain' AS ssn;
 		t.Fatalf("pgx FETCH gave %q", ssn)
 	}
 }
+
+// A bytea holding an email or a card number: psql reads it in the default
+// hex output (\x616c69…), which no pattern reads, and pgx reads it in
+// binary format as the raw bytes, which the listener rendered as hex
+// before looking for entities: the client got the value in clear.
+func TestMaskBreakBytea(t *testing.T) {
+	a := &auditLog{}
+	f := newFixture(t, withMasking(t, a, piiMask))
+	out := f.psql("", `SELECT 'alice@example.com'::bytea AS b, convert_to('card 4111 1111 1111 1111', 'UTF8') AS c, ARRAY['alice@example.com'::bytea] AS arr, 'plain'::bytea AS p;
+`)
+	for _, leak := range []string{"616c696365406578616d706c652e636f6d", "34313131203131313120313131312031313131"} {
+		if strings.Contains(out, leak) {
+			t.Fatalf("hex of a value in clear:\n%s", out)
+		}
+	}
+	if !strings.Contains(out, `\x706c61696e`) {
+		t.Fatalf("a bytea with no entity was changed:\n%s", out)
+	}
+	c := f.connect("")
+	var b []byte
+	var arr [][]byte
+	if err := c.QueryRow(context.Background(), "SELECT 'alice@example.com'::bytea, ARRAY['x'::bytea, 'alice@example.com'::bytea]").Scan(&b, &arr); err != nil {
+		t.Fatal(err)
+	}
+	if b != nil || len(arr) != 2 || arr[1] != nil || string(arr[0]) != "x" {
+		t.Fatalf("pgx bytea %q, bytea[] %q", b, arr)
+	}
+}
