@@ -54,3 +54,29 @@ func TestMaskBreakEmailApostrophe(t *testing.T) {
 		}
 	}
 }
+
+// JSON kept as text (a MariaDB JSON column, an nvarchar in SQL Server, a
+// text/plain body) is read by its bytes: a \u escape splits an entity
+// (alice\u0040example.com, or ana.l\u00f3pez@… as json.dumps writes it)
+// so that no pattern, or only its tail, matches; the client's JSON
+// decoder reads the address in clear.
+func TestMaskBreakUnicodeEscapes(t *testing.T) {
+	s, err := Compile([]Rule{{Name: "pii", Entities: EntityNames(), Strategy: Redact}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := s.For(domain.Analysis{}, domain.Facts{}).Field()
+	for in, want := range map[string]string{
+		`{"e": "alice\u0040example.com"}`:                       `{"e": "<EMAIL_ADDRESS>"}`,
+		`{"e": "ana.l\u00f3pez@correo.es"}`:                     `{"e": "<EMAIL_ADDRESS>"}`,
+		`{"q": "say \u0022hi\u0022 to alice\u0040example.com"}`: `{"q": "say \u0022hi\u0022 to <EMAIL_ADDRESS>"}`,
+		`{"c": "4111\u00201111\u00201111\u00201111"}`:           `{"c": "<CREDIT_CARD>"}`,
+		`{"e": "\ud83d\ude00 bob\u0040example.org"}`:            `{"e": "😀 <EMAIL_ADDRESS>"}`,
+		`no entity \u00e9`:                                      `no entity \u00e9`,
+	} {
+		out, _ := f.Text(nil, []byte(in))
+		if string(out) != want {
+			t.Errorf("%s: %s, want %s", in, out, want)
+		}
+	}
+}

@@ -1,8 +1,11 @@
 package masking
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Plan is the masking of one statement's results, from Set.For. It is
@@ -116,6 +119,14 @@ func (f *Field) Text(dst, v []byte) ([]byte, bool) {
 		return f.plan.rules[f.whole].apply(dst[:0], v, ""), true
 	}
 	spans := findSpans(string(v), f.kinds)
+	if dec, ok := unescapeJSON(v); ok {
+		// JSON kept as text: a \u escape can split an entity that the
+		// client's decoder joins (alice\u0040example.com). The value is
+		// then masked as decoded (still the same JSON string).
+		if ds := findSpans(string(dec), f.kinds); len(ds) > 0 {
+			v, spans = dec, ds
+		}
+	}
 	if len(spans) == 0 {
 		return v, false
 	}
@@ -260,4 +271,70 @@ func (p *Plan) Masked() int {
 		n += c
 	}
 	return n
+}
+
+// unescapeJSON returns v with its JSON \uXXXX escapes decoded (a
+// surrogate pair as one character), and whether it held one. An escape of
+// a quote, a backslash or a control character is kept, so that a JSON
+// string stays one; so is a \u after an escaped backslash (\\u0040 is
+// the text \u0040) and a lone surrogate.
+func unescapeJSON(v []byte) ([]byte, bool) {
+	if !bytes.Contains(v, []byte(`\u`)) {
+		return nil, false
+	}
+	var out []byte
+	found := false
+	for i := 0; i < len(v); i++ {
+		if v[i] != '\\' {
+			out = append(out, v[i])
+			continue
+		}
+		if i+1 < len(v) && v[i+1] != 'u' { // another escape: copied whole
+			out = append(out, v[i], v[i+1])
+			i++
+			continue
+		}
+		r, n := hex4(v, i)
+		if n == 0 {
+			out = append(out, v[i])
+			continue
+		}
+		if utf16.IsSurrogate(r) {
+			r2, n2 := hex4(v, i+n)
+			if r = utf16.DecodeRune(r, r2); n2 == 0 || r == utf8.RuneError {
+				out = append(out, v[i])
+				continue
+			}
+			n += n2
+		}
+		if r < 0x20 || r == '"' || r == '\\' {
+			out = append(out, v[i:i+n]...)
+		} else {
+			out, found = utf8.AppendRune(out, r), true
+		}
+		i += n - 1
+	}
+	return out, found
+}
+
+// hex4 reads the escape \uXXXX at v[i:]: its code unit and length 6, or
+// length 0 when there is none.
+func hex4(v []byte, i int) (rune, int) {
+	if i+6 > len(v) || v[i] != '\\' || v[i+1] != 'u' {
+		return 0, 0
+	}
+	var r rune
+	for _, c := range v[i+2 : i+6] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, 0
+		}
+	}
+	return r, 6
 }
