@@ -60,11 +60,12 @@ func mediaKind(ct string) (k bodyKind, unreadable string) {
 	switch {
 	case mt == "":
 		k = kindSniff
-	case mt == "application/json" || strings.HasSuffix(mt, "+json") || mt == "application/x-ndjson":
+	case textualSuffix(mt, "json") || // application/json, +json, text/json, x-json
+		mt == "application/x-ndjson" || mt == "application/ndjson" || mt == "application/jsonl" ||
+		mt == "application/jsonlines" || mt == "application/x-jsonlines":
 		k = kindJSON
-	case strings.HasPrefix(mt, "text/") || strings.HasSuffix(mt, "+xml") || mt == "application/xml" ||
-		mt == "application/x-www-form-urlencoded" ||
-		mt == "application/javascript" || mt == "application/yaml":
+	case strings.HasPrefix(mt, "text/") || mt == "application/x-www-form-urlencoded" ||
+		textualSuffix(mt, "xml", "yaml", "csv", "javascript", "ecmascript", "graphql", "sql", "jwt"):
 		k = kindText
 	default:
 		return kindOpaque, ""
@@ -286,4 +287,21 @@ func wideText(doc []byte, sniffed bool) bool {
 	}
 	head := doc[:min(len(doc), 512)]
 	return len(head) >= 4 && bytes.Count(head, []byte{0})*4 >= len(head)
+}
+
+// textualSuffix reports whether the media type mt ends in one of the
+// formats names after its '/', a '+', a '-' or 'x-' (application/xml,
+// application/atom+xml, application/x-yaml, text/json): not a name that
+// only holds it (an office document's ...sheet.main+zip, ubjson).
+func textualSuffix(mt string, names ...string) bool {
+	for _, n := range names {
+		if !strings.HasSuffix(mt, n) {
+			continue
+		}
+		switch rest := mt[:len(mt)-len(n)]; {
+		case strings.HasSuffix(rest, "/"), strings.HasSuffix(rest, "+"), strings.HasSuffix(rest, "-"):
+			return true
+		}
+	}
+	return false
 }

@@ -87,3 +87,29 @@ func TestMaskBreakUTF16WithoutCharset(t *testing.T) {
 		}
 	})
 }
+
+// JSON and text under types outside the short list (text/json,
+// application/x-json, application/jsonl, application/x-yaml,
+// application/csv, application/jwt) passed unread as opaque, or, for
+// text/json, without its field rules.
+func TestMaskBreakMediaTypes(t *testing.T) {
+	srv, _ := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", strings.TrimPrefix(r.URL.Path, "/t/"))
+		switch r.URL.Path {
+		case "/t/application/jwt":
+			io.WriteString(w, "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhZ2VudCJ9.c2lnbmF0dXJl")
+		case "/t/application/x-yaml", "/t/application/csv":
+			io.WriteString(w, "mail: "+email+"\n")
+		default:
+			io.WriteString(w, `{"ssn": "123456789", "mail": "`+email+`"}`+"\n")
+		}
+	})
+	ssn := masking.Rule{Name: "ssn", Columns: []string{"ssn"}, Strategy: masking.Redact}
+	base := maskedListener(t, srv.URL, ssn, pii)
+	for _, ct := range []string{"text/json", "application/x-json", "application/jsonl", "application/x-ndjson", "application/x-yaml", "application/csv", "application/jwt"} {
+		resp, body := get(t, base+"/t/"+ct, false)
+		if resp.StatusCode != 200 || strings.Contains(body, email) || strings.Contains(body, "123456789") || strings.Contains(body, "eyJhbGci") {
+			t.Errorf("%s: %d %q", ct, resp.StatusCode, body)
+		}
+	}
+}
