@@ -80,3 +80,30 @@ func TestMaskBreakUnicodeEscapes(t *testing.T) {
 		}
 	}
 }
+
+// A statement the analyzer could not read (UNKNOWN: MySQL's HANDLER t
+// READ FIRST, a text the parser refuses) names no target, so a rule whose
+// match names the table never applied to it, although it may read that
+// table: HANDLER customers READ returned the ssn column in clear. Its
+// identities and text can still be told; the rest is taken to match.
+func TestMaskBreakUnknownStatement(t *testing.T) {
+	m := &domain.Match{Targets: []string{"shop.customers"}, Identities: []string{"agent"}}
+	if err := m.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Compile([]Rule{{Name: "cust", Match: m, Columns: []string{"ssn"}, Strategy: Redact}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unknown := domain.Analysis{Actions: []string{"HANDLER", domain.ActionUnknown}, Effects: []string{domain.EffectRead, domain.EffectUnknown}}
+	if p := s.For(unknown, domain.Facts{Identities: []string{"agent"}}); p == nil || !p.Field("customers", "ssn").Whole() {
+		t.Fatal("an unread statement escaped a rule with targets")
+	}
+	if p := s.For(unknown, domain.Facts{Identities: []string{"admin"}}); p != nil {
+		t.Fatal("a rule for another identity applied")
+	}
+	read := domain.Analysis{Actions: []string{"SELECT"}, Targets: []string{"shop.orders"}}
+	if p := s.For(read, domain.Facts{Identities: []string{"agent"}}); p != nil {
+		t.Fatal("a statement read whole, of another table, was masked")
+	}
+}
