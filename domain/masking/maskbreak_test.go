@@ -107,3 +107,23 @@ func TestMaskBreakUnknownStatement(t *testing.T) {
 		t.Fatal("a statement read whole, of another table, was masked")
 	}
 }
+
+// HTML character references hide an address the same way (the common
+// alice&#64;example.com obfuscation in a page or an HTML column): a
+// browser, or a model reading the page, reads the address.
+func TestMaskBreakHTMLReferences(t *testing.T) {
+	s, err := Compile([]Rule{{Name: "pii", Entities: EntityNames(), Strategy: Redact}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := s.For(domain.Analysis{}, domain.Facts{}).Field()
+	for in, want := range map[string]string{
+		`<a href="mailto:alice&#64;example.com">alice&#x40;example&#46;com</a>`: `<a href="mailto:<EMAIL_ADDRESS>"><EMAIL_ADDRESS></a>`,
+		`bob&commat;example.org &lt;b&gt;`:                                      `<EMAIL_ADDRESS> &lt;b&gt;`,
+		`no entity &#233; &amp;`:                                                `no entity &#233; &amp;`,
+	} {
+		if out, _ := f.Text(nil, []byte(in)); string(out) != want {
+			t.Errorf("%s: %s, want %s", in, out, want)
+		}
+	}
+}
