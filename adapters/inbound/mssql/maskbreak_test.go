@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/domain/masking"
 	"github.com/hoophq/sidecar/internal/tds"
@@ -50,5 +51,32 @@ func TestMaskBreakCursorFetch(t *testing.T) {
 	}
 	if got, err = rows(t, c, "SELECT ssn FROM other"); err != nil || len(got) != 1 || got[0][0] != "123456789" {
 		t.Fatalf("a SELECT of another table: %v %v", got, err)
+	}
+}
+
+// The API server cursor: sp_cursoropen runs SELECT … FROM customers (and
+// is matched by it), but each sp_cursorfetch after it is a request of no
+// statement, which got only the rules without a match: a rule whose
+// match names the table did not mask the fetched rows.
+func TestMaskBreakServerCursorFetch(t *testing.T) {
+	m := &domain.Match{Targets: []string{"dbo.customers"}}
+	if err := m.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	set, err := masking.Compile([]masking.Rule{{Name: "cust", Match: m, Columns: []string{"ssn"}, Strategy: masking.Redact}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &session{}
+	ls := &app.ListenerSettings{Masking: set}
+	open := &unit{parts: []domain.Analysis{{Actions: []string{"SELECT"}, Targets: []string{"customers", "dbo.customers"}}}, cursorOpen: true}
+	if s.maskPlan(ls, open) == nil {
+		t.Fatal("sp_cursoropen not masked")
+	}
+	if p := s.maskPlan(ls, &unit{cursorFetch: true}); p == nil || !p.Field("", "ssn").Whole() {
+		t.Fatal("sp_cursorfetch of a cursor on customers escaped the rule")
+	}
+	if s2 := (&session{}); s2.maskPlan(ls, &unit{cursorFetch: true}) != nil {
+		t.Fatal("a fetch with no cursor opened was masked")
 	}
 }

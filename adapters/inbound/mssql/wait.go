@@ -26,6 +26,10 @@ type unit struct {
 	// last is the last text's analysis: with one part, the unit's whole
 	// (atomic reads it).
 	last analyzer.Result
+	// cursorOpen: the unit opens an API server cursor (sp_cursoropen);
+	// cursorFetch: it fetches from one (sp_cursorfetch), running no
+	// statement. maskPlan pairs them.
+	cursorOpen, cursorFetch bool
 }
 
 // atomic reports whether the unit is one statement SQL Server runs whole or
@@ -138,13 +142,13 @@ func (s *session) maskPlan(set *app.ListenerSettings, u *unit) *masking.Plan {
 			a.Parts = u.parts
 		}
 	}
-	cursor := false
+	cursor := u.cursorFetch
 	for _, p := range u.parts {
-		if !slices.Contains(p.Actions, "CURSOR") {
+		if !slices.Contains(p.Actions, "CURSOR") && !u.cursorOpen {
 			continue
 		}
 		cursor = true
-		if len(p.Targets) > 0 || len(p.Functions) > 0 { // DECLARE … CURSOR FOR query
+		if len(p.Targets) > 0 || len(p.Functions) > 0 { // DECLARE … CURSOR FOR query, sp_cursoropen
 			merged := domain.Merge(domain.Analysis{}, p)
 			if s.cursorReads != nil {
 				merged = domain.Merge(*s.cursorReads, p)
@@ -154,7 +158,7 @@ func (s *session) maskPlan(set *app.ListenerSettings, u *unit) *masking.Plan {
 	}
 	if cursor && s.cursorReads != nil {
 		a.Parts = append(slices.Clip(a.Parts), *s.cursorReads)
-		if len(u.parts) == 1 {
+		if len(u.parts) == 1 && len(a.Parts) == 1 {
 			a.Parts = append([]domain.Analysis{u.parts[0]}, a.Parts...)
 		}
 	}
