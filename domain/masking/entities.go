@@ -126,7 +126,9 @@ var entities = []*entity{
 		name: EmailAddress,
 		may:  func(_ []byte, st textStats) bool { return st.at && st.dot },
 		// Local parts and domains may hold any letter (RFC 6531, 5890).
-		re: regexp.MustCompile(`[\p{L}\p{N}._%+-]+@[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?` +
+		// An apostrophe may join two runs of it (o'brien@, RFC 5322 atext),
+		// but not open one ('alice@… in a quoted string).
+		re: regexp.MustCompile(`[\p{L}\p{N}._%+-]+(?:'[\p{L}\p{N}._%+-]+)*@[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?` +
 			`(?:\.[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?)*\.\p{L}{2,63}`),
 	},
 	{
@@ -160,10 +162,12 @@ var entities = []*entity{
 	{
 		name: IPAddress,
 		may:  func(_ []byte, st textStats) bool { return (st.dot && st.digits >= 4) || st.colon },
-		re:   regexp.MustCompile(`\b(?:[0-9]{1,3}\.){3}[0-9]{1,3}\b|(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|(?:[0-9]{1,3}\.){3}[0-9]{1,3})?`),
+		re:   regexp.MustCompile(`\b(?:[0-9]{1,3}\.){3}[0-9]{1,3}\b|(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:[0-9]{1,3}\.){3}[0-9]{1,3}|[0-9A-Fa-f]{1,4})?`),
 		valid: func(t string, m []int) bool {
 			s := t[m[0]:m[1]]
-			if !standsAlone(t, m[0], m[1]) {
+			// A dotted quad may follow a ':' (ip:10.0.0.1) and carry a
+			// port (10.0.0.1:8080); an IPv6 match may not touch one.
+			if !standsAloneBy(t, m[0], m[1], strings.IndexByte(s, ':') >= 0) {
 				return false // std::cmp, a::b in code, a time's tail
 			}
 			a, err := netip.ParseAddr(s)
@@ -309,9 +313,12 @@ func overlaps(spans []span, start, end int) bool {
 // standsAlone reports whether t[start:end] is neither preceded nor
 // followed by a letter, digit, '_', ':' or '.' glued to it (a part of a
 // longer token is not an entity of its own).
-func standsAlone(t string, start, end int) bool {
+func standsAlone(t string, start, end int) bool { return standsAloneBy(t, start, end, true) }
+
+// standsAloneBy is standsAlone, with ':' glued only when colon is set.
+func standsAloneBy(t string, start, end int, colon bool) bool {
 	glued := func(c byte) bool {
-		return isDigit(c) || isUpper(c) || (c >= 'a' && c <= 'z') || c == '_' || c == ':'
+		return isDigit(c) || isUpper(c) || (c >= 'a' && c <= 'z') || c == '_' || c == ':' && colon
 	}
 	if start > 0 && glued(t[start-1]) {
 		return false

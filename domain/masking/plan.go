@@ -1,8 +1,11 @@
 package masking
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Plan is the masking of one statement's results, from Set.For. It is
@@ -116,6 +119,15 @@ func (f *Field) Text(dst, v []byte) ([]byte, bool) {
 		return f.plan.rules[f.whole].apply(dst[:0], v, ""), true
 	}
 	spans := findSpans(v, f.kinds)
+	if dec, ok := unescapeText(v); ok {
+		// JSON kept as text, or HTML: a \u escape or a character
+		// reference can split an entity that the client's decoder joins
+		// (alice\u0040example.com, alice&#64;example.com). The value is
+		// then masked as decoded (still the same JSON string, or HTML).
+		if ds := findSpans(dec, f.kinds); len(ds) > 0 {
+			v, spans = dec, ds
+		}
+	}
 	if len(spans) == 0 {
 		return v, false
 	}
@@ -260,4 +272,129 @@ func (p *Plan) Masked() int {
 		n += c
 	}
 	return n
+}
+
+// unescapeText returns v with its JSON \uXXXX escapes (a surrogate pair
+// as one character) and its HTML character references (&#64;, &#x40;,
+// &commat;, &period;) decoded, and whether it held one. An escape of a
+// quote, a backslash, '<', '>', '&' or a control character is kept, so
+// that a JSON string stays one and HTML stays HTML; so is a \u after an
+// escaped backslash (\\u0040 is the text \u0040) and a lone surrogate.
+func unescapeText(v []byte) ([]byte, bool) {
+	if !bytes.Contains(v, []byte(`\u`)) && !bytes.Contains(v, []byte("&#")) &&
+		!bytes.Contains(v, []byte("&commat;")) && !bytes.Contains(v, []byte("&period;")) {
+		return nil, false
+	}
+	var out []byte
+	found := false
+	for i := 0; i < len(v); i++ {
+		if v[i] == '&' {
+			if r, n := charRef(v[i:]); n > 0 && keptAsIs(r) {
+				out, found = utf8.AppendRune(out, r), true
+				i += n - 1
+				continue
+			}
+		}
+		if v[i] != '\\' {
+			out = append(out, v[i])
+			continue
+		}
+		if i+1 < len(v) && v[i+1] != 'u' { // another escape: copied whole
+			out = append(out, v[i], v[i+1])
+			i++
+			continue
+		}
+		r, n := hex4(v, i)
+		if n == 0 {
+			out = append(out, v[i])
+			continue
+		}
+		if utf16.IsSurrogate(r) {
+			r2, n2 := hex4(v, i+n)
+			if r = utf16.DecodeRune(r, r2); n2 == 0 || r == utf8.RuneError {
+				out = append(out, v[i])
+				continue
+			}
+			n += n2
+		}
+		if !keptAsIs(r) {
+			out = append(out, v[i:i+n]...)
+		} else {
+			out, found = utf8.AppendRune(out, r), true
+		}
+		i += n - 1
+	}
+	return out, found
+}
+
+// hex4 reads the escape \uXXXX at v[i:]: its code unit and length 6, or
+// length 0 when there is none.
+func hex4(v []byte, i int) (rune, int) {
+	if i+6 > len(v) || v[i] != '\\' || v[i+1] != 'u' {
+		return 0, 0
+	}
+	var r rune
+	for _, c := range v[i+2 : i+6] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, 0
+		}
+	}
+	return r, 6
+}
+
+// keptAsIs reports whether r may replace its escape: not a control
+// character, a quote, a backslash or an HTML delimiter.
+func keptAsIs(r rune) bool {
+	switch r {
+	case '"', '\'', '\\', '<', '>', '&':
+		return false
+	}
+	return r >= 0x20 && r != utf8.RuneError && !utf16.IsSurrogate(r)
+}
+
+// charRef reads the HTML character reference at the start of v (&#64;,
+// &#x40;, &commat;, &period;): its character and length, or length 0.
+func charRef(v []byte) (rune, int) {
+	for name, r := range map[string]rune{"&commat;": '@', "&period;": '.'} {
+		if bytes.HasPrefix(v, []byte(name)) {
+			return r, len(name)
+		}
+	}
+	if len(v) < 4 || v[1] != '#' {
+		return 0, 0
+	}
+	base, i := 10, 2
+	if v[2] == 'x' || v[2] == 'X' {
+		base, i = 16, 3
+	}
+	var r rune
+	start := i
+	for ; i < len(v) && i-start < 7; i++ {
+		c := v[i]
+		var d int
+		switch {
+		case c >= '0' && c <= '9':
+			d = int(c - '0')
+		case base == 16 && c >= 'a' && c <= 'f':
+			d = int(c-'a') + 10
+		case base == 16 && c >= 'A' && c <= 'F':
+			d = int(c-'A') + 10
+		case c == ';' && i > start:
+			if r > utf8.MaxRune {
+				return 0, 0
+			}
+			return r, i + 1
+		default:
+			return 0, 0
+		}
+		r = r*rune(base) + rune(d)
+	}
+	return 0, 0
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/hoophq/sidecar/domain"
@@ -152,6 +153,11 @@ func (s *Set) For(a domain.Analysis, f domain.Facts) *Plan {
 
 func matchesAny(m *domain.Match, a domain.Analysis, f domain.Facts) bool {
 	if m.MatchesWith(a, f) {
+		return true
+	}
+	if slices.Contains(a.Actions, domain.ActionUnknown) && m.MatchesFacts(f) {
+		// A statement the analyzer could not read (MySQL's HANDLER t READ,
+		// a text the parser refuses) may read what the rule names.
 		return true
 	}
 	for _, part := range a.Parts {

@@ -45,20 +45,32 @@ func mediaKind(ct string) (k bodyKind, unreadable string) {
 		return kindSniff, ""
 	}
 	mt, params, err := mime.ParseMediaType(ct)
+	cs := strings.ToLower(params["charset"])
 	if err != nil {
-		return kindText, "" // unparsable: read it as text rather than not at all
+		// A bad parameter: mime still gives the type (a client reads the
+		// body by it), but not the charset, which is looked for in the
+		// raw value. Not a media type at all: read as a body without one.
+		cs = strings.ToLower(ct)
+		if i := strings.IndexByte(ct, ';'); mt != "" && i >= 0 {
+			cs = cs[i:]
+		} else if mt != "" {
+			cs = ""
+		}
 	}
 	switch {
-	case mt == "application/json" || strings.HasSuffix(mt, "+json") || mt == "application/x-ndjson":
+	case mt == "":
+		k = kindSniff
+	case textualSuffix(mt, "json") || // application/json, +json, text/json, x-json
+		mt == "application/x-ndjson" || mt == "application/ndjson" || mt == "application/jsonl" ||
+		mt == "application/jsonlines" || mt == "application/x-jsonlines":
 		k = kindJSON
-	case strings.HasPrefix(mt, "text/") || strings.HasSuffix(mt, "+xml") || mt == "application/xml" ||
-		mt == "application/x-www-form-urlencoded" ||
-		mt == "application/javascript" || mt == "application/yaml":
+	case strings.HasPrefix(mt, "text/") || mt == "application/x-www-form-urlencoded" ||
+		textualSuffix(mt, "xml", "yaml", "csv", "javascript", "ecmascript", "graphql", "sql", "jwt"):
 		k = kindText
 	default:
 		return kindOpaque, ""
 	}
-	if cs := strings.ToLower(params["charset"]); strings.Contains(cs, "16") || strings.Contains(cs, "32") {
+	if strings.Contains(cs, "16") || strings.Contains(cs, "32") {
 		return k, "the body's charset " + cs
 	}
 	return k, ""
@@ -109,9 +121,10 @@ func maskBody(p *masking.Plan, ct, ce string, raw []byte) (out []byte, changed b
 		return raw, false, p.Unreadable(err.Error())
 	}
 	k, _ := mediaKind(ct)
+	sniffed := k == kindSniff
 	if k == kindSniff {
 		k = kindText
-		if _, ok := jsonValues(doc); ok {
+		if values, ok := jsonValues(doc); ok && documents(doc, values) {
 			k = kindJSON
 		}
 	}
@@ -130,6 +143,9 @@ func maskBody(p *masking.Plan, ct, ce string, raw []byte) (out []byte, changed b
 		}
 		masked, changed = maskJSON(p, doc, values)
 	default:
+		if wideText(doc, sniffed) {
+			return raw, false, p.Unreadable("a text in UTF-16 or UTF-32 that names no charset")
+		}
 		masked, changed = p.Field().Text(nil, doc)
 	}
 	if !changed {
@@ -237,4 +253,55 @@ func withheldError(err error) error {
 		return ue
 	}
 	return nil
+}
+
+// documents reports whether the JSON values of a body without a
+// Content-Type read as JSON: one value, or objects and arrays only (NDJSON).
+// Bare numbers and strings side by side are text: 4111 1111 1111 1111 is
+// one card number, not four JSON numbers.
+func documents(doc []byte, values [][2]int) bool {
+	if len(values) <= 1 {
+		return true
+	}
+	for _, v := range values {
+		if c := doc[v[0]]; c != '{' && c != '[' {
+			return false
+		}
+	}
+	return true
+}
+
+// wideText reports whether a text body is UTF-16 or UTF-32 although its
+// Content-Type names no such charset: it starts with a byte order mark
+// (which a client decodes it by), or, for a declared text type (sniffed
+// false), a quarter or more of its first 512 bytes are NUL, which no
+// ASCII-compatible text holds. Its letters are then not the bytes the
+// entity patterns read.
+func wideText(doc []byte, sniffed bool) bool {
+	if bytes.HasPrefix(doc, []byte{0xFE, 0xFF}) || bytes.HasPrefix(doc, []byte{0xFF, 0xFE}) ||
+		bytes.HasPrefix(doc, []byte{0, 0, 0xFE, 0xFF}) {
+		return true
+	}
+	if sniffed {
+		return false
+	}
+	head := doc[:min(len(doc), 512)]
+	return len(head) >= 4 && bytes.Count(head, []byte{0})*4 >= len(head)
+}
+
+// textualSuffix reports whether the media type mt ends in one of the
+// formats names after its '/', a '+', a '-' or 'x-' (application/xml,
+// application/atom+xml, application/x-yaml, text/json): not a name that
+// only holds it (an office document's ...sheet.main+zip, ubjson).
+func textualSuffix(mt string, names ...string) bool {
+	for _, n := range names {
+		if !strings.HasSuffix(mt, n) {
+			continue
+		}
+		switch rest := mt[:len(mt)-len(n)]; {
+		case strings.HasSuffix(rest, "/"), strings.HasSuffix(rest, "+"), strings.HasSuffix(rest, "-"):
+			return true
+		}
+	}
+	return false
 }

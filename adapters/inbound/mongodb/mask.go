@@ -34,6 +34,7 @@ var errBadBSON = errors.New("a document that is not valid BSON")
 type masker struct {
 	plan     *masking.Plan
 	distinct []string // the path of a distinct's key, nil for another command
+	results  bool     // a mapReduce's reply: its inline results are documents
 	path     []string // the walk's current path, reused
 	scratch  []byte   // masked text, reused
 }

@@ -20,6 +20,7 @@ type maskJob struct {
 	plan     *masking.Plan
 	getMore  int64    // the cursor a getMore continued, 0 for another command
 	distinct []string // the path of a distinct's key, nil for another command
+	results  bool     // a mapReduce: the documents of its inline results
 }
 
 // maskFor returns the masking of the reply to cmd, decided with set as
@@ -32,6 +33,9 @@ func maskFor(set *app.ListenerSettings, st app.Statement, cmd *command.Command) 
 		st.Display = cmd.Display(app.MaxShownStatement)
 	}
 	job := maskSource{set: set, st: st}.job()
+	if job != nil && strings.EqualFold(cmd.Name, "mapReduce") {
+		job.results = true
+	}
 	if job != nil && strings.EqualFold(cmd.Name, "distinct") {
 		if key, ok := cmd.Body.Lookup("key").StringValueOK(); ok {
 			job.distinct = strings.Split(key, ".")
@@ -99,7 +103,7 @@ func (s *session) relayMasked(p *pending, head []byte, br *bufio.Reader, hdr wir
 		return err
 	}
 	s.inspect(p, msg)
-	r, err := maskReply(msg, job.plan, job.distinct, s.max())
+	r, err := maskReplyOf(msg, &masker{plan: job.plan, distinct: job.distinct, results: job.results}, s.max())
 	var withheld error
 	switch {
 	case err == nil:

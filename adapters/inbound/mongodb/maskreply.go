@@ -25,6 +25,12 @@ type maskedReply struct {
 // compressor). An error means the reply could not be decoded: nothing of
 // it may be sent.
 func maskReply(msg []byte, plan *masking.Plan, distinct []string, max int) (maskedReply, error) {
+	return maskReplyOf(msg, &masker{plan: plan, distinct: distinct}, max)
+}
+
+// maskReplyOf is maskReply with the masker m (its plan, and what the
+// command's reply holds: distinct, results).
+func maskReplyOf(msg []byte, m *masker, max int) (maskedReply, error) {
 	orig, err := wire.Decompress(msg, max)
 	if err != nil {
 		return maskedReply{}, err
@@ -33,7 +39,6 @@ func maskReply(msg []byte, plan *masking.Plan, distinct []string, max int) (mask
 	if err != nil {
 		return maskedReply{}, err
 	}
-	m := &masker{plan: plan, distinct: distinct}
 	out := maskedReply{Msg: msg}
 	var changed bool
 	switch h.OpCode {
@@ -110,6 +115,13 @@ func (m *masker) reply(body bsoncore.Document) (bsoncore.Document, int64, bool, 
 		switch {
 		case key == "value" && v.Type == bsoncore.TypeEmbeddedDocument:
 			return m.root(v.Data)
+		case key == "results" && v.Type == bsoncore.TypeArray && m.results:
+			return m.fields(nil, v.Data, func(_ string, v bsoncore.Value) ([]byte, bool, error) {
+				if v.Type != bsoncore.TypeEmbeddedDocument {
+					return nil, false, nil
+				}
+				return m.root(v.Data)
+			})
 		case key == "values" && v.Type == bsoncore.TypeArray && m.distinct != nil:
 			m.path = append(m.path[:0], m.distinct...)
 			return m.container(nil, v.Data, false)

@@ -73,6 +73,7 @@ func (s *session) rpc(m tds.Message) error {
 			}
 			decl := declOf(c)
 			s.execCall(u, &renders, decl, text, values, db)
+			u.cursorOpen = u.cursorOpen || c.Proc() == tds.ProcCursorOpen
 			if c.Proc() == tds.ProcPrepExec && len(r.Calls) == 1 && handleOut(c) {
 				prep = &prepared{decl: decl, text: text}
 			}
@@ -96,7 +97,9 @@ func (s *session) rpc(m tds.Message) error {
 				s.forgetAll()
 			}
 		case tds.ProcCursorFetch, tds.ProcCursorOption, tds.ProcCursorClose, tds.ProcCursorUnprepare, tds.ProcCursorPrepare:
-			// Runs no new statement.
+			// Runs no new statement. A fetch returns the rows of the
+			// cursor's statement, for the masking (maskPlan).
+			u.cursorFetch = u.cursorFetch || c.Proc() == tds.ProcCursorFetch
 		case 0:
 			if c.ProcName == "" {
 				s.unknownCall(u, &renders, c, fmt.Sprintf("a call to procedure id %d", c.ProcID))

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/domain/masking"
 	"github.com/hoophq/sidecar/internal/tds"
 )
@@ -54,6 +55,9 @@ type session struct {
 	up         net.Conn
 	ur         *bufio.Reader
 	clientAddr string
+	// cursorReads is what the T-SQL cursors the session declared read, for
+	// the masking rules' match (maskPlan); nil before the first.
+	cursorReads *domain.Analysis
 
 	cwMu sync.Mutex          // the client connection's writer: whole packets, in order
 	hdr  [tds.HeaderLen]byte // copyPacket's header bytes, under cwMu

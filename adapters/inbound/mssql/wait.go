@@ -26,6 +26,10 @@ type unit struct {
 	// last is the last text's analysis: with one part, the unit's whole
 	// (atomic reads it).
 	last analyzer.Result
+	// cursorOpen: the unit opens an API server cursor (sp_cursoropen);
+	// cursorFetch: it fetches from one (sp_cursorfetch), running no
+	// statement. maskPlan pairs them.
+	cursorOpen, cursorFetch bool
 }
 
 // atomic reports whether the unit is one statement SQL Server runs whole or
@@ -127,13 +131,35 @@ func (s *session) decideAndRun(set *app.ListenerSettings, u *unit, m tds.Message
 // maskPlan returns the masking of the results of u, forwarded with set
 // (app.MaskPlan): a rule's match applies when it matches any statement of
 // u; a unit of no statement (sp_cursorfetch, sp_prepare) gets the rules
-// that match every statement.
+// that match every statement. A unit that uses a T-SQL cursor (FETCH NEXT
+// FROM c names no table) is matched as the queries of every cursor the
+// session declared too, so a rule on the table masks what FETCH returns.
 func (s *session) maskPlan(set *app.ListenerSettings, u *unit) *masking.Plan {
 	var a domain.Analysis
 	if len(u.parts) > 0 {
 		a = u.parts[0]
 		if len(u.parts) > 1 {
 			a.Parts = u.parts
+		}
+	}
+	cursor := u.cursorFetch
+	for _, p := range u.parts {
+		if !slices.Contains(p.Actions, "CURSOR") && !u.cursorOpen {
+			continue
+		}
+		cursor = true
+		if len(p.Targets) > 0 || len(p.Functions) > 0 { // DECLARE … CURSOR FOR query, sp_cursoropen
+			merged := domain.Merge(domain.Analysis{}, p)
+			if s.cursorReads != nil {
+				merged = domain.Merge(*s.cursorReads, p)
+			}
+			s.cursorReads = &merged
+		}
+	}
+	if cursor && s.cursorReads != nil {
+		a.Parts = append(slices.Clip(a.Parts), *s.cursorReads)
+		if len(u.parts) == 1 && len(a.Parts) == 1 {
+			a.Parts = append([]domain.Analysis{u.parts[0]}, a.Parts...)
 		}
 	}
 	st := app.Statement{Render: u.render, Analysis: a, Identity: s.user, Client: s.clientAddr,

@@ -52,6 +52,9 @@ type execution struct {
 	st     app.Statement
 	parts  []domain.Analysis       // one per statement it runs
 	refuse *pgproto3.ErrorResponse // it cannot be checked
+	// res is the analysis of the statement it runs, when the listener saw
+	// it parsed: its COPY options and cursors, for the masking.
+	res analyzer.Result
 }
 
 // batch is the extended-protocol messages of one Sync, possibly forwarded
@@ -234,6 +237,7 @@ func (s *session) execution(name string, exp *expect) *execution {
 		e.st.Display += r.display()
 		e.st.Unread.Why = r.unread
 		e.refuse = r.refuse
+		e.res = p.stmt.res
 	}
 	return e
 }

@@ -3,6 +3,7 @@ package postgres
 import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
+	"github.com/hoophq/sidecar/adapters/inbound/postgres/analyzer"
 	"github.com/hoophq/sidecar/adapters/inbound/postgres/mask"
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain/masking"
@@ -17,8 +18,11 @@ type resultMask struct {
 	client, identity string
 	rows             mask.Row
 	copyText         bool // inside a COPY TO STDOUT in text or csv format
-	copyBuf          []byte
-	withheld         error // what a strict rule refused the result with
+	// copyQuoting: the statement has a COPY TO with its own DELIMITER,
+	// QUOTE or ESCAPE, whose rows the masking cannot read.
+	copyQuoting bool
+	copyBuf     []byte
+	withheld    error // what a strict rule refused the result with
 }
 
 // maskFor returns the masking of the results of st, decided with set (nil
@@ -70,6 +74,15 @@ func (s *session) maskMessage(m *resultMask, typ byte, frame []byte) []byte {
 		f := m.plan.Field()
 		if b := body(frame); f != nil && len(b) > 0 && b[0] != 0 {
 			if _, err := f.Unreadable("COPY TO STDOUT in binary format"); err != nil {
+				return s.withhold(m, err)
+			}
+			return frame
+		}
+		if f != nil && m.copyQuoting {
+			// The server escapes or quotes the chosen character inside
+			// the data (alice\@example.com, @alice@@example.com@), so the
+			// patterns would not see the value the client reads.
+			if _, err := f.Unreadable("COPY TO STDOUT with its own DELIMITER, QUOTE or ESCAPE"); err != nil {
 				return s.withhold(m, err)
 			}
 			return frame
@@ -132,6 +145,17 @@ func shownWhileMuted(typ byte) bool {
 	switch typ {
 	case 'S', 'N', 'A', 'G', 'W':
 		return true
+	}
+	return false
+}
+
+// copyQuoting reports whether a statement of res is a COPY TO with its own
+// DELIMITER, QUOTE or ESCAPE.
+func copyQuoting(res analyzer.Result) bool {
+	for _, st := range res.Statements {
+		if st.CopyQuoting {
+			return true
+		}
 	}
 	return false
 }

@@ -61,7 +61,11 @@ func (s *session) query(frame []byte) error {
 	if out.Ticket != nil {
 		exp.unit.tickets = []*ticketState{s.claim(out.Ticket, 0)}
 	}
-	exp.mask = s.maskFor(set, &st)
+	mst := s.cursors.forMasking(st, res)
+	if exp.mask = s.maskFor(set, &mst); exp.mask != nil {
+		exp.mask.copyQuoting = copyQuoting(res)
+	}
+	s.cursors.declared(res)
 	s.push(exp)
 	s.markSent()
 	return s.forward(frame)

@@ -66,9 +66,11 @@ type session struct {
 	// Settings the analysis depends on, from the upstream's ParameterStatus.
 	scsOff         bool
 	clientEncoding string
-	txStatus       byte
-	relayDone      bool
-	cancelKeys     []string
+	// cursors: what each cursor the client declared reads (cursor.go).
+	cursors    cursors
+	txStatus   byte
+	relayDone  bool
+	cancelKeys []string
 	// Drain (drain.go): the listener stopped; close once idle.
 	drain.Guard
 	terminated bool

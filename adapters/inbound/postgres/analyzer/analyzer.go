@@ -27,6 +27,15 @@ type Statement struct {
 	// Execute is the name in EXECUTE name(...); the session adds the
 	// prepared query's analysis.
 	Execute string
+	// Declare is the cursor a DECLARE name CURSOR FOR query opens (the
+	// statement's analysis is its query's); Fetch is the cursor a FETCH or
+	// MOVE reads. The session pairs them for the masking rules' match
+	// (cursor.go): a FETCH returns the rows of a query it does not name.
+	Declare, Fetch string
+	// CopyQuoting is set on a COPY TO that names its own DELIMITER, QUOTE
+	// or ESCAPE: the server then escapes or quotes that character inside
+	// the data (alice\@example.com), which the masking cannot read.
+	CopyQuoting bool
 	// Deallocate names a DEALLOCATE; DeallocateAll is DEALLOCATE ALL.
 	Deallocate    string
 	DeallocateAll bool

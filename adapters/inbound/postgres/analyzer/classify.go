@@ -55,6 +55,14 @@ func (w *walker) classify(n proto.Message) bool {
 		if v.IsProgram {
 			w.Act("COPY_PROGRAM")
 		}
+		if !v.IsFrom {
+			for _, o := range v.Options {
+				switch o.GetDefElem().GetDefname() {
+				case "delimiter", "quote", "escape":
+					w.st.CopyQuoting = true
+				}
+			}
+		}
 	case *pg.ExplainStmt:
 		w.Act("EXPLAIN")
 		if !explainAnalyze(v) {
@@ -123,8 +131,10 @@ func (w *walker) classify(n proto.Message) bool {
 		w.Act(map[bool]string{true: "VACUUM", false: "ANALYZE"}[v.IsVacuumcmd])
 	case *pg.FetchStmt:
 		w.Act(map[bool]string{true: "MOVE", false: "FETCH"}[v.Ismove])
+		w.st.Fetch = v.Portalname
 	case *pg.DeclareCursorStmt:
 		w.Act("DECLARE_CURSOR")
+		w.st.Declare = v.Portalname
 	case *pg.CreateSeqStmt:
 		w.Act("CREATE", "CREATE_SEQUENCE")
 	case *pg.AlterSeqStmt:

@@ -16,6 +16,9 @@ const (
 	oidVarchar = 1043
 	oidUnknown = 705
 	oidJSONB   = 3802
+	oidBytea   = 17
+	// oidByteaArray is bytea[].
+	oidByteaArray = 1001
 )
 
 // arrayElem maps the array types of the text-like types to their
@@ -85,6 +88,17 @@ func (r *Row) value(dst []byte, f *masking.Field, oid uint32, format int16, v []
 	if format == 1 && binaryArrays[oid] {
 		return r.arrayBinary(dst, f, v)
 	}
+	switch {
+	case oid == oidBytea && format == 1:
+		// Its bytes, not the hex the server would print: an email kept
+		// in a bytea is an email to the client that reads it.
+		return dst, f.NonText(v), false, nil
+	case (oid == oidBytea || oid == oidByteaArray) && format == 0:
+		if b, ok := unhexBytea(r.num[:0], v); ok {
+			r.num = b[:0]
+			return dst, f.NonText(b), false, nil
+		}
+	}
 	text := v
 	if format != 0 {
 		var ok bool
@@ -108,4 +122,38 @@ func readable(enc string) bool {
 		return false
 	}
 	return true
+}
+
+// unhexBytea appends to dst the bytes of each bytea in hex output (\x…,
+// or \\x… inside an array literal) in v, a space between two, and reports
+// whether v held one. A bytea in escape output is text as it is.
+func unhexBytea(dst, v []byte) ([]byte, bool) {
+	found := false
+	for i := 0; i+1 < len(v); i++ {
+		if v[i] != '\\' || v[i+1] != 'x' {
+			continue
+		}
+		if found {
+			dst = append(dst, ' ')
+		}
+		found = true
+		j := i + 2
+		for ; j+1 < len(v) && isHex(v[j]) && isHex(v[j+1]); j += 2 {
+			dst = append(dst, unhex(v[j])<<4|unhex(v[j+1]))
+		}
+		i = j - 1
+	}
+	return dst, found
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+func unhex(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
 }
