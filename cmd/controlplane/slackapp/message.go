@@ -115,8 +115,12 @@ func reasonModal(action, id, meta string) slack.ModalViewRequest {
 	}
 }
 
-func md(s string) *slack.TextBlockObject    { return slack.NewTextBlockObject(slack.MarkdownType, s, false, false) }
-func plain(s string) *slack.TextBlockObject { return slack.NewTextBlockObject(slack.PlainTextType, s, false, false) }
+func md(s string) *slack.TextBlockObject {
+	return slack.NewTextBlockObject(slack.MarkdownType, s, false, false)
+}
+func plain(s string) *slack.TextBlockObject {
+	return slack.NewTextBlockObject(slack.PlainTextType, s, false, false)
+}
 
 // esc escapes the three characters Slack's mrkdwn gives meaning to
 // (https://api.slack.com/reference/surfaces/formatting#escaping).
