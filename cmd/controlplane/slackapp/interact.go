@@ -14,6 +14,9 @@ import (
 	"github.com/hoophq/sidecar/cmd/controlplane/store"
 )
 
+// maxReason bounds a reason (characters), as the approver API does.
+const maxReason = 2000
+
 // meta is what the reason modal carries (private_metadata) from the click
 // to its submission: which request, which action, and the message to update.
 type meta struct {
@@ -125,6 +128,9 @@ func (a *App) needsReason(ctx context.Context, m meta) bool {
 // updates the message; it returns what to tell the person when nothing was
 // decided ("" when something was).
 func (a *App) decide(ctx context.Context, m meta, name, reason string) string {
+	if len([]rune(reason)) > maxReason {
+		return "The reason is longer than 2000 characters."
+	}
 	res, err := a.dec.Decide(ctx, m.ID, m.Action, reason, name, a.o.Now())
 	var refusal *policy.Refusal
 	var ce *store.ConflictError

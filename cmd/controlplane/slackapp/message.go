@@ -100,7 +100,7 @@ func reasonModal(action, id, meta string) slack.ModalViewRequest {
 	}
 	input := slack.NewPlainTextInputBlockElement(plain("Why?"), reasonBlock)
 	input.Multiline = true
-	input.MaxLength = 2000
+	input.MaxLength = maxReason
 	return slack.ModalViewRequest{
 		Type:            slack.VTModal,
 		Title:           plain(verb + " request"),
