@@ -170,3 +170,27 @@ func TestPolicyApplies(t *testing.T) {
 		t.Errorf("the message after 2 of 2: %v", up.Args)
 	}
 }
+
+// A policy that needs a reason to approve gets it through the modal too;
+// an empty one is refused beside the field, and nothing is decided.
+func TestApproveWithRequiredReason(t *testing.T) {
+	cp, slk, id := setup(t, policy.Policy{Rule: "*", MinApprovals: 1, ReasonOn: []string{"approve"}, ForbidSelf: true})
+	slk.click(t, cp.URL, alice, "hoop_approve", id)
+	opened := slk.waitFor(t, "views.open", 1)
+	if !strings.Contains(opened.Args["view"], "Approve request") {
+		t.Fatalf("views.open: %v", opened.Args)
+	}
+	code, body := slk.submit(t, cp.URL, alice, opened, "  ")
+	if code != http.StatusOK || !strings.Contains(body, `"response_action":"errors"`) || !strings.Contains(body, `"reason":`) {
+		t.Fatalf("an empty reason answered %d %s", code, body)
+	}
+	if r := status(t, cp, id); r["status"] != "PENDING" {
+		t.Fatalf("approved without a reason: %v", r)
+	}
+	if code, body := slk.submit(t, cp.URL, alice, opened, "ticket OPS-42"); code != http.StatusOK || body != "" {
+		t.Fatalf("submission answered %d %s", code, body)
+	}
+	if r := status(t, cp, id); r["status"] != "APPROVED" {
+		t.Fatalf("after the reason: %v", r)
+	}
+}
