@@ -126,7 +126,7 @@ func serve(ctx context.Context, cfg *cpconfig.Config, apiVersion int, log *slog.
 	}
 	log.Info("control plane listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String(),
 		"store", store.Kind(st), "store_addr", cpconfig.Redact(cfg.Store), "sidecars", len(cfg.Sidecars),
-		"approvers", len(cfg.Approvers), "approval_policies", len(cfg.Policies.Policies), "webhooks", len(cfg.Webhooks), "processing_lease", cfg.ProcessingLease.String(), "api_version", apiVersion, "version", version.Version)
+		"approvers", len(cfg.Approvers), "approval_policies", len(cfg.Policies.Policies), "webhooks", len(cfg.Webhooks), "slack", cfg.Slack != nil, "processing_lease", cfg.ProcessingLease.String(), "api_version", apiVersion, "version", version.Version)
 	sweepCtx, stopSweep := context.WithCancel(context.Background())
 	defer stopSweep()
 	go sweepLeases(sweepCtx, st, log)

@@ -112,7 +112,7 @@ func TestForgedAndReplayedRefused(t *testing.T) {
 	click := map[string]any{"type": "block_actions", "trigger_id": "T1", "user": map[string]any{"id": alice},
 		"channel":   map[string]any{"id": channel},
 		"container": map[string]any{"type": "message", "message_ts": messageTS},
-		"actions":   []any{map[string]any{"action_id": "hoop_approve", "value": id, "type": "button"}}}
+		"actions":   []any{map[string]any{"action_id": "hoop_approve", "block_id": "decide", "value": id, "type": "button"}}}
 	if code, _ := slk.send(t, cp.URL, click, "not-the-signing-secret", time.Now()); code != http.StatusUnauthorized {
 		t.Errorf("forged signature answered %d, want 401", code)
 	}

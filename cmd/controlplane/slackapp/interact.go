@@ -63,6 +63,7 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // clicked handles a button.
 func (a *App) clicked(ctx context.Context, cb slack.InteractionCallback) {
 	if len(cb.ActionCallback.BlockActions) == 0 {
+		a.o.Logger.Warn("slack: a click without a Block Kit action; ignored", "user", cb.User.ID)
 		return
 	}
 	act := cb.ActionCallback.BlockActions[0]
