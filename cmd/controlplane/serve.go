@@ -14,6 +14,7 @@ import (
 	"github.com/hoophq/sidecar/cmd/controlplane/cpconfig"
 	"github.com/hoophq/sidecar/cmd/controlplane/notify"
 	"github.com/hoophq/sidecar/cmd/controlplane/server"
+	"github.com/hoophq/sidecar/cmd/controlplane/slackapp"
 	"github.com/hoophq/sidecar/cmd/controlplane/store"
 	"github.com/hoophq/sidecar/internal/cliconfig"
 	"github.com/hoophq/sidecar/internal/version"
@@ -103,6 +104,18 @@ func serve(ctx context.Context, cfg *cpconfig.Config, apiVersion int, log *slog.
 	opts := server.Options{Store: st, Sidecars: cfg.Sidecars, Approvers: cfg.Approvers,
 		Version: version.Version, APIVersion: apiVersion, OmitAPIVersion: apiVersion == 0, Logger: log,
 		Requested: notifier.Requested, Policies: cfg.Policies}
+	if s := cfg.Slack; s != nil {
+		app := slackapp.New(slackapp.Options{BotToken: s.BotToken, SigningSecret: s.SigningSecret, Channel: s.Channel,
+			APIURL: s.APIURL, PublicURL: public, IncludeStatement: s.IncludeStatement, GiveUpAfter: s.GiveUpAfter,
+			Store: st, Policies: cfg.Policies, SlackUsers: cfg.SlackUsers, Logger: log})
+		defer func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			app.Close(ctx)
+		}()
+		opts.Slack = app
+		opts.Requested = func(rec store.Record) { notifier.Requested(rec); app.Requested(rec) }
+	}
 	hs := &http.Server{
 		Handler:           server.New(opts),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -113,7 +126,7 @@ func serve(ctx context.Context, cfg *cpconfig.Config, apiVersion int, log *slog.
 	}
 	log.Info("control plane listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String(),
 		"store", store.Kind(st), "store_addr", cpconfig.Redact(cfg.Store), "sidecars", len(cfg.Sidecars),
-		"approvers", len(cfg.Approvers), "approval_policies", len(cfg.Policies.Policies), "webhooks", len(cfg.Webhooks), "processing_lease", cfg.ProcessingLease.String(), "api_version", apiVersion, "version", version.Version)
+		"approvers", len(cfg.Approvers), "approval_policies", len(cfg.Policies.Policies), "webhooks", len(cfg.Webhooks), "slack", cfg.Slack != nil, "processing_lease", cfg.ProcessingLease.String(), "api_version", apiVersion, "version", version.Version)
 	sweepCtx, stopSweep := context.WithCancel(context.Background())
 	defer stopSweep()
 	go sweepLeases(sweepCtx, st, log)

@@ -43,6 +43,8 @@ type File struct {
 	// in notifications; default http://<listen>.
 	PublicURL string        `yaml:"public_url"`
 	Webhooks  []WebhookFile `yaml:"webhooks"`
+	// Slack is the Slack app (slack.go); nil: none.
+	Slack *SlackFile `yaml:"slack"`
 	// ProcessingLease is how long a PROCESSING request lasts without its
 	// Sidecar renewing it ("60s" by default, "0s" for no lease).
 	ProcessingLease string `yaml:"processing_lease"`
@@ -68,6 +70,10 @@ type Config struct {
 	// Policies are the approval policies in order and the approvers by
 	// name (groups, identities).
 	Policies policy.Set
+	// Slack is the Slack app; nil when the file has no slack: block.
+	Slack *Slack
+	// SlackUsers maps each approvers[].slack_user to the approver's name.
+	SlackUsers map[string]string
 }
 
 // Load reads and validates the config file at path. Errors name the file and
@@ -147,6 +153,9 @@ func (f File) Validate() (*Config, error) {
 		return nil, err
 	}
 	if err = f.webhooks(c); err != nil {
+		return nil, err
+	}
+	if err = f.slack(c); err != nil {
 		return nil, err
 	}
 	lease, err := processingLease(f.ProcessingLease)

@@ -48,6 +48,9 @@ type Options struct {
 	// of a reused one) after it is stored. It must return at once: the
 	// Sidecar's filing waits for it (notify.Notifier.Requested does).
 	Requested func(store.Record)
+	// Slack, when set, serves POST /slack/interactivity (slackapp.App): it
+	// checks Slack's signature itself, so no token is asked for.
+	Slack http.Handler
 }
 
 type srv struct {
@@ -102,6 +105,10 @@ func New(o Options) http.Handler {
 	mux.HandleFunc("POST /api/reviews/{id}/reject", s.approver(s.decide("reject")))
 	mux.HandleFunc("POST /api/reviews/{id}/revoke", s.approver(s.decide("revoke")))
 	mux.HandleFunc("POST /api/reviews/{id}/reopen", s.approver(s.reopen))
+
+	if o.Slack != nil {
+		mux.Handle("POST /slack/interactivity", o.Slack)
+	}
 
 	page := web.New(web.Options{Store: o.Store, Decider: s.dec, Authenticate: s.approvers.lookup, Logger: s.log, Now: s.now,
 		Signed: func(r *http.Request, name string) { setWho(r, "approver:"+name+" (web)") }})
