@@ -31,7 +31,6 @@ require (
 require (
 	github.com/antlr4-go/antlr/v4 v4.13.1
 	github.com/bytebase/parser v0.0.0-20260417075056-57b6ef7a2640
-	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/moby/moby/api v1.56.1
 	github.com/moby/moby/client v0.6.2
 	github.com/sqlc-dev/teesql v1.1.0
@@ -73,7 +72,7 @@ require (
 	github.com/moby/sys/userns v0.1.0 // indirect
 	github.com/moby/term v0.5.2 // indirect
 	github.com/montanaflynn/stats v0.7.1 // indirect
-	github.com/nyaruka/phonenumbers v1.8.1 // indirect
+	github.com/nyaruka/phonenumbers v1.8.1
 	github.com/opencontainers/go-digest v1.0.0 // indirect
 	github.com/opencontainers/image-spec v1.1.1 // indirect
 	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2 // indirect
