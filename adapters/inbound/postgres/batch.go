@@ -51,8 +51,7 @@ func (s *session) endUnit(final bool, trailer []byte) error {
 			e.ticket = m.exec.claim.state
 		}
 		if m.exec != nil && b.set != nil { // b.set: read by gateExecutions
-			mst := s.cursors.forMasking(m.exec.st, m.exec.res)
-			if e.mask = s.maskFor(b.set, &mst); e.mask != nil {
+			if e.mask = s.maskFor(b.set, &m.exec.st, m.exec.res); e.mask != nil {
 				e.mask.copyQuoting = copyQuoting(m.exec.res)
 				exps = append(exps, &expect{kind: expMaskDesc, unit: b.unit, target: e})
 			}

@@ -28,10 +28,12 @@ type resultMask struct {
 // maskFor returns the masking of the results of st, decided with set (nil
 // when set has no masking rule or none applies). st's identity fields are
 // filled for a rule that matches on them.
-func (s *session) maskFor(set *app.ListenerSettings, st *app.Statement) *resultMask {
+func (s *session) maskFor(set *app.ListenerSettings, statement *app.Statement, res analyzer.Result) *resultMask {
 	if set.Masking == nil {
 		return nil
 	}
+	mst := s.cursors.forMasking(*statement, res)
+	st := &mst
 	st.Identity, st.Client, st.IdentityValues = s.user, s.clientAddr, s.identityValues
 	p := app.MaskPlan(set, st)
 	if p == nil {

@@ -61,8 +61,7 @@ func (s *session) query(frame []byte) error {
 	if out.Ticket != nil {
 		exp.unit.tickets = []*ticketState{s.claim(out.Ticket, 0)}
 	}
-	mst := s.cursors.forMasking(st, res)
-	if exp.mask = s.maskFor(set, &mst); exp.mask != nil {
+	if exp.mask = s.maskFor(set, &st, res); exp.mask != nil {
 		exp.mask.copyQuoting = copyQuoting(res)
 	}
 	s.cursors.declared(res)
