@@ -189,7 +189,16 @@ func TestReplicasDeliverEachOnce(t *testing.T) {
 		_, e := rec.event(t)
 		ids[e.Approval.ID]++
 	}
-	time.Sleep(200 * time.Millisecond) // a duplicate would arrive by now
+	// Once the outbox marked all delivered, none is sent again: count then.
+	ob, _ := store.OutboxOf(stores[0])
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if c, err := ob.Counts(context.Background()); err == nil && c[store.OutboxDelivered] == total {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the outbox never marked them all delivered")
+		}
+	}
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	if len(ids) != total || len(rec.hits) != total {
