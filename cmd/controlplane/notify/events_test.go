@@ -111,7 +111,7 @@ func TestDecisionsAreNotified(t *testing.T) {
 	if _, e := rec.event(t); e.Event != store.EventExpired || e.Approval.ID != c.ID || e.Approval.Status != "EXPIRED" {
 		t.Errorf("expiry: %+v", e)
 	}
-	time.Sleep(100 * time.Millisecond) // several sweeps: the expiry stays announced once
+	waitDelivered(t, r.ob, 6)
 	r.n.Close(ctx)
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
@@ -149,7 +149,7 @@ func TestReminderGoesToTheEscalation(t *testing.T) {
 	if fmt.Sprint(seen) != fmt.Sprint(want) {
 		t.Errorf("got %v, want %v", seen, want)
 	}
-	time.Sleep(100 * time.Millisecond)
+	waitDelivered(t, r.ob, 3)
 	r.n.Close(ctx)
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
@@ -189,19 +189,27 @@ func TestReplicasDeliverEachOnce(t *testing.T) {
 		_, e := rec.event(t)
 		ids[e.Approval.ID]++
 	}
-	// Once the outbox marked all delivered, none is sent again: count then.
 	ob, _ := store.OutboxOf(stores[0])
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if c, err := ob.Counts(context.Background()); err == nil && c[store.OutboxDelivered] == total {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the outbox never marked them all delivered")
-		}
-	}
+	waitDelivered(t, ob, total)
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	if len(ids) != total || len(rec.hits) != total {
 		t.Errorf("%d requests filed on 3 replicas: %d distinct notified, %d POSTs", total, len(ids), len(rec.hits))
+	}
+}
+
+// waitDelivered waits until the outbox holds want delivered notifications
+// and nothing else: once they are marked, none is sent again, so the POSTs
+// can be counted.
+func waitDelivered(t *testing.T, ob store.Outbox, want int) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		c, err := ob.Counts(context.Background())
+		if err == nil && c[store.OutboxDelivered] == want && len(c) == 1 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("outbox %v %v, want %d delivered", c, err, want)
+		}
 	}
 }
