@@ -12,6 +12,11 @@ import (
 // expired longer ago (say, before webhooks were configured) is old news.
 const expiredLookBack = 24 * time.Hour
 
+// keepDone is how long a delivered or given-up notification stays in the
+// outbox (for an operator's query) before a sweep deletes it; longer than
+// expiredLookBack, so an expiry is never queued a second time.
+const keepDone = 7 * 24 * time.Hour
+
 // sweepLimit is how many requests of each kind one sweep looks at.
 const sweepLimit = 200
 
@@ -20,9 +25,13 @@ const sweepLimit = 200
 // still PENDING past its policy's remind_after (approval.reminder, to its
 // escalate_to webhook, else to every webhook). Each is queued once per
 // webhook whatever the number of replicas (store.NotificationID). It
-// returns how many it queued; errors are logged.
+// returns how many it queued; errors are logged. It also deletes the
+// notifications done for longer than keepDone.
 func (n *Notifier) sweep(ctx context.Context, now time.Time) int {
 	all := Names(n.o.Webhooks)
+	if _, err := n.o.Outbox.Prune(ctx, now.Add(-keepDone)); err != nil {
+		n.o.Logger.Warn("webhook: cannot prune the outbox; retrying", "err", err)
+	}
 	added := 0
 	announce := func(rec store.Record, event string, to []string) {
 		k, err := n.o.Outbox.Announce(ctx, rec, event, to, now)

@@ -89,6 +89,9 @@ type Outbox interface {
 	Retry(ctx context.Context, owner, id string, next time.Time, lastErr string) (bool, error)
 	// Counts returns how many notifications are in each state.
 	Counts(ctx context.Context) (map[string]int, error)
+	// Prune deletes the notifications delivered or given up before
+	// before, and returns how many.
+	Prune(ctx context.Context, before time.Time) (int64, error)
 }
 
 // OutboxOf returns st's outbox (false for a Store not opened by Open).
@@ -230,4 +233,13 @@ func (s *sqlStore) Counts(ctx context.Context) (map[string]int, error) {
 		out[st] = n
 	}
 	return out, rows.Err()
+}
+
+// Prune implements Outbox.
+func (s *sqlStore) Prune(ctx context.Context, before time.Time) (int64, error) {
+	res, err := s.db.ExecContext(ctx, s.q(`DELETE FROM hoop_outbox WHERE state <> 'queued' AND done_ms < ?`), before.UnixMilli())
+	if err != nil {
+		return 0, fmt.Errorf("store: outbox prune: %w", err)
+	}
+	return res.RowsAffected()
 }

@@ -59,6 +59,9 @@ func TestOutboxQueuesWithTheChangeAndLeasesClaims(t *testing.T) {
 			if n, _ := ob.Announce(ctx, rec, store.EventRejected, []string{"ops"}, now); n != 0 {
 				t.Error("the same event was queued twice for one webhook")
 			}
+			if n, err := ob.Prune(ctx, now.Add(time.Second)); n != 1 || err != nil {
+				t.Errorf("prune: %d %v; want the one delivered row", n, err)
+			}
 		})
 	}
 }
