@@ -213,3 +213,21 @@ func waitDelivered(t *testing.T, ob store.Outbox, want int) {
 		}
 	}
 }
+
+// Slack says what happened and who decided, with the reason.
+func TestSlackDecisionText(t *testing.T) {
+	rec := newRecorder(t)
+	var l logs
+	r := start(t, &l, notify.Webhook{Name: "slack", URL: rec.URL, Format: notify.FormatSlack})
+	rj := record()
+	rj.Status, rj.DecidedBy, rj.RejectionReason = domain.StatusRejected, "bob<", "not on a Friday"
+	if _, err := r.ob.Announce(context.Background(), rj, store.EventRejected, r.hooks, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	r.n.Wake()
+	var body struct{ Text string }
+	_ = json.Unmarshal(rec.next(t).Body, &body)
+	if body.Text != "Rejected by bob&lt; on demo / payments (postgres) (rule db-destructive): <https://cp.example/#r-9f97c0de-1|open it>" {
+		t.Errorf("text: %q", body.Text)
+	}
+}
