@@ -80,7 +80,8 @@ HTTP request (health probes at debug) and stops cleanly on SIGINT or SIGTERM.
 // serve runs until ctx ends, then shuts down within 10 s.
 func serve(ctx context.Context, cfg *cpconfig.Config, apiVersion int, log *slog.Logger) error {
 	openCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	st, err := store.Open(openCtx, cfg.Store, store.WithProcessingLease(cfg.ProcessingLease))
+	st, err := store.Open(openCtx, cfg.Store, store.WithProcessingLease(cfg.ProcessingLease),
+		store.WithOutbox(notify.Names(cfg.Webhooks)))
 	cancel()
 	if err != nil {
 		return err
@@ -94,9 +95,14 @@ func serve(ctx context.Context, cfg *cpconfig.Config, apiVersion int, log *slog.
 	if public == "" { // the address bound, so --listen and port 0 are right too
 		public = "http://" + loopbackIfAny(ln.Addr().(*net.TCPAddr))
 	}
-	notifier := notify.New(notify.Options{Webhooks: cfg.Webhooks, PublicURL: public, Version: version.Version, Logger: log})
+	outbox, _ := store.OutboxOf(st)
+	notifier := notify.New(notify.Options{Outbox: outbox, Store: st, Webhooks: cfg.Webhooks, PublicURL: public,
+		Version: version.Version, Logger: log, Remind: func(rule string) (time.Duration, string) {
+			p := cfg.Policies.For(rule)
+			return p.RemindAfter, p.EscalateTo
+		}})
 	defer func() {
-		// Queued notifications get a few seconds to go out; retries are then abandoned (logged).
+		// Tries under way get a few seconds to end; the rest stay in the outbox for the next start.
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		notifier.Close(ctx)

@@ -158,6 +158,9 @@ func (f File) Validate() (*Config, error) {
 	if err = f.slack(c); err != nil {
 		return nil, err
 	}
+	if err = escalations(c); err != nil {
+		return nil, err
+	}
 	lease, err := processingLease(f.ProcessingLease)
 	if err != nil {
 		return nil, fmt.Errorf("processing_lease: %w", err)

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hoophq/sidecar/cmd/controlplane/policy"
 )
@@ -34,6 +35,10 @@ type PolicyFile struct {
 	AllGroupsMustApprove bool     `yaml:"all_groups_must_approve"`
 	RequireReason        []string `yaml:"require_reason"`
 	ForbidSelfApproval   *bool    `yaml:"forbid_self_approval"`
+	// RemindAfter (a Go duration) announces a request still PENDING this
+	// long again, to EscalateTo (a webhook's name) when set.
+	RemindAfter string `yaml:"remind_after"`
+	EscalateTo  string `yaml:"escalate_to"`
 }
 
 var (
@@ -125,6 +130,17 @@ func policies(fs []PolicyFile, approvers map[string]policy.Approver) ([]policy.P
 				return nil, fmt.Errorf("%s.require_reason[%d]: %q is neither approve nor reject", p, j, a)
 			}
 		}
+		if f.RemindAfter != "" {
+			d, err := time.ParseDuration(f.RemindAfter)
+			if err != nil || d <= 0 {
+				return nil, fmt.Errorf("%s.remind_after: %q is not a positive duration such as 15m", p, f.RemindAfter)
+			}
+			pol.RemindAfter = d
+		}
+		if f.EscalateTo != "" && pol.RemindAfter == 0 {
+			return nil, errors.New(p + ".escalate_to: needs remind_after (the reminder is what escalates)")
+		}
+		pol.EscalateTo = f.EscalateTo
 		out = append(out, pol)
 	}
 	return out, nil

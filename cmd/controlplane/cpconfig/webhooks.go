@@ -21,7 +21,11 @@ type WebhookFile struct {
 	URLEnv           string `yaml:"url_env"`           // an environment variable holding it
 	URLFile          string `yaml:"url_file"`          // a file holding it (trimmed)
 	IncludeStatement bool   `yaml:"include_statement"` // send the statement itself (default false)
-	GiveUpAfter      string `yaml:"give_up_after"`     // Go duration; default 10m
+	GiveUpAfter      string `yaml:"give_up_after"`     // Go duration; default 72h
+	// SecretEnv or SecretFile hold the Standard Webhooks secret
+	// ("whsec_" + base64) that signs each POST; neither: unsigned.
+	SecretEnv  string `yaml:"secret_env"`
+	SecretFile string `yaml:"secret_file"`
 }
 
 // webhooks validates the webhooks: block and public_url. The error names the
@@ -58,8 +62,12 @@ func (f File) webhooks(c *Config) error {
 				return fmt.Errorf("%s.give_up_after: %q is not a positive duration (e.g. 10m)", path, w.GiveUpAfter)
 			}
 		}
+		secret, field, err := w.resolveSecret()
+		if err != nil {
+			return fmt.Errorf("%s.%s: %w", path, field, err)
+		}
 		c.Webhooks = append(c.Webhooks, notify.Webhook{Name: w.Name, URL: u, Format: format,
-			IncludeStatement: w.IncludeStatement, GiveUpAfter: giveUp})
+			IncludeStatement: w.IncludeStatement, GiveUpAfter: giveUp, Secret: secret})
 	}
 	return nil
 }
@@ -99,4 +107,51 @@ func (w WebhookFile) resolveURL() (string, string, error) {
 		return "", field, errors.New("is not an http(s) URL")
 	}
 	return u, field, nil
+}
+
+// resolveSecret returns the webhook's signing key (nil for none) and the
+// key it came from. The error never repeats the secret.
+func (w WebhookFile) resolveSecret() ([]byte, string, error) {
+	switch {
+	case w.SecretEnv != "" && w.SecretFile != "":
+		return nil, "secret_env", errors.New("set only one of secret_env or secret_file")
+	case w.SecretEnv != "":
+		v, ok := os.LookupEnv(w.SecretEnv)
+		if !ok || strings.TrimSpace(v) == "" {
+			return nil, "secret_env", fmt.Errorf("environment variable %s is not set", w.SecretEnv)
+		}
+		key, err := notify.ParseSecret(v)
+		if err != nil {
+			return nil, "secret_env", fmt.Errorf("%s %w", w.SecretEnv, err)
+		}
+		return key, "secret_env", nil
+	case w.SecretFile != "":
+		b, err := os.ReadFile(w.SecretFile)
+		if err != nil {
+			return nil, "secret_file", err
+		}
+		key, err := notify.ParseSecret(string(b))
+		if err != nil {
+			return nil, "secret_file", fmt.Errorf("the file %w", err)
+		}
+		return key, "secret_file", nil
+	}
+	return nil, "", nil
+}
+
+// escalations checks that each policy's escalate_to names a webhook.
+func escalations(c *Config) error {
+	for i, p := range c.Policies.Policies {
+		if p.EscalateTo == "" {
+			continue
+		}
+		found := false
+		for _, w := range c.Webhooks {
+			found = found || w.Name == p.EscalateTo
+		}
+		if !found {
+			return fmt.Errorf("approval_policies[%d].escalate_to: %q is not the name of a webhook", i, p.EscalateTo)
+		}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package cpconfig
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"time"
@@ -12,10 +13,12 @@ const principals = "sidecars: [{name: a, token: t0}]\napprovers: [{name: x, toke
 
 func TestWebhooksParse(t *testing.T) {
 	t.Setenv("CP_TEST_SLACK_URL", "https://hooks.slack.example/services/T/B/x")
+	// The Standard Webhooks spec's example secret.
+	t.Setenv("CP_TEST_HOOK_SECRET", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
 	c, err := Parse([]byte(principals + `
 public_url: https://approvals.example/
 webhooks:
-  - {name: ops, url: "http://127.0.0.1:9/hook"}
+  - {name: ops, url: "http://127.0.0.1:9/hook", secret_env: CP_TEST_HOOK_SECRET}
   - {name: team, format: slack, url_env: CP_TEST_SLACK_URL, include_statement: true, give_up_after: 1h}
 `))
 	if err != nil {
@@ -25,7 +28,14 @@ webhooks:
 		{Name: "ops", URL: "http://127.0.0.1:9/hook", Format: "json"},
 		{Name: "team", URL: "https://hooks.slack.example/services/T/B/x", Format: "slack", IncludeStatement: true, GiveUpAfter: time.Hour},
 	}
-	if c.PublicURL != "https://approvals.example" || len(c.Webhooks) != 2 || c.Webhooks[0] != want[0] || c.Webhooks[1] != want[1] {
+	key := c.Webhooks[0].Secret
+	c.Webhooks[0].Secret = nil
+	if len(key) != 24 || !bytes.HasPrefix(key, []byte{0x31, 0xf2, 0x90}) {
+		t.Errorf("secret_env: key %x", key)
+	}
+	if c.PublicURL != "https://approvals.example" || len(c.Webhooks) != 2 || c.Webhooks[0].Name != want[0].Name ||
+		c.Webhooks[0].URL != want[0].URL || c.Webhooks[0].Format != want[0].Format || c.Webhooks[1].GiveUpAfter != want[1].GiveUpAfter ||
+		c.Webhooks[1].URL != want[1].URL || c.Webhooks[1].Secret != nil || !c.Webhooks[1].IncludeStatement {
 		t.Fatalf("public_url %q, webhooks %+v", c.PublicURL, c.Webhooks)
 	}
 	c, err = Parse([]byte("listen: 0.0.0.0:8080\n" + principals))
@@ -44,6 +54,10 @@ func TestWebhookErrorsNameThePath(t *testing.T) {
 		{"webhooks: [{name: a, url: 'ftp://secret-host/'}]", "webhooks[0].url: is not an http(s) URL"},
 		{"webhooks: [{name: a, url_env: CP_TEST_UNSET_HOOK}]", "webhooks[0].url_env: environment variable CP_TEST_UNSET_HOOK is not set"},
 		{"webhooks: [{name: a, url: http://h/, give_up_after: soon}]", `webhooks[0].give_up_after: "soon" is not a positive duration`},
+		{"webhooks: [{name: a, url: http://h/, secret_env: CP_TEST_UNSET_SECRET}]", "webhooks[0].secret_env: environment variable CP_TEST_UNSET_SECRET is not set"},
+		{"webhooks: [{name: a, url: http://h/, secret_file: /nonexistent/secret}]", "webhooks[0].secret_file: open /nonexistent/secret"},
+		{"webhooks: [{name: a, url: http://h/}]\napproval_policies: [{rule: '*', remind_after: 15m, escalate_to: pager}]", `approval_policies[0].escalate_to: "pager" is not the name of a webhook`},
+		{"approval_policies: [{rule: '*', remind_after: soon}]", `approval_policies[0].remind_after: "soon" is not a positive duration`},
 		{"public_url: nowhere", `public_url: "nowhere" is not an http(s) URL`},
 		{"webhooks: [{name: a, url: http://h/, retries: 3}]", `unknown field "retries"`},
 	} {

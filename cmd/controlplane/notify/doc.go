@@ -1,18 +1,24 @@
-// Package notify tells people about new approval requests through webhooks
-// (docs/controlplane.md, "Notifications"), so approvers need not watch the
-// web page.
+// Package notify tells people about approval requests through webhooks
+// (docs/controlplane.md, "Notifications" and "Notifications never lost"),
+// so approvers need not watch the web page.
 //
 // Files:
-//   - notify.go: Notifier (Requested enqueues and returns at once; workers
-//     deliver; Close drains) and Webhook, its settings.
+//   - notify.go: Notifier (a loop that claims due notifications from the
+//     store's outbox and delivers them; Wake; Close) and Webhook.
+//   - deliver.go: one try, and its outcome written back to the outbox:
+//     delivered, failed for good, or due again after a backoff (network
+//     errors, 408, 425, 429 and 5xx are retried, Retry-After honoured,
+//     until give_up_after).
+//   - sign.go: the Standard Webhooks headers (webhook-id,
+//     webhook-timestamp, webhook-signature) and Verify for receivers.
+//   - sweep.go: the events no transaction writes: expired requests and
+//     reminders of PENDING ones (remind_after, escalate_to).
 //   - payload.go: the two body formats: "json" (a generic JSON POST) and
 //     "slack" (Slack's incoming-webhook message, with a link to the request).
-//   - deliver.go: one POST retried with exponential backoff
-//     (github.com/cenkalti/backoff/v5): network errors, 408, 425, 429 and 5xx
-//     are retried (Retry-After honoured), any other answer is final.
 //
-// The filing of a request never waits for a webhook: Requested puts the
-// request on a bounded queue per webhook and drops it, with a log line, when
-// that queue is full. The statement is sent only to a webhook whose config
-// says include_statement: true.
+// The notifications themselves live in the store (store/outbox.go): a new
+// request or a decision queues its notification in its own transaction,
+// so neither a crash nor a receiver that is down loses one, and of several
+// replicas one delivers each. The statement is sent only to a webhook whose
+// config says include_statement: true.
 package notify

@@ -17,6 +17,7 @@ import (
 	"github.com/hoophq/sidecar/cmd/controlplane/server"
 	"github.com/hoophq/sidecar/cmd/controlplane/server/servertest"
 	"github.com/hoophq/sidecar/cmd/controlplane/store"
+	"github.com/hoophq/sidecar/cmd/controlplane/store/storetest"
 	"github.com/hoophq/sidecar/domain"
 )
 
@@ -102,11 +103,40 @@ func record() store.Record {
 	}
 }
 
-func start(t *testing.T, l *logs, hooks ...notify.Webhook) *notify.Notifier {
-	n := notify.New(notify.Options{Webhooks: hooks, PublicURL: "https://cp.example/", Version: "test",
-		FirstRetry: 5 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(l, nil))})
+// rig is a store whose changes queue notifications for hooks, and a
+// Notifier delivering them.
+type rig struct {
+	st    store.Store
+	ob    store.Outbox
+	n     *notify.Notifier
+	hooks []string
+}
+
+func options(st store.Store, l *logs, hooks []notify.Webhook) notify.Options {
+	ob, _ := store.OutboxOf(st)
+	return notify.Options{Outbox: ob, Store: st, Webhooks: hooks, PublicURL: "https://cp.example/", Version: "test",
+		FirstRetry: 5 * time.Millisecond, PollEvery: 10 * time.Millisecond, SweepEvery: 20 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(l, nil))}
+}
+
+func start(t *testing.T, l *logs, hooks ...notify.Webhook) rig {
+	st := storetest.Open(t, "sqlite", store.WithOutbox(notify.Names(hooks)))
+	return startOn(t, st, options(st, l, hooks))
+}
+
+func startOn(t *testing.T, st store.Store, o notify.Options) rig {
+	n := notify.New(o)
 	t.Cleanup(func() { n.Close(context.Background()) })
-	return n
+	return rig{st: st, ob: o.Outbox, n: n, hooks: notify.Names(o.Webhooks)}
+}
+
+// announce queues rec's filing as the store does for a new request.
+func (r rig) announce(t *testing.T, rec store.Record) {
+	t.Helper()
+	if _, err := r.ob.Announce(context.Background(), rec, store.EventRequested, r.hooks, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	r.n.Wake()
 }
 
 // The generic JSON POST: who asked, where, which rule, the link; no statement
@@ -114,10 +144,10 @@ func start(t *testing.T, l *logs, hooks ...notify.Webhook) *notify.Notifier {
 func TestJSONBody(t *testing.T) {
 	rec := newRecorder(t)
 	var l logs
-	n := start(t, &l,
+	r := start(t, &l,
 		notify.Webhook{Name: "plain", URL: rec.URL + "/plain", Format: notify.FormatJSON},
 		notify.Webhook{Name: "full", URL: rec.URL + "/full", Format: notify.FormatJSON, IncludeStatement: true})
-	n.Requested(record())
+	r.announce(t, record())
 	got := map[string]hit{}
 	for range 2 {
 		h := rec.next(t)
@@ -125,7 +155,7 @@ func TestJSONBody(t *testing.T) {
 	}
 	for path, h := range got {
 		if h.Header.Get("Content-Type") != "application/json" || h.Header.Get("X-Hoop-Event") != "approval.requested" ||
-			len(h.Header.Get("X-Hoop-Delivery")) != 32 || h.Header.Get("User-Agent") != "hoop-controlplane/test" {
+			h.Header.Get("X-Hoop-Delivery") != store.NotificationID("9f97c0de-1", store.EventRequested, path[1:]) || h.Header.Get("User-Agent") != "hoop-controlplane/test" {
 			t.Errorf("%s: headers %v", path, h.Header)
 		}
 	}
@@ -150,10 +180,10 @@ func TestJSONBody(t *testing.T) {
 func TestSlackBody(t *testing.T) {
 	rec := newRecorder(t)
 	var l logs
-	n := start(t, &l,
+	r := start(t, &l,
 		notify.Webhook{Name: "slack-plain", URL: rec.URL + "/plain", Format: notify.FormatSlack},
 		notify.Webhook{Name: "slack-full", URL: rec.URL + "/full", Format: notify.FormatSlack, IncludeStatement: true})
-	n.Requested(record())
+	r.announce(t, record())
 	got := map[string]hit{}
 	for range 2 {
 		h := rec.next(t)
@@ -201,15 +231,15 @@ func TestSlackBody(t *testing.T) {
 func TestRetriedWithBackoffUntilAccepted(t *testing.T) {
 	rec := newRecorder(t, 503, 500, 429, 200)
 	var l logs
-	n := start(t, &l, notify.Webhook{Name: "flaky", URL: rec.URL})
-	n.Requested(record())
+	r := start(t, &l, notify.Webhook{Name: "flaky", URL: rec.URL})
+	r.announce(t, record())
 	var ids []string
 	for range 4 {
-		ids = append(ids, rec.next(t).Header.Get("X-Hoop-Delivery"))
+		ids = append(ids, rec.next(t).Header.Get("webhook-id"))
 	}
-	l.waitFor(t, `msg="webhook: delivered" webhook=flaky id=9f97c0de-1 tries=4`)
-	if ids[0] != ids[1] || ids[1] != ids[2] || ids[2] != ids[3] {
-		t.Errorf("delivery ids differ between tries: %v", ids)
+	l.waitFor(t, `msg="webhook: delivered" webhook=flaky id=9f97c0de-1 event=approval.requested tries=4`)
+	if ids[0] == "" || ids[0] != ids[1] || ids[1] != ids[2] || ids[2] != ids[3] {
+		t.Errorf("webhook-id differs between tries: %v", ids)
 	}
 	if c := strings.Count(l.String(), `msg="webhook: delivery failed; retrying" webhook=flaky`); c != 3 {
 		t.Errorf("want 3 retry lines, got %d:\n%s", c, l.String())
@@ -221,10 +251,10 @@ func TestRetriedWithBackoffUntilAccepted(t *testing.T) {
 func TestRefusalIsNotRetried(t *testing.T) {
 	rec := newRecorder(t, 404, 200)
 	var l logs
-	n := start(t, &l, notify.Webhook{Name: "gone", URL: rec.URL})
-	n.Requested(record())
+	r := start(t, &l, notify.Webhook{Name: "gone", URL: rec.URL})
+	r.announce(t, record())
 	rec.next(t)
-	l.waitFor(t, `msg="webhook: gave up" webhook=gone id=9f97c0de-1 tries=1 err="HTTP 404 (not retried)"`)
+	l.waitFor(t, `msg="webhook: gave up" webhook=gone id=9f97c0de-1 event=approval.requested tries=1 err="HTTP 404 (not retried)"`)
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	if len(rec.hits) != 1 {
@@ -233,21 +263,23 @@ func TestRefusalIsNotRetried(t *testing.T) {
 }
 
 // Filing never waits for a webhook: with the receiver hanging, the Sidecar
-// API still answers 201, and a queue that is full drops with a log line.
+// API still answers 201 at once, and every filing is in the outbox.
 func TestFilingNeverWaitsForAWebhook(t *testing.T) {
 	rec := newRecorder(t)
 	release := make(chan struct{})
 	rec.block = release
 	defer close(release)
 	var l logs
-	n := notify.New(notify.Options{Webhooks: []notify.Webhook{{Name: "hanging", URL: rec.URL}}, PublicURL: "http://cp",
-		QueueSize: 1, Logger: slog.New(slog.NewTextHandler(&l, nil))})
+	hooks := []notify.Webhook{{Name: "hanging", URL: rec.URL}}
+	st := storetest.Open(t, "sqlite", store.WithOutbox(notify.Names(hooks)))
+	o := options(st, &l, hooks)
+	n := notify.New(o)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		n.Close(ctx) // abandons the hanging deliveries
 	})
-	cp := servertest.Start(t, "sqlite", func(o *server.Options) { o.Requested = n.Requested })
+	cp := servertest.StartOn(t, st, func(o *server.Options) { o.Requested = n.Requested })
 
 	first := cp.File(servertest.DemoToken, "v1:aa", nil)
 	if first.Status != 201 {
@@ -259,14 +291,15 @@ func TestFilingNeverWaitsForAWebhook(t *testing.T) {
 	if body.Approval.ID != first.JSON["id"] {
 		t.Fatalf("the webhook got %s, want the filed %v", h.Body, first.JSON["id"])
 	}
-	// Four workers hang on the receiver, one request waits in the queue, the rest are dropped:
-	// every filing still answers at once.
 	for i, fp := range []string{"v1:b1", "v1:b2", "v1:b3", "v1:b4", "v1:b5", "v1:b6"} {
 		if a := cp.File(servertest.DemoToken, fp, nil); a.Status != 201 {
 			t.Fatalf("file %d while the webhook hangs: %d %s", i, a.Status, a.Raw)
 		}
 	}
-	l.waitFor(t, `msg="webhook queue full; notification dropped" webhook=hanging`)
+	counts, err := o.Outbox.Counts(context.Background())
+	if err != nil || counts[store.OutboxQueued] != 7 {
+		t.Fatalf("outbox after 7 filings with the receiver hanging: %v %v", counts, err)
+	}
 }
 
 // A reused request (the same statement again) is not news: only new requests
@@ -274,15 +307,15 @@ func TestFilingNeverWaitsForAWebhook(t *testing.T) {
 func TestOnlyNewRequestsAreNotified(t *testing.T) {
 	rec := newRecorder(t)
 	var l logs
-	n := start(t, &l, notify.Webhook{Name: "hook", URL: rec.URL})
-	cp := servertest.Start(t, "sqlite", func(o *server.Options) { o.Requested = n.Requested })
+	r := start(t, &l, notify.Webhook{Name: "hook", URL: rec.URL})
+	cp := servertest.StartOn(t, r.st, func(o *server.Options) { o.Requested = r.n.Requested })
 	ids := map[string]bool{}
 	for _, fp := range []string{"v1:aa", "v1:aa", "v1:bb"} {
 		a := cp.File(servertest.DemoToken, fp, nil)
 		ids[a.JSON["id"].(string)] = true
 		l.waitFor(t, "webhook: delivered")
 	}
-	n.Close(context.Background())
+	r.n.Close(context.Background())
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	if len(ids) != 2 || len(rec.hits) != 2 {

@@ -3,6 +3,7 @@ package policy
 import (
 	"path"
 	"slices"
+	"time"
 
 	"github.com/hoophq/sidecar/cmd/controlplane/store"
 )
@@ -31,6 +32,11 @@ type Policy struct {
 	// ForbidSelf refuses an approver whose name or identities equal the
 	// request's client identity.
 	ForbidSelf bool
+	// RemindAfter, when > 0, announces a request again once it has been
+	// PENDING this long (package notify, approval.reminder).
+	RemindAfter time.Duration
+	// EscalateTo names the webhook the reminder goes to ("": every webhook).
+	EscalateTo string
 }
 
 // Default is the policy of a request no configured policy matches: any

@@ -46,7 +46,8 @@ type Options struct {
 	Policies policy.Set
 	// Requested, when set, is told of every newly filed approval request (not
 	// of a reused one) after it is stored. It must return at once: the
-	// Sidecar's filing waits for it (notify.Notifier.Requested does).
+	// Sidecar's filing waits for it (notify.Notifier.Requested does: it
+	// wakes the delivery of the notification the filing already stored).
 	Requested func(store.Record)
 	// Slack, when set, serves POST /slack/interactivity (slackapp.App): it
 	// checks Slack's signature itself, so no token is asked for.

@@ -48,8 +48,8 @@ func (s *sqlStore) Approve(ctx context.Context, id string, v Vote, met func([]Vo
 			args = append(args, sec(now), v.Approver)
 		}
 		args = append(args, id, cur.approvalsText, sec(now))
-		r, err := scanRecord(s.db.QueryRowContext(ctx, s.q(`UPDATE hoop_approvals SET `+set+`
-			WHERE id = ? AND status = 'PENDING' AND approvals = ? AND `+notExpired+` RETURNING `+columns), args...))
+		r, err := s.changeAndAnnounce(ctx, `UPDATE hoop_approvals SET `+set+`
+			WHERE id = ? AND status = 'PENDING' AND approvals = ? AND `+notExpired+` RETURNING `+columns, args, now)
 		if err == nil {
 			return r.Effective(now), domain.StatusPending, true, nil
 		}

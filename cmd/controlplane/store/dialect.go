@@ -60,7 +60,8 @@ var sqliteDialect = dialect{
 	find:   "instr",
 	tail:   "substr(%s, -%d)",
 	schema: append([]string{`CREATE TABLE IF NOT EXISTS hoop_approvals (
-	seq INTEGER PRIMARY KEY AUTOINCREMENT,` + tableBody}, indexes...),
+	seq INTEGER PRIMARY KEY AUTOINCREMENT,` + tableBody, `CREATE TABLE IF NOT EXISTS hoop_outbox (
+	seq INTEGER PRIMARY KEY AUTOINCREMENT,` + outboxTable, outboxIndex}, indexes...),
 	// Every SQLite transaction here is BEGIN IMMEDIATE (see Open): it holds
 	// the database's write lock, so File needs no lock of its own.
 	addColumn: func(ctx context.Context, tx *sql.Tx, name, decl string) error {
@@ -84,7 +85,9 @@ var postgresDialect = dialect{
 	find:   "strpos",
 	tail:   "right(%s, %d)",
 	schema: append([]string{`CREATE TABLE IF NOT EXISTS hoop_approvals (
-	seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,` + tableBody}, indexes...),
+	seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,` + tableBody, `CREATE TABLE IF NOT EXISTS hoop_outbox (
+	seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,` + outboxTable, outboxIndex}, indexes...),
+	skipLocked: " FOR UPDATE SKIP LOCKED",
 	lockSchema: func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(schemaLockKey))
 		return err

@@ -19,9 +19,13 @@
 //   - Reopen (reopen.go: a person asks again, domain.Reopenable) files a new
 //     PENDING request for a REJECTED or REVOKED one in the same serialised
 //     transaction as File, so it is filed once and the statement finds it.
+//   - The outbox (outbox.go): File, Reopen, Decide and Approve write the
+//     notification of what they changed (WithOutbox) in their own
+//     transaction; ClaimDue is one conditional UPDATE with a lease (SKIP
+//     LOCKED on PostgreSQL), so one replica holds each row at a time.
 //
 // Files: store.go (the interface, Record, errors), sql.go (the database/sql
-// implementation), reopen.go (Reopen), dialect.go (schema and what differs
+// implementation), reopen.go (Reopen), outbox.go (the notifications), dialect.go (schema and what differs
 // between SQLite and PostgreSQL; Open adds the columns newer than a store's
 // table), open.go (Open), text.go (text PostgreSQL cannot store).
 //

@@ -18,6 +18,7 @@ type sqlStore struct {
 	db    *sql.DB
 	d     dialect
 	lease time.Duration // of a claim to PROCESSING (lease.go)
+	hooks []string      // webhooks every change is announced to (outbox.go)
 }
 
 // dialect is what differs between the two databases.
@@ -40,6 +41,9 @@ type dialect struct {
 	// addColumn adds column name (declared decl) to hoop_approvals inside
 	// tx unless the table has it already.
 	addColumn func(ctx context.Context, tx *sql.Tx, name, decl string) error
+	// skipLocked ends the outbox claim's subquery: rows a concurrent claim
+	// holds are skipped ("" when the transaction itself is exclusive).
+	skipLocked string
 }
 
 const columns = `id, sidecar, status, listener_name, approval_rule, protocol, fingerprint, statement,
@@ -172,7 +176,33 @@ func (s *sqlStore) insert(ctx context.Context, tx *sql.Tx, sidecar string, in Fi
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 		rec.ID, sidecar, string(rec.Status), in.ListenerName, in.ApprovalRule, in.Protocol, in.Fingerprint,
 		in.Statement, in.ClientIdentity, sec(created), expires, reopenedFrom, reopenedBy)
+	if err != nil {
+		return rec, err
+	}
+	_, err = s.enqueue(ctx, tx, rec, EventRequested, s.hooks, now)
 	return rec, err
+}
+
+// changeAndAnnounce runs update (an UPDATE … RETURNING columns) with args
+// and, when it changed a row, queues the notification of the status it set,
+// in one transaction. ErrNotFound when it changed none.
+func (s *sqlStore) changeAndAnnounce(ctx context.Context, update string, args []any, now time.Time) (Record, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return Record{}, fmt.Errorf("store: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit it is a no-op
+	r, err := scanRecord(tx.QueryRowContext(ctx, s.q(update), args...))
+	if err != nil {
+		return r, err
+	}
+	if _, err := s.enqueue(ctx, tx, r.Effective(now), DecisionEvent(r.Status), s.hooks, now); err != nil {
+		return Record{}, err
+	}
+	if err := tx.Commit(); err != nil {
+		return Record{}, fmt.Errorf("store: %w", err)
+	}
+	return r, nil
 }
 
 // Read implements Store.
@@ -370,7 +400,7 @@ func (s *sqlStore) Decide(ctx context.Context, id string, to domain.Status, reas
 			query += ` AND ` + notExpired
 			args = append(args, sec(now))
 		}
-		r, err := scanRecord(s.db.QueryRowContext(ctx, s.q(query+` RETURNING `+columns), args...))
+		r, err := s.changeAndAnnounce(ctx, query+` RETURNING `+columns, args, now)
 		if err == nil {
 			return r.Effective(now), cur.Status, nil
 		}
