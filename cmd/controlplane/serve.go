@@ -102,7 +102,7 @@ func serve(ctx context.Context, cfg *cpconfig.Config, apiVersion int, log *slog.
 	}()
 	opts := server.Options{Store: st, Sidecars: cfg.Sidecars, Approvers: cfg.Approvers,
 		Version: version.Version, APIVersion: apiVersion, OmitAPIVersion: apiVersion == 0, Logger: log,
-		Requested: notifier.Requested, Policies: cfg.Policies}
+		Requested: notifier.Requested, Policies: cfg.Policies, OIDC: webOIDC(cfg.OIDC, public)}
 	hs := &http.Server{
 		Handler:           server.New(opts),
 		ReadHeaderTimeout: 10 * time.Second,

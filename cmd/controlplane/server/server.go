@@ -48,6 +48,9 @@ type Options struct {
 	// of a reused one) after it is stored. It must return at once: the
 	// Sidecar's filing waits for it (notify.Notifier.Requested does).
 	Requested func(store.Record)
+	// OIDC, when set, lets approvers sign in to the web page with an
+	// OpenID provider (package web); the API keeps its tokens.
+	OIDC *web.OIDC
 }
 
 type srv struct {
@@ -103,7 +106,7 @@ func New(o Options) http.Handler {
 	mux.HandleFunc("POST /api/reviews/{id}/revoke", s.approver(s.decide("revoke")))
 	mux.HandleFunc("POST /api/reviews/{id}/reopen", s.approver(s.reopen))
 
-	page := web.New(web.Options{Store: o.Store, Decider: s.dec, Authenticate: s.approvers.lookup, Logger: s.log, Now: s.now,
+	page := web.New(web.Options{Store: o.Store, Decider: s.dec, Authenticate: s.approvers.lookup, Logger: s.log, Now: s.now, OIDC: o.OIDC,
 		Signed: func(r *http.Request, name string) { setWho(r, "approver:"+name+" (web)") }})
 	mux.Handle("GET /{$}", page)
 	mux.Handle("POST /ui/", page)
