@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"html/template"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -45,16 +46,17 @@ type oidcLogin struct {
 	cfg  OIDC
 	seal sealer
 	now  func() time.Time
+	log  *slog.Logger
 
 	mu       sync.Mutex
 	provider *oidc.Provider
 }
 
-func newOIDCLogin(cfg OIDC, now func() time.Time) *oidcLogin {
+func newOIDCLogin(cfg OIDC, now func() time.Time, log *slog.Logger) *oidcLogin {
 	if cfg.SessionTTL == 0 {
 		cfg.SessionTTL = 8 * time.Hour
 	}
-	return &oidcLogin{cfg: cfg, seal: newSealer(cfg.ClientSecret), now: now}
+	return &oidcLogin{cfg: cfg, seal: newSealer(cfg.ClientSecret), now: now, log: log}
 }
 
 func (o *oidcLogin) discover(ctx context.Context) (*oidc.Provider, oauth2.Config, error) {
@@ -167,6 +169,7 @@ func (o *oidcLogin) callback(w http.ResponseWriter, r *http.Request) {
 	email, verified := cl.email()
 	name, ok := o.cfg.Approver(email, verified, idt.Subject)
 	if !ok {
+		o.log.Warn("web: OIDC sign-in of no approver refused", "email", email, "email_verified", verified, "subject", idt.Subject)
 		who := email
 		if who == "" {
 			who = "subject " + idt.Subject
@@ -182,6 +185,7 @@ func (o *oidcLogin) callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	o.setCookie(w, sessionCookie, v, "/", o.cfg.SessionTTL)
+	o.log.Info("approver signed in", "approver", name, "via", "oidc", "subject", idt.Subject, "groups", s.Groups)
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
 

@@ -110,7 +110,7 @@ func New(o Options) http.Handler {
 	h.mux.HandleFunc("GET /ui/live.js", h.auth(asset("live.js", "text/javascript; charset=utf-8")))
 	h.mux.HandleFunc("POST /ui/reviews/{id}/{action}", h.auth(h.act))
 	if o.OIDC != nil {
-		h.login = newOIDCLogin(*o.OIDC, o.Now)
+		h.login = newOIDCLogin(*o.OIDC, o.Now, o.Logger)
 		h.mux.HandleFunc("GET /ui/login", h.login.login)
 		h.mux.HandleFunc("GET "+CallbackPath, h.login.callback)
 		h.mux.HandleFunc("POST /ui/logout", func(w http.ResponseWriter, r *http.Request) {
@@ -152,6 +152,10 @@ func (h *handler) auth(next authed) http.HandlerFunc {
 		if !ok && tok == "" && h.login != nil {
 			var s session
 			if s, ok = h.login.sessionOf(r, h.Now()); ok {
+				// An approver taken out of the config is signed out at once.
+				_, ok = h.Decider.Set.Approvers[s.Name]
+			}
+			if ok {
 				name = s.Name
 				r = r.WithContext(context.WithValue(r.Context(), sessionKey{}, s))
 			}
