@@ -90,13 +90,13 @@ const loginTTL = 10 * time.Minute
 func (o *oidcLogin) login(w http.ResponseWriter, r *http.Request) {
 	_, oc, err := o.discover(r.Context())
 	if err != nil {
-		signInFailed(w, http.StatusBadGateway, "the identity provider "+o.cfg.Issuer+" cannot be reached: "+err.Error())
+		o.failed(w, http.StatusBadGateway, "the identity provider "+o.cfg.Issuer+" cannot be reached: "+err.Error())
 		return
 	}
 	p := pending{State: random(), Nonce: random(), Verifier: oauth2.GenerateVerifier()}
 	v, err := o.seal.seal(loginCookie, p)
 	if err != nil {
-		signInFailed(w, http.StatusInternalServerError, err.Error())
+		o.failed(w, http.StatusInternalServerError, err.Error())
 		return
 	}
 	o.setCookie(w, loginCookie, v, CallbackPath, loginTTL)
@@ -113,44 +113,44 @@ func (o *oidcLogin) callback(w http.ResponseWriter, r *http.Request) {
 	c, err := r.Cookie(loginCookie)
 	var p pending
 	if err != nil || o.seal.open(loginCookie, c.Value, &p) != nil {
-		signInFailed(w, http.StatusBadRequest, "this sign-in was not started here or took longer than 10 minutes")
+		o.failed(w, http.StatusBadRequest, "this sign-in was not started here or took longer than 10 minutes")
 		return
 	}
 	o.setCookie(w, loginCookie, "", CallbackPath, 0)
 	q := r.URL.Query()
 	if e := q.Get("error"); e != "" {
-		signInFailed(w, http.StatusUnauthorized, "the identity provider refused: "+e+" "+q.Get("error_description"))
+		o.failed(w, http.StatusUnauthorized, "the identity provider refused: "+e+" "+q.Get("error_description"))
 		return
 	}
 	if q.Get("state") == "" || q.Get("state") != p.State {
-		signInFailed(w, http.StatusBadRequest, "the sign-in's state does not match; start again")
+		o.failed(w, http.StatusBadRequest, "the sign-in's state does not match; start again")
 		return
 	}
 	provider, oc, err := o.discover(r.Context())
 	if err != nil {
-		signInFailed(w, http.StatusBadGateway, "the identity provider cannot be reached: "+err.Error())
+		o.failed(w, http.StatusBadGateway, "the identity provider cannot be reached: "+err.Error())
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 15*time.Second)
 	defer cancel()
 	tok, err := oc.Exchange(ctx, q.Get("code"), oauth2.VerifierOption(p.Verifier))
 	if err != nil {
-		signInFailed(w, http.StatusBadGateway, "the identity provider did not redeem the code: "+err.Error())
+		o.failed(w, http.StatusBadGateway, "the identity provider did not redeem the code: "+err.Error())
 		return
 	}
 	raw, _ := tok.Extra("id_token").(string)
 	idt, err := provider.Verifier(&oidc.Config{ClientID: o.cfg.ClientID, Now: o.now}).Verify(ctx, raw)
 	if err != nil {
-		signInFailed(w, http.StatusBadGateway, "the ID token is not valid: "+err.Error())
+		o.failed(w, http.StatusBadGateway, "the ID token is not valid: "+err.Error())
 		return
 	}
 	if idt.Nonce != p.Nonce {
-		signInFailed(w, http.StatusBadRequest, "the ID token's nonce does not match; start again")
+		o.failed(w, http.StatusBadRequest, "the ID token's nonce does not match; start again")
 		return
 	}
 	cl := claims{}
 	if err := idt.Claims(&cl); err != nil {
-		signInFailed(w, http.StatusBadGateway, "the ID token's claims: "+err.Error())
+		o.failed(w, http.StatusBadGateway, "the ID token's claims: "+err.Error())
 		return
 	}
 	if _, has := cl["email"]; !has || (o.cfg.GroupsClaim != "" && cl[o.cfg.GroupsClaim] == nil) {
@@ -169,19 +169,18 @@ func (o *oidcLogin) callback(w http.ResponseWriter, r *http.Request) {
 	email, verified := cl.email()
 	name, ok := o.cfg.Approver(email, verified, idt.Subject)
 	if !ok {
-		o.log.Warn("web: OIDC sign-in of no approver refused", "email", email, "email_verified", verified, "subject", idt.Subject)
 		who := email
 		if who == "" {
 			who = "subject " + idt.Subject
 		}
-		signInFailed(w, http.StatusForbidden, who+" signed in at the identity provider, but is no approver here: "+
+		o.failed(w, http.StatusForbidden, who+" signed in at the identity provider, but is no approver here: "+
 			"give an approver of the Control Plane's config this email (approvers[].email) or this subject in its identities")
 		return
 	}
 	s := session{Name: name, Groups: cl.groups(o.cfg.GroupsClaim), Expires: o.now().Add(o.cfg.SessionTTL).UTC().Truncate(time.Second)}
 	v, err := o.seal.seal(sessionCookie, s)
 	if err != nil {
-		signInFailed(w, http.StatusInternalServerError, err.Error())
+		o.failed(w, http.StatusInternalServerError, err.Error())
 		return
 	}
 	o.setCookie(w, sessionCookie, v, "/", o.cfg.SessionTTL)
@@ -238,8 +237,10 @@ var failPage = template.Must(template.New("fail").Parse(`<!doctype html><html la
 	`<main><h1>Sign-in failed</h1><p role="alert">{{.}}</p>` +
 	`<p><a href="/ui/login">Sign in again</a></p></main></html>`))
 
-// signInFailed shows why a sign-in failed, with a link to try again.
-func signInFailed(w http.ResponseWriter, code int, msg string) {
+// failed shows why a sign-in failed, with a link to try again, and logs it
+// (the provider's refusals and outages are the operator's to see).
+func (o *oidcLogin) failed(w http.ResponseWriter, code int, msg string) {
+	o.log.Warn("web: OIDC sign-in failed", "status", code, "why", msg)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(code)
 	_ = failPage.Execute(w, msg)
