@@ -19,6 +19,7 @@ import (
 // group "dba" may decide, and signs out. The config puts the approver tester
 // in no group: the approval counts because the provider's groups claim says
 // dba, and tester's token, which carries no claim, is refused on the API.
+// A person the provider knows and the config does not is refused.
 func TestOIDCSignInInChromium(t *testing.T) {
 	for _, need := range []string{"node", "/usr/bin/chromium"} {
 		if _, err := exec.LookPath(need); err != nil {
@@ -58,7 +59,7 @@ func TestOIDCSignInInChromium(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", "oidc.mjs")
 	cmd.Env = append(os.Environ(), "CP_URL="+cp.URL, "ISSUER="+issuer, "IDP_USER="+idpUser, "IDP_PASSWORD="+idpPassword,
-		"APPROVER=tester", "APPROVE_ID="+id)
+		"APPROVER=tester", "APPROVE_ID="+id, "STRANGER_USER="+strangerUser, "STRANGER_EMAIL="+strangerEmail)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -70,7 +71,7 @@ func TestOIDCSignInInChromium(t *testing.T) {
 			OK           bool
 		}
 	}
-	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil || len(res.Checks) < 6 {
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil || len(res.Checks) < 10 {
 		t.Fatalf("oidc.mjs output (%v):\n%s\n%s", err, stdout.String(), stderr.String())
 	}
 	for _, c := range res.Checks {

@@ -20,6 +20,9 @@ const (
 	idpSubject  = "u-tester-7"
 	idpClientID = "hoop-controlplane"
 	idpSecret   = "test-oidc-client-secret"
+	// A person the provider knows and the Control Plane does not.
+	strangerUser  = "stranger"
+	strangerEmail = "stranger@example.com"
 )
 
 // idpGroups is what the provider's groups claim says the person is in.
@@ -35,8 +38,12 @@ func provider(t *testing.T, redirect string) string {
 		t.Fatal(err)
 	}
 	issuer := "http://" + ln.Addr().String() + "/"
-	users := oneUser{&storage.User{ID: idpSubject, Username: idpUser, Password: idpPassword, FirstName: "Test", LastName: "Er",
-		Email: idpEmail, EmailVerified: true, PreferredLanguage: language.English}}
+	users := someUsers{
+		{ID: idpSubject, Username: idpUser, Password: idpPassword, FirstName: "Test", LastName: "Er",
+			Email: idpEmail, EmailVerified: true, PreferredLanguage: language.English},
+		{ID: "u-stranger-1", Username: strangerUser, Password: idpPassword, FirstName: "Str", LastName: "Anger",
+			Email: strangerEmail, EmailVerified: true, PreferredLanguage: language.English},
+	}
 	st := storage.NewStorageWithClients(users, map[string]*storage.Client{
 		idpClientID: storage.WebClient(idpClientID, idpSecret, redirect),
 	})
@@ -58,21 +65,25 @@ func (s withGroups) SetUserinfoFromToken(ctx context.Context, ui *oidc.UserInfo,
 	return nil
 }
 
-// oneUser is the provider's user store.
-type oneUser struct{ u *storage.User }
+// someUsers is the provider's user store.
+type someUsers []*storage.User
 
-func (o oneUser) GetUserByID(id string) *storage.User {
-	if id == o.u.ID {
-		return o.u
+func (us someUsers) GetUserByID(id string) *storage.User {
+	for _, u := range us {
+		if u.ID == id {
+			return u
+		}
 	}
 	return nil
 }
 
-func (o oneUser) GetUserByUsername(name string) *storage.User {
-	if name == o.u.Username {
-		return o.u
+func (us someUsers) GetUserByUsername(name string) *storage.User {
+	for _, u := range us {
+		if u.Username == name {
+			return u
+		}
 	}
 	return nil
 }
 
-func (o oneUser) ExampleClientID() string { return "" }
+func (someUsers) ExampleClientID() string { return "" }
