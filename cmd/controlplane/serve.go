@@ -109,7 +109,7 @@ func serve(ctx context.Context, cfg *cpconfig.Config, apiVersion int, log *slog.
 	}()
 	opts := server.Options{Store: st, Sidecars: cfg.Sidecars, Approvers: cfg.Approvers,
 		Version: version.Version, APIVersion: apiVersion, OmitAPIVersion: apiVersion == 0, Logger: log,
-		Requested: notifier.Requested, Policies: cfg.Policies}
+		Requested: notifier.Requested, Policies: cfg.Policies, OIDC: webOIDC(cfg.OIDC, public)}
 	if s := cfg.Slack; s != nil {
 		app := slackapp.New(slackapp.Options{BotToken: s.BotToken, SigningSecret: s.SigningSecret, Channel: s.Channel,
 			APIURL: s.APIURL, PublicURL: public, IncludeStatement: s.IncludeStatement, GiveUpAfter: s.GiveUpAfter,

@@ -4,7 +4,8 @@
 // approves and rejects through the page, waits for a new request to appear
 // without a reload, filters by status and checks the page at 375 px. The
 // screenshots (desktop.png, phone.png, phone-first-screen.png) are written
-// to screenshots/ here (ignored by git) as test artifacts.
+// to screenshots/ here (ignored by git) as test artifacts. oidc.mjs signs
+// in at a real OpenID provider instead (oidc_test.go, provider_test.go).
 package approverpage
 
 import (

@@ -27,6 +27,15 @@ type CPOptions struct {
 	Addr string
 	// ProcessingLease is the config's processing_lease ("" for the default).
 	ProcessingLease string
+	// TesterEmail is the tester approver's email ("" for none).
+	TesterEmail string
+	// MoreApprovers are appended to the approvers list, each a YAML flow
+	// mapping such as "{name: lead, token: t2, groups: [dba]}".
+	MoreApprovers []string
+	// Extra is YAML appended to the config as written (top-level keys).
+	Extra string
+	// Env is added to the Control Plane's environment (KEY=value).
+	Env []string
 }
 
 // ControlPlane is a running reference Control Plane.
@@ -37,6 +46,7 @@ type ControlPlane struct {
 	bin      string
 	cfgPath  string
 	args     []string
+	env      []string
 }
 
 // StartControlPlane starts `controlplane serve` and waits for /healthz.
@@ -58,10 +68,18 @@ func StartControlPlane(t testing.TB, o CPOptions) *ControlPlane {
 	for name, tok := range o.Sidecars {
 		fmt.Fprintf(&b, "  - {name: %s, token: %s}\n", name, tok)
 	}
-	fmt.Fprintf(&b, "approvers:\n  - {name: tester, token: %s}\n", ApproverToken)
+	email := ""
+	if o.TesterEmail != "" {
+		email = ", email: " + o.TesterEmail
+	}
+	fmt.Fprintf(&b, "approvers:\n  - {name: tester, token: %s%s}\n", ApproverToken, email)
+	for _, a := range o.MoreApprovers {
+		fmt.Fprintf(&b, "  - %s\n", a)
+	}
 	if o.ProcessingLease != "" {
 		fmt.Fprintf(&b, "processing_lease: %s\n", o.ProcessingLease)
 	}
+	b.WriteString(o.Extra)
 	cfg := filepath.Join(dir, "controlplane.yaml")
 	if err := os.WriteFile(cfg, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
@@ -70,8 +88,8 @@ func StartControlPlane(t testing.TB, o CPOptions) *ControlPlane {
 	if o.APIVersion != nil {
 		args = append(args, "--api-version", fmt.Sprint(*o.APIVersion))
 	}
-	cp := &ControlPlane{URL: "http://" + o.Addr, Sidecars: o.Sidecars, bin: bin, cfgPath: cfg, args: args}
-	cp.Process = start(t, "controlplane", nil, bin, args...)
+	cp := &ControlPlane{URL: "http://" + o.Addr, Sidecars: o.Sidecars, bin: bin, cfgPath: cfg, args: args, env: o.Env}
+	cp.Process = start(t, "controlplane", o.Env, bin, args...)
 	cp.waitHealthy(t)
 	return cp
 }
@@ -81,7 +99,7 @@ func StartControlPlane(t testing.TB, o CPOptions) *ControlPlane {
 func (cp *ControlPlane) Restart(t testing.TB) {
 	t.Helper()
 	cp.Stop()
-	cp.Process = start(t, "controlplane", nil, cp.bin, cp.args...)
+	cp.Process = start(t, "controlplane", cp.env, cp.bin, cp.args...)
 	cp.waitHealthy(t)
 }
 

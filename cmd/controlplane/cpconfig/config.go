@@ -48,6 +48,8 @@ type File struct {
 	// ProcessingLease is how long a PROCESSING request lasts without its
 	// Sidecar renewing it ("60s" by default, "0s" for no lease).
 	ProcessingLease string `yaml:"processing_lease"`
+	// OIDC lets approvers sign in to the web page with an OpenID provider (oidc.go).
+	OIDC *OIDCFile `yaml:"oidc"`
 }
 
 // Config is the validated config: defaults applied, tokens resolved.
@@ -74,6 +76,8 @@ type Config struct {
 	Slack *Slack
 	// SlackUsers maps each approvers[].slack_user to the approver's name.
 	SlackUsers map[string]string
+	// OIDC is the web page's sign-in with an OpenID provider; nil: tokens only.
+	OIDC *OIDC
 }
 
 // Load reads and validates the config file at path. Errors name the file and
@@ -159,6 +163,9 @@ func (f File) Validate() (*Config, error) {
 		return nil, err
 	}
 	if err = escalations(c); err != nil {
+		return nil, err
+	}
+	if c.OIDC, err = oidcConfig(f.OIDC, f.Approvers); err != nil {
 		return nil, err
 	}
 	lease, err := processingLease(f.ProcessingLease)

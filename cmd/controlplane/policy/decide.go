@@ -32,6 +32,14 @@ type Result struct {
 // Errors: *Refusal (403, 400), *store.ConflictError, store.ErrNotFound, or
 // a store failure.
 func (d Decider) Decide(ctx context.Context, id, action, reason, approver string, now time.Time) (Result, error) {
+	return d.DecideAs(ctx, id, action, reason, d.Set.Approver(approver), now)
+}
+
+// DecideAs is Decide for an approver described by the caller rather than
+// looked up by name: the web page passes the config's groups plus those of
+// an OIDC sign-in's groups claim. a.Name is recorded as who decided.
+func (d Decider) DecideAs(ctx context.Context, id, action, reason string, a Approver, now time.Time) (Result, error) {
+	approver := a.Name
 	to, ok := store.Actions[action]
 	if !ok {
 		return Result{}, fmt.Errorf("policy: unknown action %q", action)
@@ -40,7 +48,7 @@ func (d Decider) Decide(ctx context.Context, id, action, reason, approver string
 	if err != nil {
 		return Result{}, err
 	}
-	p, a := d.Set.For(rec.ApprovalRule), d.Set.Approver(approver)
+	p := d.Set.For(rec.ApprovalRule)
 	if r := p.Check(a, action, reason, rec.ID, rec.ClientIdentity); r != nil {
 		return Result{Record: rec}, r
 	}

@@ -52,6 +52,9 @@ type Options struct {
 	// Slack, when set, serves POST /slack/interactivity (slackapp.App): it
 	// checks Slack's signature itself, so no token is asked for.
 	Slack http.Handler
+	// OIDC, when set, lets approvers sign in to the web page with an
+	// OpenID provider (package web); the API keeps its tokens.
+	OIDC *web.OIDC
 }
 
 type srv struct {
@@ -111,7 +114,7 @@ func New(o Options) http.Handler {
 		mux.Handle("POST /slack/interactivity", o.Slack)
 	}
 
-	page := web.New(web.Options{Store: o.Store, Decider: s.dec, Authenticate: s.approvers.lookup, Logger: s.log, Now: s.now,
+	page := web.New(web.Options{Store: o.Store, Decider: s.dec, Authenticate: s.approvers.lookup, Logger: s.log, Now: s.now, OIDC: o.OIDC,
 		Signed: func(r *http.Request, name string) { setWho(r, "approver:"+name+" (web)") }})
 	mux.Handle("GET /{$}", page)
 	mux.Handle("POST /ui/", page)

@@ -13,6 +13,7 @@ import (
 // view is what page.html renders.
 type view struct {
 	Approver   string
+	SignOut    bool   // signed in with OIDC: offer Sign out
 	Status     string // the filter; "" for every status
 	Self       string // this list's URL (the filter only), for live.js
 	Tabs       []tab

@@ -79,11 +79,15 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// OIDC, when set, lets approvers sign in with an OpenID provider
+	// (oidc.go) besides the token.
+	OIDC *OIDC
 }
 
 type handler struct {
 	Options
-	mux *http.ServeMux
+	mux   *http.ServeMux
+	login *oidcLogin // nil without OIDC
 }
 
 // New returns the page's handler for "GET /", "GET /ui/pending" (live.js's
@@ -105,6 +109,19 @@ func New(o Options) http.Handler {
 	h.mux.HandleFunc("GET /ui/page.css", h.auth(asset("page.css", "text/css; charset=utf-8")))
 	h.mux.HandleFunc("GET /ui/live.js", h.auth(asset("live.js", "text/javascript; charset=utf-8")))
 	h.mux.HandleFunc("POST /ui/reviews/{id}/{action}", h.auth(h.act))
+	if o.OIDC != nil {
+		h.login = newOIDCLogin(*o.OIDC, o.Now, o.Logger)
+		h.mux.HandleFunc("GET /ui/login", h.login.login)
+		h.mux.HandleFunc("GET "+CallbackPath, h.login.callback)
+		h.mux.HandleFunc("POST /ui/logout", func(w http.ResponseWriter, r *http.Request) {
+			if err := crossOrigin.Check(r); err != nil {
+				http.Error(w, "cross-origin form refused", http.StatusForbidden)
+				return
+			}
+			h.login.logout(w, r)
+		})
+		h.mux.HandleFunc("GET /ui/signed-out", signedOut)
+	}
 	return h
 }
 
@@ -118,7 +135,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 type authed func(w http.ResponseWriter, r *http.Request, approver string)
 
-// auth takes the approver token as the Basic auth password (or a Bearer token).
+// auth takes the approver token as the Basic auth password (or a Bearer
+// token) or, with OIDC, the session cookie of a sign-in with the identity
+// provider, whose groups claim then travels in the request's context
+// (approverOf). Without either, GET / with OIDC redirects to /ui/login;
+// everything else is 401.
 func (h *handler) auth(next authed) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		_, tok, ok := r.BasicAuth()
@@ -128,6 +149,25 @@ func (h *handler) auth(next authed) http.HandlerFunc {
 			}
 		}
 		name, ok := h.Authenticate(tok)
+		if !ok && tok == "" && h.login != nil {
+			var s session
+			if s, ok = h.login.sessionOf(r, h.Now()); ok {
+				// An approver taken out of the config is signed out at once.
+				_, ok = h.Decider.Set.Approvers[s.Name]
+			}
+			if ok {
+				name = s.Name
+				r = r.WithContext(context.WithValue(r.Context(), sessionKey{}, s))
+			}
+		}
+		if !ok && h.login != nil {
+			if r.Method == http.MethodGet && r.URL.Path == "/" {
+				http.Redirect(w, r, "/ui/login", http.StatusFound)
+				return
+			}
+			http.Error(w, "sign in at /ui/login, or with an approver token as the password (the user name is ignored)", http.StatusUnauthorized)
+			return
+		}
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Basic realm="hoop Control Plane approvers", charset="UTF-8"`)
 			http.Error(w, "sign in with an approver token as the password (the user name is ignored)", http.StatusUnauthorized)
@@ -212,7 +252,7 @@ func (h *handler) act(w http.ResponseWriter, r *http.Request, approver string) {
 	if len([]rune(reason)) > 2000 {
 		reason = string([]rune(reason)[:2000])
 	}
-	res, err := h.Decider.Decide(r.Context(), id, action, reason, approver, h.Now())
+	res, err := h.Decider.DecideAs(r.Context(), id, action, reason, h.approverOf(r, approver), h.Now())
 	rec, from := res.Record, res.From
 	var ce *store.ConflictError
 	var refusal *policy.Refusal
@@ -274,7 +314,8 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, approver string, 
 // tab and a count per status.
 func (h *handler) render(w http.ResponseWriter, ctx context.Context, code int, approver string, st domain.Status, notice, errMsg string) {
 	now := h.Now()
-	v := view{Approver: approver, Status: string(st), Self: selfURL(string(st)), Notice: notice, Error: errMsg}
+	_, oidcSession := ctx.Value(sessionKey{}).(session)
+	v := view{Approver: approver, SignOut: oidcSession, Status: string(st), Self: selfURL(string(st)), Notice: notice, Error: errMsg}
 	failed := false
 	count := func(s domain.Status) ([]store.Record, string) {
 		recs, err := h.Store.List(ctx, store.Filter{Status: s, Limit: pageLimit}, now)
