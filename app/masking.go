@@ -20,14 +20,7 @@ func MaskPlan(s *ListenerSettings, st *Statement) *masking.Plan {
 	}
 	var f domain.Facts
 	if s.Masking.NeedsFacts() {
-		st.memoText()
-		render, display := st.Render, st.Display
-		f = domain.Facts{Identities: Identities(s, st.Identity, st.IdentityValues), Text: func() string {
-			if render != nil {
-				return render()
-			}
-			return display
-		}}
+		f = st.facts(s)
 	}
 	return s.Masking.For(st.Analysis, f)
 }

@@ -76,16 +76,22 @@ func evaluateStatement(s *ListenerSettings, st *Statement) domain.Evaluation {
 	if !domain.DependsOnFacts(s.Policies, s.Approvals) {
 		return domain.Evaluate(st.Analysis, s.Policies, s.Approvals) // exact: no rule asks for facts
 	}
+	return domain.EvaluateWith(st.Analysis, st.facts(s), s.Policies, s.Approvals)
+}
+
+// facts returns what rules with identities or text match of st on a
+// listener with settings s: the client's identities and the text the
+// approver reads, rendered at most once (memoText) and only when a rule
+// asks for it.
+func (st *Statement) facts(s *ListenerSettings) domain.Facts {
 	st.memoText()
 	render, display := st.Render, st.Display // not st itself: a plain statement stays on the stack
-	text := func() string {
+	return domain.Facts{Identities: Identities(s, st.Identity, st.IdentityValues), Text: func() string {
 		if render != nil {
 			return render()
 		}
 		return display
-	}
-	return domain.EvaluateWith(st.Analysis, domain.Facts{Identities: Identities(s, st.Identity, st.IdentityValues),
-		Text: text}, s.Policies, s.Approvals)
+	}}
 }
 
 // Identities returns the client identity values that a rule's identities
