@@ -3,6 +3,7 @@ package masking
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -20,34 +21,19 @@ type Plan struct {
 	Uninspected int
 }
 
-func (p *Plan) add(r *rule) {
-	i := len(p.rules)
-	p.rules = append(p.rules, r)
-	p.counts = append(p.counts, 0)
-	for _, e := range r.entities {
-		if !p.hasEntity(e) {
-			p.kinds = append(p.kinds, kindRule{e, i})
-		}
-	}
-	// Keep the entities in the order overlaps are settled.
-	ordered := p.kinds[:0:0]
+// kindsOf returns every entity some rule asks for, each with the first
+// rule that names it, in the order overlaps are settled (entities).
+func kindsOf(rules []*rule) []kindRule {
+	var out []kindRule
 	for _, e := range entities {
-		for _, k := range p.kinds {
-			if k.e == e {
-				ordered = append(ordered, k)
+		for i, r := range rules {
+			if slices.Contains(r.entities, e) {
+				out = append(out, kindRule{e, i})
+				break
 			}
 		}
 	}
-	p.kinds = ordered
-}
-
-func (p *Plan) hasEntity(e *entity) bool {
-	for _, k := range p.kinds {
-		if k.e == e {
-			return true
-		}
-	}
-	return false
+	return out
 }
 
 // Field is how the values at one column or field path are masked: by a
@@ -362,10 +348,11 @@ func keptAsIs(r rune) bool {
 // charRef reads the HTML character reference at the start of v (&#64;,
 // &#x40;, &commat;, &period;): its character and length, or length 0.
 func charRef(v []byte) (rune, int) {
-	for name, r := range map[string]rune{"&commat;": '@', "&period;": '.'} {
-		if bytes.HasPrefix(v, []byte(name)) {
-			return r, len(name)
-		}
+	switch {
+	case bytes.HasPrefix(v, []byte("&commat;")):
+		return '@', len("&commat;")
+	case bytes.HasPrefix(v, []byte("&period;")):
+		return '.', len("&period;")
 	}
 	if len(v) < 4 || v[1] != '#' {
 		return 0, 0

@@ -146,7 +146,11 @@ func (s *Set) For(a domain.Analysis, f domain.Facts) *Plan {
 		if p == nil {
 			p = &Plan{}
 		}
-		p.add(r)
+		p.rules = append(p.rules, r)
+	}
+	if p != nil {
+		p.counts = make([]int, len(p.rules))
+		p.kinds = kindsOf(p.rules)
 	}
 	return p
 }
@@ -171,7 +175,6 @@ func matchesAny(m *domain.Match, a domain.Analysis, f domain.Facts) bool {
 // pathPattern is a compiled column glob: its dotted segments, each a
 // regexp, or nil for `**` (any number of segments).
 type pathPattern struct {
-	text string
 	segs []*regexp.Regexp
 }
 
@@ -179,7 +182,7 @@ func compilePath(g string) (pathPattern, error) {
 	if g == "" {
 		return pathPattern{}, errors.New("empty glob")
 	}
-	p := pathPattern{text: g}
+	var p pathPattern
 	for _, seg := range strings.Split(g, ".") {
 		if seg == "" {
 			return pathPattern{}, errors.New("an empty segment (two dots, or a dot at an end)")

@@ -28,9 +28,6 @@ const (
 	Hash Strategy = "hash"
 )
 
-// Strategies lists the strategies a rule may name.
-func Strategies() []Strategy { return []Strategy{Redact, Mask, Partial, Hash} }
-
 // redactedColumn is what Redact makes of a whole value masked by a column
 // rule, which names no entity.
 const redactedColumn = "REDACTED"
