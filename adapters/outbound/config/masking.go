@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/hoophq/sidecar/domain/masking"
@@ -21,7 +22,7 @@ func (v *validator) maskingRules(rules []MaskingRule) map[string]bool {
 			v.match(p+".match", *r.Match)
 		}
 		for j, e := range r.Entities {
-			if !contains(masking.EntityNames(), e) {
+			if !slices.Contains(masking.EntityNames(), e) {
 				v.add(fmt.Sprintf("%s.entities[%d]", p, j), fmt.Sprintf("%q is not an entity: the entities are %s",
 					e, strings.Join(masking.EntityNames(), ", ")))
 			}
@@ -43,11 +44,12 @@ func (v *validator) maskingRules(rules []MaskingRule) map[string]bool {
 		}
 		rule := maskingRule(r, key)
 		rule.Match = nil // checked above, with its own path
-		if len(r.Entities) > 0 {
-			rule.Entities = nil // checked above, one by one
-			if len(r.Columns) == 0 {
-				rule.Columns = []string{"x"}
-			}
+		// The unknown entities were reported above, each with its index.
+		rule.Entities = slices.DeleteFunc(slices.Clone(r.Entities), func(e string) bool {
+			return !slices.Contains(masking.EntityNames(), e)
+		})
+		if len(rule.Entities) == 0 && len(r.Entities) > 0 && len(r.Columns) == 0 {
+			continue // every entity it named is unknown: said above
 		}
 		if _, err := masking.Compile([]masking.Rule{rule}); err != nil {
 			v.add(p, strings.TrimPrefix(err.Error(), fmt.Sprintf("masking rule %q: ", r.Name)))
