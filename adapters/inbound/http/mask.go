@@ -120,23 +120,26 @@ func maskBody(p *masking.Plan, ct, ce string, raw []byte) (out []byte, changed b
 	if err != nil {
 		return raw, false, p.Unreadable(err.Error())
 	}
-	k, _ := mediaKind(ct)
-	sniffed := k == kindSniff
-	if k == kindSniff {
-		k = kindText
-		if values, ok := jsonValues(doc); ok && documents(doc, values) {
-			k = kindJSON
-		}
-	}
 	if len(bytes.TrimSpace(doc)) == 0 {
 		return raw, false, nil // nothing to read (a 201 with an empty body)
+	}
+	k, _ := mediaKind(ct)
+	sniffed := k == kindSniff
+	var values [][2]int // a sniffed body's JSON values, split once
+	if k == kindSniff {
+		k = kindText
+		if v, ok := jsonValues(doc); ok && documents(doc, v) {
+			k, values = kindJSON, v
+		}
 	}
 	var masked []byte
 	switch k {
 	case kindJSON:
-		values, ok := jsonValues(doc)
-		if !ok {
-			return raw, false, p.Unreadable("a body that is not valid JSON")
+		if values == nil {
+			var ok bool
+			if values, ok = jsonValues(doc); !ok {
+				return raw, false, p.Unreadable("a body that is not valid JSON")
+			}
 		}
 		if jsonObjectDepth(doc) > maxJSONPath {
 			return raw, false, p.Unreadable(fmt.Sprintf("JSON objects nested deeper than %d", maxJSONPath))

@@ -17,10 +17,7 @@ import (
 // of JSON numbers, so a card number or an SSN written with spaces was
 // read as four (three) numbers, none of them an entity.
 func TestMaskBreakContentType(t *testing.T) {
-	var u16 []byte
-	for _, r := range utf16.Encode([]rune("mail " + email)) {
-		u16 = append(u16, byte(r>>8), byte(r))
-	}
+	u16 := utf16Text(nil, "mail "+email, false)
 	srv, _ := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/utf16":
@@ -59,12 +56,8 @@ func TestMaskBreakContentType(t *testing.T) {
 // as text/plain whose every other byte is NUL. Clients decode it (the BOM
 // decides, RFC 2781); the listener scanned it as bytes and found nothing.
 func TestMaskBreakUTF16WithoutCharset(t *testing.T) {
-	le := []byte{0xFF, 0xFE}
-	var noBOM []byte
-	for _, r := range utf16.Encode([]rune("mail " + email)) {
-		le = append(le, byte(r), byte(r>>8))
-		noBOM = append(noBOM, byte(r>>8), byte(r))
-	}
+	le := utf16Text([]byte{0xFF, 0xFE}, "mail "+email, true)
+	noBOM := utf16Text(nil, "mail "+email, false)
 	srv, _ := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/bom":
@@ -112,4 +105,16 @@ func TestMaskBreakMediaTypes(t *testing.T) {
 			t.Errorf("%s: %d %q", ct, resp.StatusCode, body)
 		}
 	}
+}
+
+// utf16Text appends s in UTF-16 to b, little-endian when le, else big-endian.
+func utf16Text(b []byte, s string, le bool) []byte {
+	for _, r := range utf16.Encode([]rune(s)) {
+		if le {
+			b = append(b, byte(r), byte(r>>8))
+		} else {
+			b = append(b, byte(r>>8), byte(r))
+		}
+	}
+	return b
 }

@@ -114,10 +114,7 @@ func (m *jsonMasker) value(b []byte, i int) int {
 				return end
 			}
 		}
-		if b[i] == '{' {
-			return m.object(b, i)
-		}
-		return m.array(b, i)
+		return m.container(b, i)
 	case '"':
 		end := skipString(b, i)
 		m.text(f, b[i:end])
@@ -142,13 +139,7 @@ func (m *jsonMasker) text(f *masking.Field, raw []byte) {
 		m.out = append(m.out, raw...)
 		return
 	}
-	s := raw[1 : len(raw)-1]
-	if bytes.IndexByte(s, '\\') >= 0 {
-		var d string
-		_ = json.Unmarshal(raw, &d) // valid JSON: cannot fail
-		s = []byte(d)
-	}
-	masked, changed := f.Text(nil, s)
+	masked, changed := f.Text(nil, unquote(raw))
 	if !changed {
 		m.out = append(m.out, raw...)
 		return
@@ -156,53 +147,50 @@ func (m *jsonMasker) text(f *masking.Field, raw []byte) {
 	m.out = appendJSONString(m.out, masked)
 }
 
-func (m *jsonMasker) object(b []byte, i int) int {
-	m.out = append(m.out, '{')
+// container rewrites the object or array starting at b[i] member by member
+// and returns where it ends. An object's keys are masked as text by entity
+// (m.keys) and name the path of their values.
+func (m *jsonMasker) container(b []byte, i int) int {
+	closer := byte(']')
+	if b[i] == '{' {
+		closer = '}'
+	}
+	m.out = append(m.out, b[i])
 	i = m.space(b, i+1)
-	if b[i] == '}' {
-		m.out = append(m.out, '}')
-		return i + 1
-	}
-	for {
-		end := skipString(b, i)
-		key := b[i+1 : end-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			var d string
-			_ = json.Unmarshal(b[i:end], &d)
-			key = []byte(d)
+	for b[i] != closer {
+		if closer == '}' {
+			end := skipString(b, i)
+			key := unquote(b[i:end])
+			m.text(m.keys, b[i:end])
+			i = m.space(b, end)
+			m.out = append(m.out, ':') // b[i] == ':'
+			i = m.space(b, i+1)
+			m.path = append(m.path, string(key))
+			i = m.value(b, i)
+			m.path = m.path[:len(m.path)-1]
+		} else {
+			i = m.value(b, i)
 		}
-		m.text(m.keys, b[i:end])
-		i = m.space(b, end)
-		m.out = append(m.out, ':') // b[i] == ':'
-		i = m.space(b, i+1)
-		m.path = append(m.path, string(key))
-		i = m.value(b, i)
-		m.path = m.path[:len(m.path)-1]
 		i = m.space(b, i)
-		m.out = append(m.out, b[i])
-		if b[i] == '}' {
-			return i + 1
+		if b[i] == ',' {
+			m.out = append(m.out, ',')
+			i = m.space(b, i+1)
 		}
-		i = m.space(b, i+1) // after ','
 	}
+	m.out = append(m.out, closer)
+	return i + 1
 }
 
-func (m *jsonMasker) array(b []byte, i int) int {
-	m.out = append(m.out, '[')
-	i = m.space(b, i+1)
-	if b[i] == ']' {
-		m.out = append(m.out, ']')
-		return i + 1
+// unquote returns the text of the valid JSON string raw (quotes included):
+// raw's own bytes when it holds no escape.
+func unquote(raw []byte) []byte {
+	s := raw[1 : len(raw)-1]
+	if bytes.IndexByte(s, '\\') >= 0 {
+		var d string
+		_ = json.Unmarshal(raw, &d) // valid JSON: cannot fail
+		s = []byte(d)
 	}
-	for {
-		i = m.value(b, i)
-		i = m.space(b, i)
-		m.out = append(m.out, b[i])
-		if b[i] == ']' {
-			return i + 1
-		}
-		i = m.space(b, i+1)
-	}
+	return s
 }
 
 func isJSONDelim(c byte) bool {

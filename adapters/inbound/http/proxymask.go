@@ -16,8 +16,11 @@ import (
 // rule refuses the body (the proxy answers 502 with it, writeWithheld),
 // or the upstream's error while reading the body.
 func maskResponse(p *masking.Plan, resp *http.Response) error {
-	if resp.StatusCode < 200 || resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusNotModified ||
-		resp.Request != nil && resp.Request.Method == http.MethodHead {
+	method := ""
+	if resp.Request != nil {
+		method = resp.Request.Method
+	}
+	if bodiless(resp.StatusCode, method) {
 		return nil
 	}
 	ct, ce := resp.Header.Get("Content-Type"), resp.Header.Get("Content-Encoding")

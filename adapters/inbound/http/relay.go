@@ -264,7 +264,11 @@ func (rc *relayConn) serveRequest(n int) (keep bool, err error) {
 	if s.Masking == nil {
 		return rc.forward(&rh, d.r, d.rt, nil)
 	}
-	m := &maskRun{plan: app.MaskPlan(s, &d.st)}
+	plan := app.MaskPlan(s, &d.st)
+	if plan == nil { // no rule applies to this statement: relayed as without masking
+		return rc.forward(&rh, d.r, d.rt, nil)
+	}
+	m := &maskRun{plan: plan}
 	keep, err = rc.forward(&rh, d.r, d.rt, m)
 	rc.h.l.Masked(s, rc.remote, "", m.plan, m.withheld)
 	return keep, err

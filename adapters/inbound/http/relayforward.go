@@ -105,7 +105,7 @@ func (rc *relayConn) sendRequest(up *upstreamConn, n int64) error {
 
 // relayResponse reads the response(s) to rh from up and writes them to the
 // client: any 1xx first, then the final response with its body framed as
-// the upstream framed it, or masked by m when m has a plan.
+// the upstream framed it, or masked by m when not nil.
 func (rc *relayConn) relayResponse(up *upstreamConn, rh *requestHead, m *maskRun) (bool, error) {
 	wrote := false
 	fail := func(err error) (bool, error) {
@@ -135,7 +135,7 @@ func (rc *relayConn) relayResponse(up *upstreamConn, rh *requestHead, m *maskRun
 		} else if !keep {
 			resp.out = append(resp.out, "Connection: close\r\n"...)
 		}
-		if m != nil && m.plan != nil && resp.status >= 200 && resp.framing != framingNone {
+		if m != nil && resp.status >= 200 && resp.framing != framingNone {
 			return rc.relayMasked(up, &resp, keep, m, fail, &wrote)
 		}
 		rc.out = append(resp.out, "\r\n"...)

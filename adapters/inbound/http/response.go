@@ -151,7 +151,7 @@ func parseResponseHead(h []byte, method string, out []byte) (responseHead, error
 		rh.out = append(rh.out, "\r\n"...)
 	}
 	switch {
-	case n >= 100 && n < 200 || n == 204 || n == 304 || method == "HEAD":
+	case bodiless(n, method):
 		rh.framing = framingNone
 	case te && string(proto) == "HTTP/1.0":
 		// Transfer-Encoding in an HTTP/1.0 message: faulty framing, read
@@ -266,4 +266,10 @@ func chunkSize(line []byte) (int64, error) {
 		n = n<<4 | int64(c)
 	}
 	return n, nil
+}
+
+// bodiless reports whether a response with status n to a request with method
+// has no body whatever its head says (RFC 9112 §6.3: 1xx, 204, 304, HEAD).
+func bodiless(n int, method string) bool {
+	return n >= 100 && n < 200 || n == 204 || n == 304 || method == "HEAD"
 }
