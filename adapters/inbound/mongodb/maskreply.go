@@ -150,31 +150,16 @@ func (m *masker) reply(body bsoncore.Document) (bsoncore.Document, int64, bool, 
 // replaced by what each returns for it when it says changed; the others
 // are copied as they are.
 func (m *masker) fields(dst []byte, doc []byte, each func(key string, v bsoncore.Value) ([]byte, bool, error)) ([]byte, bool, error) {
-	if len(doc) < 5 {
-		return dst, false, errBadBSON
-	}
-	at, dst := bsoncore.ReserveLength(dst)
-	changed := false
-	rest := doc[4 : len(doc)-1]
-	for len(rest) > 0 {
-		e, r, ok := bsoncore.ReadElement(rest)
-		if !ok {
-			return dst, false, errBadBSON
-		}
-		rest = r
+	return walk(dst, doc, func(dst []byte, e bsoncore.Element) ([]byte, bool, error) {
 		v := e.Value()
 		out, c, err := each(e.Key(), v)
 		if err != nil {
 			return dst, false, err
 		}
 		if !c {
-			dst = append(dst, e...)
-			continue
+			return append(dst, e...), false, nil
 		}
-		changed = true
 		dst = bsoncore.AppendHeader(dst, v.Type, e.Key())
-		dst = append(dst, out...)
-	}
-	dst = append(dst, 0)
-	return bsoncore.UpdateLength(dst, at, int32(len(dst[at:]))), changed, nil
+		return append(dst, out...), true, nil
+	})
 }
