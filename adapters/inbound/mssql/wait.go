@@ -149,10 +149,11 @@ func (s *session) maskPlan(set *app.ListenerSettings, u *unit) *masking.Plan {
 		}
 		cursor = true
 		if len(p.Targets) > 0 || len(p.Functions) > 0 { // DECLARE … CURSOR FOR query, sp_cursoropen
-			merged := domain.Merge(domain.Analysis{}, p)
+			var read domain.Analysis
 			if s.cursorReads != nil {
-				merged = domain.Merge(*s.cursorReads, p)
+				read = *s.cursorReads
 			}
+			merged := domain.Merge(read, p)
 			s.cursorReads = &merged
 		}
 	}
