@@ -158,10 +158,9 @@ func (s *session) maskPlan(set *app.ListenerSettings, u *unit) *masking.Plan {
 		}
 	}
 	if cursor && s.cursorReads != nil {
+		// masking.Set.For matches a itself, then each part: a unit of one
+		// statement needs no copy of it among the parts.
 		a.Parts = append(slices.Clip(a.Parts), *s.cursorReads)
-		if len(u.parts) == 1 && len(a.Parts) == 1 {
-			a.Parts = append([]domain.Analysis{u.parts[0]}, a.Parts...)
-		}
 	}
 	st := app.Statement{Render: u.render, Analysis: a, Identity: s.user, Client: s.clientAddr,
 		IdentityValues: map[string][]string{"database": {s.currentDB()}}}
