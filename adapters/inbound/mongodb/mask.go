@@ -48,6 +48,23 @@ func (m *masker) document(dst []byte, doc bsoncore.Document) ([]byte, bool, erro
 // container appends a document (keys extend the path) or an array (they
 // do not) to dst.
 func (m *masker) container(dst []byte, doc []byte, isDoc bool) ([]byte, bool, error) {
+	return walk(dst, doc, func(dst []byte, e bsoncore.Element) ([]byte, bool, error) {
+		key := e.Key()
+		if !isDoc {
+			return m.element(dst, e, key)
+		}
+		m.path = append(m.path, key)
+		dst, c, err := m.element(dst, e, key)
+		m.path = m.path[:len(m.path)-1]
+		return dst, c, err
+	})
+}
+
+// walk appends doc (a document or an array) to dst, each element as each
+// appends it (masked or as it is): the new dst and whether each changed
+// any. It is the one loop over a BSON document's elements that container
+// (the masking of values) and fields (the reply's structure) share.
+func walk(dst []byte, doc []byte, each func(dst []byte, e bsoncore.Element) ([]byte, bool, error)) ([]byte, bool, error) {
 	if len(doc) < 5 {
 		return dst, false, errBadBSON
 	}
@@ -60,24 +77,15 @@ func (m *masker) container(dst []byte, doc []byte, isDoc bool) ([]byte, bool, er
 			return dst, false, errBadBSON
 		}
 		rest = r
-		key := e.Key()
-		if isDoc {
-			m.path = append(m.path, key)
-		}
 		var c bool
 		var err error
-		dst, c, err = m.element(dst, e, key)
-		if isDoc {
-			m.path = m.path[:len(m.path)-1]
-		}
-		if err != nil {
+		if dst, c, err = each(dst, e); err != nil {
 			return dst, false, err
 		}
 		changed = changed || c
 	}
 	dst = append(dst, 0)
-	dst = bsoncore.UpdateLength(dst, at, int32(len(dst[at:])))
-	return dst, changed, nil
+	return bsoncore.UpdateLength(dst, at, int32(len(dst[at:]))), changed, nil
 }
 
 // element appends element e (named key, at m.path) to dst, masked.

@@ -28,6 +28,11 @@ var (
 	wholeRule = masking.Rule{Name: "secret", Columns: []string{"secret", "profile.pin", "secretDoc"}, Strategy: masking.Redact}
 )
 
+// maskReply is maskReplyOf with a masker of plan and distinct.
+func maskReply(msg []byte, plan *masking.Plan, distinct []string, max int) (maskedReply, error) {
+	return maskReplyOf(msg, &masker{plan: plan, distinct: distinct}, max)
+}
+
 func plan(tb testing.TB, rules ...masking.Rule) *masking.Plan {
 	return maskSet(tb, rules...).For(domain.Analysis{}, domain.Facts{})
 }

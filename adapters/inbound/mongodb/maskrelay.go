@@ -73,7 +73,7 @@ func (s *session) continuation(cmd *command.Command) *maskJob {
 
 // relayMasked relays one reply that a masking plan covers (p.mask): read
 // whole (it is within maxMessageSizeBytes), its result documents masked
-// (maskReply), then written; the audit line written once it is sent
+// (maskReplyOf), then written; the audit line written once it is sent
 // (app.Listener.Masked). A reply that cannot be read (over the maximum,
 // not decodable) is withheld with an error reply, or passed unread when
 // the rules are best_effort. hdr is the reply's header, already read into

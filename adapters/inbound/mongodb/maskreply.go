@@ -4,32 +4,26 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/hoophq/sidecar/adapters/inbound/mongodb/wire"
-	"github.com/hoophq/sidecar/domain/masking"
 )
 
-// maskedReply is what maskReply made of one upstream reply.
+// maskedReply is what maskReplyOf made of one upstream reply.
 type maskedReply struct {
 	Msg        []byte // the reply to send: the one read when nothing changed
 	CursorID   int64  // cursor.id of a find, aggregate or getMore reply; 0 when none is open
 	MoreToCome bool   // an exhaust reply: another follows without a request
 }
 
-// maskReply masks the result documents of msg, a whole reply as the
+// maskReplyOf masks the result documents of msg, a whole reply as the
 // upstream sent it (OP_MSG, OP_REPLY, or either in an OP_COMPRESSED,
-// within max bytes once decompressed), under plan: the documents of
-// cursor.firstBatch and cursor.nextBatch (find, aggregate, getMore and
-// the other cursor commands), value (findAndModify), and those of any
-// document sequence, each from its own root; with distinct (the path of
-// a distinct's key) the values of a distinct reply, at that path. A changed reply is encoded
-// again (its checksum recomputed, compressed again with the same
-// compressor). An error means the reply could not be decoded: nothing of
-// it may be sent.
-func maskReply(msg []byte, plan *masking.Plan, distinct []string, max int) (maskedReply, error) {
-	return maskReplyOf(msg, &masker{plan: plan, distinct: distinct}, max)
-}
-
-// maskReplyOf is maskReply with the masker m (its plan, and what the
-// command's reply holds: distinct, results).
+// within max bytes once decompressed), with m (its plan, and what the
+// command's reply holds): the documents of cursor.firstBatch and
+// cursor.nextBatch (find, aggregate, getMore and the other cursor
+// commands), value (findAndModify), and those of any document sequence,
+// each from its own root; with m.distinct (the path of a distinct's key)
+// the values of a distinct reply, at that path; with m.results the inline
+// results of a mapReduce. A changed reply is encoded again (its checksum
+// recomputed, compressed again with the same compressor). An error means
+// the reply could not be decoded: nothing of it may be sent.
 func maskReplyOf(msg []byte, m *masker, max int) (maskedReply, error) {
 	orig, err := wire.Decompress(msg, max)
 	if err != nil {
@@ -150,31 +144,16 @@ func (m *masker) reply(body bsoncore.Document) (bsoncore.Document, int64, bool, 
 // replaced by what each returns for it when it says changed; the others
 // are copied as they are.
 func (m *masker) fields(dst []byte, doc []byte, each func(key string, v bsoncore.Value) ([]byte, bool, error)) ([]byte, bool, error) {
-	if len(doc) < 5 {
-		return dst, false, errBadBSON
-	}
-	at, dst := bsoncore.ReserveLength(dst)
-	changed := false
-	rest := doc[4 : len(doc)-1]
-	for len(rest) > 0 {
-		e, r, ok := bsoncore.ReadElement(rest)
-		if !ok {
-			return dst, false, errBadBSON
-		}
-		rest = r
+	return walk(dst, doc, func(dst []byte, e bsoncore.Element) ([]byte, bool, error) {
 		v := e.Value()
 		out, c, err := each(e.Key(), v)
 		if err != nil {
 			return dst, false, err
 		}
 		if !c {
-			dst = append(dst, e...)
-			continue
+			return append(dst, e...), false, nil
 		}
-		changed = true
 		dst = bsoncore.AppendHeader(dst, v.Type, e.Key())
-		dst = append(dst, out...)
-	}
-	dst = append(dst, 0)
-	return bsoncore.UpdateLength(dst, at, int32(len(dst[at:]))), changed, nil
+		return append(dst, out...), true, nil
+	})
 }

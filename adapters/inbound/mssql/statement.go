@@ -115,18 +115,9 @@ func renderParam(p tds.Param) string {
 		return "NULL"
 	}
 	switch p.Type.Type {
-	case tds.TypeInt1:
-		return strconv.Itoa(int(v[0]))
-	case tds.TypeInt2, tds.TypeInt4, tds.TypeInt8, tds.TypeIntN:
-		switch len(v) {
-		case 1:
-			return strconv.Itoa(int(v[0])) // TINYINT is unsigned
-		case 2:
-			return strconv.Itoa(int(int16(binary.LittleEndian.Uint16(v))))
-		case 4:
-			return strconv.Itoa(int(int32(binary.LittleEndian.Uint32(v))))
-		case 8:
-			return strconv.FormatInt(int64(binary.LittleEndian.Uint64(v)), 10)
+	case tds.TypeInt1, tds.TypeInt2, tds.TypeInt4, tds.TypeInt8, tds.TypeIntN:
+		if text, ok := numberText(p.Type, v); ok { // the masking's rendering (maskvalue.go)
+			return string(text)
 		}
 	case tds.TypeBit, tds.TypeBitN:
 		if len(v) == 1 {

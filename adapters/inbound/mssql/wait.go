@@ -149,18 +149,18 @@ func (s *session) maskPlan(set *app.ListenerSettings, u *unit) *masking.Plan {
 		}
 		cursor = true
 		if len(p.Targets) > 0 || len(p.Functions) > 0 { // DECLARE … CURSOR FOR query, sp_cursoropen
-			merged := domain.Merge(domain.Analysis{}, p)
+			var read domain.Analysis
 			if s.cursorReads != nil {
-				merged = domain.Merge(*s.cursorReads, p)
+				read = *s.cursorReads
 			}
+			merged := domain.Merge(read, p)
 			s.cursorReads = &merged
 		}
 	}
 	if cursor && s.cursorReads != nil {
+		// masking.Set.For matches a itself, then each part: a unit of one
+		// statement needs no copy of it among the parts.
 		a.Parts = append(slices.Clip(a.Parts), *s.cursorReads)
-		if len(u.parts) == 1 && len(a.Parts) == 1 {
-			a.Parts = append([]domain.Analysis{u.parts[0]}, a.Parts...)
-		}
 	}
 	st := app.Statement{Render: u.render, Analysis: a, Identity: s.user, Client: s.clientAddr,
 		IdentityValues: map[string][]string{"database": {s.currentDB()}}}
