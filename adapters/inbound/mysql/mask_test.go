@@ -1,15 +1,20 @@
 package mysql
 
 import (
+	"context"
 	"encoding/binary"
+	"net"
 	"strings"
 	"testing"
 
 	gm "github.com/go-mysql-org/go-mysql/mysql"
 
 	"github.com/hoophq/sidecar/adapters/inbound/mysql/wire"
+	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/domain/masking"
+	"github.com/hoophq/sidecar/internal/fakecp"
+	"github.com/hoophq/sidecar/ports"
 )
 
 // maskSet is the rules of the masking tests: every entity masked inside
@@ -23,6 +28,25 @@ func maskSet(t testing.TB) *masking.Set {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// serveMasked serves a return-mode mysql listener with masking rules set in
+// front of the local MariaDB (127.0.0.1:3306) and returns its address;
+// Serve ends with the test.
+func serveMasked(t *testing.T, set *masking.Set) string {
+	t.Helper()
+	s := app.ListenerSettings{Name: "mask", Protocol: "mysql", Mode: app.ModeReturn, SpendOn: ports.SpendOnSent,
+		Upstream: "127.0.0.1:3306", Masking: set}
+	l := app.NewCore(app.CoreOptions{Sidecar: "mask", CP: fakecp.New(nil)}).Listener(s)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); New(nil).Serve(ctx, ln, l) }()
+	t.Cleanup(func() { cancel(); l.EndDrain(); <-done })
+	return ln.Addr().String()
 }
 
 // maskColumn is one column of a test result: its type, collation, name.
