@@ -58,20 +58,20 @@ type maskColumn struct {
 
 // maskTypes are the columns the fuzz target picks from.
 var maskTypes = []maskColumn{
-	{wire.TypeVarString, 45, "c"},  // utf8mb4
-	{wire.TypeVarString, 8, "c"},   // latin1
-	{wire.TypeBlob, 63, "c"},       // binary
-	{wire.TypeVarString, 54, "c"},  // utf16
-	{wire.TypeVarString, 3, "c"},   // dec8: not decoded
-	{wire.TypeLongLong, 63, "c"},   // BIGINT
-	{wire.TypeLong, 63, "c"},       // INT
-	{wire.TypeDouble, 63, "c"},     // DOUBLE
-	{wire.TypeNewDecimal, 63, "c"}, // DECIMAL
-	{wire.TypeDatetime, 63, "c"},   // DATETIME
-	{wire.TypeTime, 63, "c"},       // TIME
-	{wire.TypeBit, 63, "c"},        // BIT
-	{wire.TypeVarString, 45, "secret"},
-	{wire.TypeLongLong, 63, "secret"},
+	{gm.MYSQL_TYPE_VAR_STRING, 45, "c"}, // utf8mb4
+	{gm.MYSQL_TYPE_VAR_STRING, 8, "c"},  // latin1
+	{gm.MYSQL_TYPE_BLOB, 63, "c"},       // binary
+	{gm.MYSQL_TYPE_VAR_STRING, 54, "c"}, // utf16
+	{gm.MYSQL_TYPE_VAR_STRING, 3, "c"},  // dec8: not decoded
+	{gm.MYSQL_TYPE_LONGLONG, 63, "c"},   // BIGINT
+	{gm.MYSQL_TYPE_LONG, 63, "c"},       // INT
+	{gm.MYSQL_TYPE_DOUBLE, 63, "c"},     // DOUBLE
+	{gm.MYSQL_TYPE_NEWDECIMAL, 63, "c"}, // DECIMAL
+	{gm.MYSQL_TYPE_DATETIME, 63, "c"},   // DATETIME
+	{gm.MYSQL_TYPE_TIME, 63, "c"},       // TIME
+	{gm.MYSQL_TYPE_BIT, 63, "c"},        // BIT
+	{gm.MYSQL_TYPE_VAR_STRING, 45, "secret"},
+	{gm.MYSQL_TYPE_LONGLONG, 63, "secret"},
 }
 
 // newMasker returns a masker with plan p over cols, the columns' go-mysql
@@ -118,22 +118,22 @@ func binaryRowOf(cols []maskColumn, raw [][]byte) []byte {
 			continue
 		}
 		switch cols[i].typ {
-		case wire.TypeLongLong, wire.TypeDouble:
+		case gm.MYSQL_TYPE_LONGLONG, gm.MYSQL_TYPE_DOUBLE:
 			var x [8]byte
 			copy(x[:], v)
 			b = append(b, x[:]...)
-		case wire.TypeLong:
+		case gm.MYSQL_TYPE_LONG:
 			var x [4]byte
 			copy(x[:], v)
 			b = append(b, x[:]...)
-		case wire.TypeDatetime, wire.TypeTime:
+		case gm.MYSQL_TYPE_DATETIME, gm.MYSQL_TYPE_TIME:
 			n := []int{0, 4, 7, 11, 8, 12}[len(v)%6]
 			x := make([]byte, n)
 			copy(x, v)
-			if cols[i].typ == wire.TypeTime && n != 0 && n != 8 && n != 12 {
+			if cols[i].typ == gm.MYSQL_TYPE_TIME && n != 0 && n != 8 && n != 12 {
 				x = x[:0]
 			}
-			if cols[i].typ != wire.TypeTime && n > 11 {
+			if cols[i].typ != gm.MYSQL_TYPE_TIME && n > 11 {
 				x = x[:11]
 			}
 			b = append(append(b, byte(len(x))), x...)

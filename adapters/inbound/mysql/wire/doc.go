@@ -12,7 +12,7 @@
 //   - status.go: the server status flags of OK and EOF packets.
 //   - err.go: the ERR packet.
 //   - column.go: a result's ColumnDefinition41.
-//   - row.go: the column types and the sizes of binary-protocol row values.
+//   - row.go: the sizes of binary-protocol row values.
 //
 // Nothing here decides anything: the listener (package mysql) chooses the
 // capability flags it relays and what it answers.
