@@ -81,7 +81,7 @@ func newMasker(t testing.TB, p *masking.Plan, bin bool, cols []maskColumn) (*row
 	m.start()
 	var fields []*gm.Field
 	for _, c := range cols {
-		def := wire.AppendColumn(nil, wire.Column{Table: "t", OrgTable: "t", Name: c.name, OrgName: c.name, Charset: c.charset, Type: c.typ})
+		def := (&gm.Field{Table: []byte("t"), OrgTable: []byte("t"), Name: []byte(c.name), OrgName: []byte(c.name), Charset: c.charset, Type: c.typ}).Dump()
 		if err := m.column(def); err != nil {
 			t.Fatal(err)
 		}
