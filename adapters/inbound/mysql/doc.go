@@ -49,8 +49,9 @@
 //   - maskrelay.go: the rows relayed through the masker one at a time, the
 //     ERR that withholds a result a strict rule cannot read, cursor
 //     fetches, and the "masked" audit line (app.Listener.Masked).
-//   - maskcharset.go, collations_table.go: the character set of a column's
-//     values (its collation id) and the decoder they are read with.
+//   - maskcharset.go: the character set of a column's values (its
+//     collation id; ids above 255 derived from MariaDB's id layout) and
+//     the decoder they are read with.
 //   - statement.go: the canonical bytes and the approver's rendering of a
 //     COM_QUERY and of a COM_STMT_EXECUTE (text plus bound values).
 //   - spend.go: what proves that nothing of a forwarded command ran

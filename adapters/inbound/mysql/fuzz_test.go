@@ -63,7 +63,7 @@ func FuzzMaskedSession(f *testing.F) {
 	s := *l.Settings()
 	s.Masking = maskSet(f)
 	l.Update(s)
-	def := wire.AppendColumn(nil, wire.Column{Table: "t", Name: "c", Charset: 45, Type: wire.TypeVarString})
+	def := (&gm.Field{Table: []byte("t"), Name: []byte("c"), Charset: 45, Type: gm.MYSQL_TYPE_VAR_STRING}).Dump()
 	// The first byte of the upstream's bytes is odd: CLIENT_DEPRECATE_EOF (no EOF after the columns).
 	f.Add(command(gm.COM_QUERY, "SELECT c FROM t"), append(packet(1, []byte{1}), append(packet(2, def),
 		append(packet(3, wire.AppendLenencString(nil, []byte("alice@example.com"))), packet(4, []byte{0xfe, 0, 0, 2, 0, 0, 0})...)...)...))

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 
+	gm "github.com/go-mysql-org/go-mysql/mysql"
+
 	"github.com/hoophq/sidecar/adapters/inbound/mysql/wire"
 	"github.com/hoophq/sidecar/domain/masking"
 )
@@ -230,8 +232,9 @@ func (m *rowMasker) unreadable(what string) error {
 // masked form (strings, blobs, JSON, ENUM, SET).
 func isText(t byte) bool {
 	switch t {
-	case wire.TypeVarchar, wire.TypeVarString, wire.TypeString, wire.TypeTinyBlob, wire.TypeMediumBlob,
-		wire.TypeLongBlob, wire.TypeBlob, wire.TypeJSON, wire.TypeEnum, wire.TypeSet:
+	case gm.MYSQL_TYPE_VARCHAR, gm.MYSQL_TYPE_VAR_STRING, gm.MYSQL_TYPE_STRING,
+		gm.MYSQL_TYPE_TINY_BLOB, gm.MYSQL_TYPE_MEDIUM_BLOB,
+		gm.MYSQL_TYPE_LONG_BLOB, gm.MYSQL_TYPE_BLOB, gm.MYSQL_TYPE_JSON, gm.MYSQL_TYPE_ENUM, gm.MYSQL_TYPE_SET:
 		return true
 	}
 	return false
@@ -244,52 +247,53 @@ func isText(t byte) bool {
 // for BIT). GEOMETRY gives no text.
 func textOfValue(c *maskCol, v []byte, bin bool, dst []byte) []byte {
 	switch c.typ {
-	case wire.TypeBit:
+	case gm.MYSQL_TYPE_BIT:
 		var u uint64
 		for _, b := range v {
 			u = u<<8 | uint64(b)
 		}
 		return strconv.AppendUint(dst, u, 10)
-	case wire.TypeGeometry:
+	case gm.MYSQL_TYPE_GEOMETRY:
 		return dst
 	}
 	if !bin {
 		return append(dst, v...)
 	}
 	switch c.typ {
-	case wire.TypeTiny:
+	case gm.MYSQL_TYPE_TINY:
 		if c.unsigned {
 			return strconv.AppendUint(dst, uint64(v[0]), 10)
 		}
 		return strconv.AppendInt(dst, int64(int8(v[0])), 10)
-	case wire.TypeShort, wire.TypeYear:
+	case gm.MYSQL_TYPE_SHORT, gm.MYSQL_TYPE_YEAR:
 		u := binary.LittleEndian.Uint16(v)
-		if c.unsigned || c.typ == wire.TypeYear {
+		if c.unsigned || c.typ == gm.MYSQL_TYPE_YEAR {
 			return strconv.AppendUint(dst, uint64(u), 10)
 		}
 		return strconv.AppendInt(dst, int64(int16(u)), 10)
-	case wire.TypeLong, wire.TypeInt24:
+	case gm.MYSQL_TYPE_LONG, gm.MYSQL_TYPE_INT24:
 		u := binary.LittleEndian.Uint32(v)
 		if c.unsigned {
 			return strconv.AppendUint(dst, uint64(u), 10)
 		}
 		return strconv.AppendInt(dst, int64(int32(u)), 10)
-	case wire.TypeLongLong:
+	case gm.MYSQL_TYPE_LONGLONG:
 		u := binary.LittleEndian.Uint64(v)
 		if c.unsigned {
 			return strconv.AppendUint(dst, u, 10)
 		}
 		return strconv.AppendInt(dst, int64(u), 10)
-	case wire.TypeFloat:
+	case gm.MYSQL_TYPE_FLOAT:
 		return strconv.AppendFloat(dst, float64(math.Float32frombits(binary.LittleEndian.Uint32(v))), 'f', -1, 32)
-	case wire.TypeDouble:
+	case gm.MYSQL_TYPE_DOUBLE:
 		return strconv.AppendFloat(dst, math.Float64frombits(binary.LittleEndian.Uint64(v)), 'f', -1, 64)
-	case wire.TypeDate, wire.TypeDatetime, wire.TypeTimestamp, wire.TypeNewDate, wire.TypeTimestamp2, wire.TypeDatetime2:
+	case gm.MYSQL_TYPE_DATE, gm.MYSQL_TYPE_DATETIME, gm.MYSQL_TYPE_TIMESTAMP, gm.MYSQL_TYPE_NEWDATE,
+		gm.MYSQL_TYPE_TIMESTAMP2, gm.MYSQL_TYPE_DATETIME2:
 		var t [11]byte
 		copy(t[:], v)
 		return fmt.Appendf(dst, "%04d-%02d-%02d %02d:%02d:%02d.%06d", binary.LittleEndian.Uint16(t[0:]), t[2], t[3],
 			t[4], t[5], t[6], binary.LittleEndian.Uint32(t[7:]))
-	case wire.TypeTime, wire.TypeTime2:
+	case gm.MYSQL_TYPE_TIME, gm.MYSQL_TYPE_TIME2:
 		var t [12]byte
 		copy(t[:], v)
 		h := binary.LittleEndian.Uint32(t[1:])*24 + uint32(t[5])

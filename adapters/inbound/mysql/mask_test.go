@@ -1,15 +1,20 @@
 package mysql
 
 import (
+	"context"
 	"encoding/binary"
+	"net"
 	"strings"
 	"testing"
 
 	gm "github.com/go-mysql-org/go-mysql/mysql"
 
 	"github.com/hoophq/sidecar/adapters/inbound/mysql/wire"
+	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/domain/masking"
+	"github.com/hoophq/sidecar/internal/fakecp"
+	"github.com/hoophq/sidecar/ports"
 )
 
 // maskSet is the rules of the masking tests: every entity masked inside
@@ -25,6 +30,25 @@ func maskSet(t testing.TB) *masking.Set {
 	return s
 }
 
+// serveMasked serves a return-mode mysql listener with masking rules set in
+// front of the local MariaDB (127.0.0.1:3306) and returns its address;
+// Serve ends with the test.
+func serveMasked(t *testing.T, set *masking.Set) string {
+	t.Helper()
+	s := app.ListenerSettings{Name: "mask", Protocol: "mysql", Mode: app.ModeReturn, SpendOn: ports.SpendOnSent,
+		Upstream: "127.0.0.1:3306", Masking: set}
+	l := app.NewCore(app.CoreOptions{Sidecar: "mask", CP: fakecp.New(nil)}).Listener(s)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); New(nil).Serve(ctx, ln, l) }()
+	t.Cleanup(func() { cancel(); l.EndDrain(); <-done })
+	return ln.Addr().String()
+}
+
 // maskColumn is one column of a test result: its type, collation, name.
 type maskColumn struct {
 	typ     byte
@@ -34,20 +58,20 @@ type maskColumn struct {
 
 // maskTypes are the columns the fuzz target picks from.
 var maskTypes = []maskColumn{
-	{wire.TypeVarString, 45, "c"},  // utf8mb4
-	{wire.TypeVarString, 8, "c"},   // latin1
-	{wire.TypeBlob, 63, "c"},       // binary
-	{wire.TypeVarString, 54, "c"},  // utf16
-	{wire.TypeVarString, 3, "c"},   // dec8: not decoded
-	{wire.TypeLongLong, 63, "c"},   // BIGINT
-	{wire.TypeLong, 63, "c"},       // INT
-	{wire.TypeDouble, 63, "c"},     // DOUBLE
-	{wire.TypeNewDecimal, 63, "c"}, // DECIMAL
-	{wire.TypeDatetime, 63, "c"},   // DATETIME
-	{wire.TypeTime, 63, "c"},       // TIME
-	{wire.TypeBit, 63, "c"},        // BIT
-	{wire.TypeVarString, 45, "secret"},
-	{wire.TypeLongLong, 63, "secret"},
+	{gm.MYSQL_TYPE_VAR_STRING, 45, "c"}, // utf8mb4
+	{gm.MYSQL_TYPE_VAR_STRING, 8, "c"},  // latin1
+	{gm.MYSQL_TYPE_BLOB, 63, "c"},       // binary
+	{gm.MYSQL_TYPE_VAR_STRING, 54, "c"}, // utf16
+	{gm.MYSQL_TYPE_VAR_STRING, 3, "c"},  // dec8: not decoded
+	{gm.MYSQL_TYPE_LONGLONG, 63, "c"},   // BIGINT
+	{gm.MYSQL_TYPE_LONG, 63, "c"},       // INT
+	{gm.MYSQL_TYPE_DOUBLE, 63, "c"},     // DOUBLE
+	{gm.MYSQL_TYPE_NEWDECIMAL, 63, "c"}, // DECIMAL
+	{gm.MYSQL_TYPE_DATETIME, 63, "c"},   // DATETIME
+	{gm.MYSQL_TYPE_TIME, 63, "c"},       // TIME
+	{gm.MYSQL_TYPE_BIT, 63, "c"},        // BIT
+	{gm.MYSQL_TYPE_VAR_STRING, 45, "secret"},
+	{gm.MYSQL_TYPE_LONGLONG, 63, "secret"},
 }
 
 // newMasker returns a masker with plan p over cols, the columns' go-mysql
@@ -57,7 +81,7 @@ func newMasker(t testing.TB, p *masking.Plan, bin bool, cols []maskColumn) (*row
 	m.start()
 	var fields []*gm.Field
 	for _, c := range cols {
-		def := wire.AppendColumn(nil, wire.Column{Table: "t", OrgTable: "t", Name: c.name, OrgName: c.name, Charset: c.charset, Type: c.typ})
+		def := (&gm.Field{Table: []byte("t"), OrgTable: []byte("t"), Name: []byte(c.name), OrgName: []byte(c.name), Charset: c.charset, Type: c.typ}).Dump()
 		if err := m.column(def); err != nil {
 			t.Fatal(err)
 		}
@@ -94,22 +118,22 @@ func binaryRowOf(cols []maskColumn, raw [][]byte) []byte {
 			continue
 		}
 		switch cols[i].typ {
-		case wire.TypeLongLong, wire.TypeDouble:
+		case gm.MYSQL_TYPE_LONGLONG, gm.MYSQL_TYPE_DOUBLE:
 			var x [8]byte
 			copy(x[:], v)
 			b = append(b, x[:]...)
-		case wire.TypeLong:
+		case gm.MYSQL_TYPE_LONG:
 			var x [4]byte
 			copy(x[:], v)
 			b = append(b, x[:]...)
-		case wire.TypeDatetime, wire.TypeTime:
+		case gm.MYSQL_TYPE_DATETIME, gm.MYSQL_TYPE_TIME:
 			n := []int{0, 4, 7, 11, 8, 12}[len(v)%6]
 			x := make([]byte, n)
 			copy(x, v)
-			if cols[i].typ == wire.TypeTime && n != 0 && n != 8 && n != 12 {
+			if cols[i].typ == gm.MYSQL_TYPE_TIME && n != 0 && n != 8 && n != 12 {
 				x = x[:0]
 			}
-			if cols[i].typ != wire.TypeTime && n > 11 {
+			if cols[i].typ != gm.MYSQL_TYPE_TIME && n > 11 {
 				x = x[:11]
 			}
 			b = append(append(b, byte(len(x))), x...)

@@ -1,17 +1,12 @@
 package mysql
 
 import (
-	"context"
-	"net"
 	"testing"
 
 	gmclient "github.com/go-mysql-org/go-mysql/client"
 
-	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/domain/masking"
-	"github.com/hoophq/sidecar/internal/fakecp"
-	"github.com/hoophq/sidecar/ports"
 )
 
 // HANDLER customers OPEN AS h; HANDLER h READ FIRST reads the table's rows,
@@ -27,17 +22,7 @@ func TestMaskBreakHandler(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := app.ListenerSettings{Name: "mask", Protocol: "mysql", Mode: app.ModeReturn, SpendOn: ports.SpendOnSent,
-		Upstream: "127.0.0.1:3306", Masking: set}
-	l := app.NewCore(app.CoreOptions{Sidecar: "mask", CP: fakecp.New(nil)}).Listener(s)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); New(nil).Serve(ctx, ln, l) }()
-	t.Cleanup(func() { cancel(); l.EndDrain(); <-done })
+	addr := serveMasked(t, set)
 	d, err := gmclient.Connect("127.0.0.1:3306", "root", "", "")
 	if err != nil {
 		t.Skipf("no local MariaDB at 127.0.0.1:3306 (root): %v", err)
@@ -50,20 +35,25 @@ func TestMaskBreakHandler(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() { d.Execute("DROP DATABASE IF EXISTS hoopmaskbreak") })
-	c, err := gmclient.Connect(ln.Addr().String(), "root", "", "hoopmaskbreak")
+	c, err := gmclient.Connect(addr, "root", "", "hoopmaskbreak")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	read := 0
 	for _, q := range []string{"SELECT ssn FROM customers", "HANDLER customers OPEN AS h", "HANDLER h READ FIRST"} {
 		r, err := c.Execute(q)
 		if err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
+		read += len(r.Values)
 		for i := range r.Values {
 			if v, _ := r.GetStringByName(i, "ssn"); v != "<REDACTED>" {
 				t.Errorf("%s: ssn %q", q, v)
 			}
 		}
+	}
+	if read != 2 { // the SELECT's row and HANDLER READ's: else nothing was checked
+		t.Errorf("read %d rows, want 2", read)
 	}
 }

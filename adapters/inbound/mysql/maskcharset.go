@@ -45,7 +45,7 @@ var charsetNames = map[string]encoding.Encoding{
 // charsetOfCollation returns how the values of a column whose definition
 // names collation id are read.
 func charsetOfCollation(id uint16) valueCharset {
-	name := wideCollations[id]
+	name := wideCollationCharset(id)
 	if id < 256 {
 		name = analyzer.CollationCharset(byte(id))
 	}
@@ -61,3 +61,31 @@ func charsetOfCollation(id uint16) valueCharset {
 	}
 	return valueCharset{name: name, unknown: true}
 }
+
+// wideCollationCharset returns the character set of a MariaDB collation id
+// above 255, or "" for an id MariaDB 10.11 does not assign. The ids are
+// derived from the character set (MariaDB include/m_ctype.h):
+//   - 0x240, 0x260, 0x280, 0x2A0, 0x2E0 (MY_PAGE2_COLLATION_ID_*): three
+//     collations each of utf8mb3, utf8mb4, ucs2, utf16, utf32;
+//   - 1024+x (MY_NOPAD_ID): the NO PAD twin of collation x below 256;
+//   - 2048 + cs<<8 + tailoring<<3 + flags: the UCA 14.0.0 collations of
+//     utf8mb3, utf8mb4, ucs2, utf16, utf32 (tailorings 0–20, 23, 24).
+func wideCollationCharset(id uint16) string {
+	switch {
+	case id >= 0x200 && id < 0x300 && id&0x1f < 3:
+		return page2Charsets[(id-0x200)>>5]
+	case id >= 1024 && id < 1280:
+		return analyzer.CollationCharset(byte(id - 1024))
+	case id >= 2048 && id < 2048+5<<8:
+		if t := id & 0xff >> 3; t > 20 && t != 23 && t != 24 {
+			return ""
+		}
+		return ucaCharsets[(id-2048)>>8]
+	}
+	return ""
+}
+
+var (
+	page2Charsets = [8]string{2: "utf8mb3", 3: "utf8mb4", 4: "ucs2", 5: "utf16", 7: "utf32"}
+	ucaCharsets   = [5]string{"utf8mb3", "utf8mb4", "ucs2", "utf16", "utf32"}
+)

@@ -1,36 +1,19 @@
 package mysql
 
 import (
-	"context"
 	"encoding/binary"
-	"net"
 	"strings"
 	"testing"
 
 	gmclient "github.com/go-mysql-org/go-mysql/client"
 	gm "github.com/go-mysql-org/go-mysql/mysql"
-
-	"github.com/hoophq/sidecar/app"
-	"github.com/hoophq/sidecar/internal/fakecp"
-	"github.com/hoophq/sidecar/ports"
 )
 
 // The rows of a COM_STMT_EXECUTE that opens a cursor come with the
 // COM_STMT_FETCHes after it: they are masked with the execute's columns,
 // in the local MariaDB (skipped without it).
 func TestMaskCursorFetch(t *testing.T) {
-	s := app.ListenerSettings{Name: "mask", Protocol: "mysql", Mode: app.ModeReturn, SpendOn: ports.SpendOnSent,
-		Upstream: "127.0.0.1:3306", Masking: maskSet(t)}
-	l := app.NewCore(app.CoreOptions{Sidecar: "mask", CP: fakecp.New(nil)}).Listener(s)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); New(nil).Serve(ctx, ln, l) }()
-	t.Cleanup(func() { cancel(); l.EndDrain(); <-done })
-	c, err := gmclient.Connect(ln.Addr().String(), "root", "", "")
+	c, err := gmclient.Connect(serveMasked(t, maskSet(t)), "root", "", "")
 	if err != nil {
 		t.Skipf("no local MariaDB at 127.0.0.1:3306 (root): %v", err)
 	}

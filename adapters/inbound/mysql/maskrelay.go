@@ -9,7 +9,6 @@ import (
 
 	"github.com/hoophq/sidecar/adapters/inbound/mysql/wire"
 	"github.com/hoophq/sidecar/app"
-	"github.com/hoophq/sidecar/domain/masking"
 )
 
 // errMaskWithheld is the ERR a result withheld by a strict masking rule
@@ -19,14 +18,12 @@ var errMaskWithheld = wire.ERR{Code: gm.ER_UNKNOWN_ERROR, State: "HY000"}
 
 // startMask makes the session's row masker for the answer to statement st,
 // decided with set, when a masking rule applies to it; bin: the rows come
-// in the binary protocol. It returns the plan (nil: nothing is read).
-// Call it only when set.Masking is not nil: st is copied to the heap.
-func (s *session) startMask(set *app.ListenerSettings, st app.Statement, bin bool) *masking.Plan {
-	plan := app.MaskPlan(set, &st)
-	if plan != nil {
+// in the binary protocol. Call it only when set.Masking is not nil: st is
+// copied to the heap.
+func (s *session) startMask(set *app.ListenerSettings, st app.Statement, bin bool) {
+	if plan := app.MaskPlan(set, &st); plan != nil {
 		s.mask = &rowMasker{plan: plan, binary: bin}
 	}
-	return plan
 }
 
 // endMask records what the answer's masking did (the "masked" or

@@ -32,17 +32,3 @@ func ParseColumn(p []byte) (c Column, ok bool) {
 	c.Flags = binary.LittleEndian.Uint16(p[7:])
 	return c, true
 }
-
-// AppendColumn appends c as a ColumnDefinition41 payload (catalog "def",
-// no schema, length 0, no decimals); for tests and fuzzing.
-func AppendColumn(b []byte, c Column) []byte {
-	for _, s := range []string{"def", "", c.Table, c.OrgTable, c.Name, c.OrgName} {
-		b = AppendLenencString(b, []byte(s))
-	}
-	b = append(b, 0x0c)
-	b = binary.LittleEndian.AppendUint16(b, c.Charset)
-	b = binary.LittleEndian.AppendUint32(b, 0)
-	b = append(b, c.Type)
-	b = binary.LittleEndian.AppendUint16(b, c.Flags)
-	return append(b, 0, 0, 0)
-}

@@ -1,5 +1,7 @@
 package wire
 
+import gm "github.com/go-mysql-org/go-mysql/mysql"
+
 // LenencInt decodes a length-encoded integer (MySQL Client/Server
 // Protocol, "Integer Types"). n is the bytes it took; ok is false when b is
 // too short or starts with 0xfb (NULL) or 0xff (an ERR).
@@ -38,20 +40,7 @@ func LenencString(b []byte) (s, rest []byte, ok bool) {
 	return b[n : n+int(v)], b[n+int(v):], true
 }
 
-// AppendLenencInt appends v as a length-encoded integer.
-func AppendLenencInt(b []byte, v uint64) []byte {
-	switch {
-	case v < 0xfb:
-		return append(b, byte(v))
-	case v < 1<<16:
-		return append(b, 0xfc, byte(v), byte(v>>8))
-	case v < 1<<24:
-		return append(b, 0xfd, byte(v), byte(v>>8), byte(v>>16))
-	}
-	return append(b, 0xfe, byte(v), byte(v>>8), byte(v>>16), byte(v>>24), byte(v>>32), byte(v>>40), byte(v>>48), byte(v>>56))
-}
-
 // AppendLenencString appends s as a length-encoded string.
 func AppendLenencString(b, s []byte) []byte {
-	return append(AppendLenencInt(b, uint64(len(s))), s...)
+	return append(gm.AppendLengthEncodedInteger(b, uint64(len(s))), s...)
 }

@@ -1,58 +1,25 @@
 package wire
 
-// The column types of the protocol (MYSQL_TYPE_*) a row reader tells
-// apart.
-const (
-	TypeDecimal    = 0x00
-	TypeTiny       = 0x01
-	TypeShort      = 0x02
-	TypeLong       = 0x03
-	TypeFloat      = 0x04
-	TypeDouble     = 0x05
-	TypeNull       = 0x06
-	TypeTimestamp  = 0x07
-	TypeLongLong   = 0x08
-	TypeInt24      = 0x09
-	TypeDate       = 0x0a
-	TypeTime       = 0x0b
-	TypeDatetime   = 0x0c
-	TypeYear       = 0x0d
-	TypeNewDate    = 0x0e
-	TypeVarchar    = 0x0f
-	TypeBit        = 0x10
-	TypeTimestamp2 = 0x11
-	TypeDatetime2  = 0x12
-	TypeTime2      = 0x13
-	TypeJSON       = 0xf5
-	TypeNewDecimal = 0xf6
-	TypeEnum       = 0xf7
-	TypeSet        = 0xf8
-	TypeTinyBlob   = 0xf9
-	TypeMediumBlob = 0xfa
-	TypeLongBlob   = 0xfb
-	TypeBlob       = 0xfc
-	TypeVarString  = 0xfd
-	TypeString     = 0xfe
-	TypeGeometry   = 0xff
-)
+import gm "github.com/go-mysql-org/go-mysql/mysql"
 
 // BinaryValueLen returns how many bytes the binary-protocol value of a
-// column of type t takes at the start of b ("Binary Protocol Value"),
+// column of type t (gm.MYSQL_TYPE_*) takes at the start of b ("Binary Protocol Value"),
 // and where its content starts (after a length prefix); ok is false when
 // b is too short.
 func BinaryValueLen(t byte, b []byte) (start, n int, ok bool) {
 	switch t {
-	case TypeNull:
+	case gm.MYSQL_TYPE_NULL:
 		return 0, 0, true
-	case TypeTiny:
+	case gm.MYSQL_TYPE_TINY:
 		n = 1
-	case TypeShort, TypeYear:
+	case gm.MYSQL_TYPE_SHORT, gm.MYSQL_TYPE_YEAR:
 		n = 2
-	case TypeLong, TypeInt24, TypeFloat:
+	case gm.MYSQL_TYPE_LONG, gm.MYSQL_TYPE_INT24, gm.MYSQL_TYPE_FLOAT:
 		n = 4
-	case TypeLongLong, TypeDouble:
+	case gm.MYSQL_TYPE_LONGLONG, gm.MYSQL_TYPE_DOUBLE:
 		n = 8
-	case TypeDate, TypeDatetime, TypeTimestamp, TypeTime, TypeNewDate, TypeTimestamp2, TypeDatetime2, TypeTime2:
+	case gm.MYSQL_TYPE_DATE, gm.MYSQL_TYPE_DATETIME, gm.MYSQL_TYPE_TIMESTAMP, gm.MYSQL_TYPE_TIME,
+		gm.MYSQL_TYPE_NEWDATE, gm.MYSQL_TYPE_TIMESTAMP2, gm.MYSQL_TYPE_DATETIME2, gm.MYSQL_TYPE_TIME2:
 		if len(b) < 1 {
 			return 0, 0, false
 		}
