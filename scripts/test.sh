@@ -66,6 +66,10 @@ fuzz() { FUZZTIME=10s FUZZMINIMIZETIME=0 ./scripts/fuzz.sh | tee "$work/fuzz.log
 phase "go vet" go vet ./...
 phase "unit tests (race detector)" gotests "$work/unit.json" \
 	-race -count=1 -timeout 10m ./domain/... ./ports/... ./app/... ./internal/... ./adapters/...
+# The long streaming tests skip under the race detector (tenfold slower);
+# they run here without it, so their memory bounds are checked every time.
+phase "long streams without the race detector" gotests "$work/long.json" \
+	-count=1 -timeout 5m -run 'FlatMemory' ./adapters/inbound/mongodb/
 # The seed corpora already ran above as tests; make fuzz runs them longer.
 phase "fuzz targets, 10 s each" fuzz
 phase "reference Control Plane, binaries and conformance suites" gotests "$work/conformance.json" \
