@@ -59,11 +59,9 @@ func (s *session) maskMessage(m *resultMask, typ byte, frame []byte) []byte {
 	}
 	switch typ {
 	case 'T':
-		var rd pgproto3.RowDescription
-		if rd.Decode(body(frame)) != nil {
+		if !m.describe(frame) {
 			return s.withhold(m, mask.ErrMalformed)
 		}
-		m.rows.Cols = mask.Columns(m.rows.Cols, m.plan, rd.Fields)
 	case 'D':
 		m.rows.Encoding = s.clientEncoding
 		out, err := m.rows.Mask(frame)
@@ -125,16 +123,23 @@ func (s *session) maskDone(m *resultMask) {
 // the Execute it precedes ('T'), or none ('n', NoData).
 func (s *session) maskDescribed(h *expect, typ byte, frame []byte) {
 	m := h.target.mask
-	if typ != 'T' {
+	switch {
+	case typ != 'T':
 		m.rows.Cols = m.rows.Cols[:0]
-		return
+	case !m.describe(frame):
+		m.rows.Cols = nil
 	}
+}
+
+// describe reads the RowDescription frame into m's columns; false when it
+// does not parse.
+func (m *resultMask) describe(frame []byte) bool {
 	var rd pgproto3.RowDescription
 	if rd.Decode(body(frame)) != nil {
-		m.rows.Cols = nil
-		return
+		return false
 	}
 	m.rows.Cols = mask.Columns(m.rows.Cols, m.plan, rd.Fields)
+	return true
 }
 
 // shownWhileMuted reports whether an upstream message reaches the client
