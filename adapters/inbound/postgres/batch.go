@@ -52,7 +52,6 @@ func (s *session) endUnit(final bool, trailer []byte) error {
 		}
 		if m.exec != nil && b.set != nil { // b.set: read by gateExecutions
 			if e.mask = s.maskFor(b.set, &m.exec.st, m.exec.res); e.mask != nil {
-				e.mask.copyQuoting = copyQuoting(m.exec.res)
 				exps = append(exps, &expect{kind: expMaskDesc, unit: b.unit, target: e})
 			}
 		}

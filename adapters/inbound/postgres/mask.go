@@ -13,11 +13,10 @@ import (
 // its statements), or one Execute. It lives on the statement's expectation
 // and is used by the relay only, under session.mu.
 type resultMask struct {
-	plan             *masking.Plan
-	set              *app.ListenerSettings
-	client, identity string
-	rows             mask.Row
-	copyText         bool // inside a COPY TO STDOUT in text or csv format
+	plan     *masking.Plan
+	set      *app.ListenerSettings
+	rows     mask.Row
+	copyText bool // inside a COPY TO STDOUT in text or csv format
 	// copyQuoting: the statement has a COPY TO with its own DELIMITER,
 	// QUOTE or ESCAPE, whose rows the masking cannot read.
 	copyQuoting bool
@@ -25,9 +24,9 @@ type resultMask struct {
 	withheld    error // what a strict rule refused the result with
 }
 
-// maskFor returns the masking of the results of st, decided with set (nil
-// when set has no masking rule or none applies). st's identity fields are
-// filled for a rule that matches on them.
+// maskFor returns the masking of the results of st, whose analysis is res,
+// decided with set (nil when set has no masking rule or none applies).
+// st's identity fields are filled for a rule that matches on them.
 func (s *session) maskFor(set *app.ListenerSettings, statement *app.Statement, res analyzer.Result) *resultMask {
 	if set.Masking == nil {
 		return nil
@@ -39,7 +38,7 @@ func (s *session) maskFor(set *app.ListenerSettings, statement *app.Statement, r
 	if p == nil {
 		return nil
 	}
-	return &resultMask{plan: p, set: set, client: s.clientAddr, identity: s.user, rows: mask.Row{Plan: p}}
+	return &resultMask{plan: p, set: set, rows: mask.Row{Plan: p}, copyQuoting: copyQuoting(res)}
 }
 
 // describeFor is the Describe of a portal the listener sends before a
@@ -60,11 +59,9 @@ func (s *session) maskMessage(m *resultMask, typ byte, frame []byte) []byte {
 	}
 	switch typ {
 	case 'T':
-		var rd pgproto3.RowDescription
-		if rd.Decode(body(frame)) != nil {
+		if !m.describe(frame) {
 			return s.withhold(m, mask.ErrMalformed)
 		}
-		m.rows.Cols = mask.Columns(m.rows.Cols, m.plan, rd.Fields)
 	case 'D':
 		m.rows.Encoding = s.clientEncoding
 		out, err := m.rows.Mask(frame)
@@ -119,23 +116,30 @@ func (s *session) withhold(m *resultMask, err error) []byte {
 // maskDone records what m masked once its statement's answer ended (the
 // expectation is popped): the "masked" or "mask_withheld" audit line.
 func (s *session) maskDone(m *resultMask) {
-	s.l.Masked(m.set, m.client, m.identity, m.plan, m.withheld)
+	s.l.Masked(m.set, s.clientAddr, s.user, m.plan, m.withheld)
 }
 
 // maskDescribed reads the answer to an expMaskDesc h: the columns of
 // the Execute it precedes ('T'), or none ('n', NoData).
 func (s *session) maskDescribed(h *expect, typ byte, frame []byte) {
 	m := h.target.mask
-	if typ != 'T' {
+	switch {
+	case typ != 'T':
 		m.rows.Cols = m.rows.Cols[:0]
-		return
+	case !m.describe(frame):
+		m.rows.Cols = nil
 	}
+}
+
+// describe reads the RowDescription frame into m's columns; false when it
+// does not parse.
+func (m *resultMask) describe(frame []byte) bool {
 	var rd pgproto3.RowDescription
 	if rd.Decode(body(frame)) != nil {
-		m.rows.Cols = nil
-		return
+		return false
 	}
 	m.rows.Cols = mask.Columns(m.rows.Cols, m.plan, rd.Fields)
+	return true
 }
 
 // shownWhileMuted reports whether an upstream message reaches the client

@@ -61,9 +61,7 @@ func (s *session) query(frame []byte) error {
 	if out.Ticket != nil {
 		exp.unit.tickets = []*ticketState{s.claim(out.Ticket, 0)}
 	}
-	if exp.mask = s.maskFor(set, &st, res); exp.mask != nil {
-		exp.mask.copyQuoting = copyQuoting(res)
-	}
+	exp.mask = s.maskFor(set, &st, res)
 	s.cursors.declared(res)
 	s.push(exp)
 	s.markSent()

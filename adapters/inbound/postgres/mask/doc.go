@@ -14,7 +14,8 @@
 //   - json.go: the string and number tokens of a json or jsonb text.
 //   - array.go: arrays of text-like types, text and binary format, and
 //     binary arrays of the types binary.go renders.
-//   - binary.go: the text PostgreSQL prints for a binary value of a
-//     non-text type (numbers, dates, uuid, inet, bytea), for NonText.
+//   - binary.go: which non-text types a binary value is read of (numbers,
+//     dates, uuid, inet), and their text as pgx's pgtype codecs write it,
+//     for NonText.
 //   - copy.go: one COPY TO STDOUT row in text or csv format.
 package mask

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/hoophq/sidecar/domain/masking"
 )
@@ -49,6 +50,9 @@ type Row struct {
 	// Scratch buffers: the row, a value, Text's output, an array element,
 	// an unquoted array element, a rendered binary value.
 	out, val, tmp, elem, raw, num []byte
+	// types decodes binary values for render (binary.go), made at the
+	// first one.
+	types *pgtype.Map
 }
 
 // Mask returns the DataRow frame (type byte, length, body) with its

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/jackc/pgx/v5/pgtype"
+
 	"github.com/hoophq/sidecar/domain/masking"
 )
 
@@ -101,8 +103,11 @@ func (r *Row) value(dst []byte, f *masking.Field, oid uint32, format int16, v []
 	}
 	text := v
 	if format != 0 {
+		if r.types == nil {
+			r.types = pgtype.NewMap()
+		}
 		var ok bool
-		if text, ok = render(r.num[:0], oid, v); !ok {
+		if text, ok = render(r.types, r.num[:0], oid, v); !ok {
 			null, err = f.Unreadable(fmt.Sprintf("a value of type OID %d in binary format", oid))
 			return dst, null, false, err
 		}
