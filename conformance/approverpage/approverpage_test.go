@@ -6,6 +6,7 @@
 // screenshots (desktop.png, phone.png, phone-first-screen.png) are written
 // to screenshots/ here (ignored by git) as test artifacts. oidc.mjs signs
 // in at a real OpenID provider instead (oidc_test.go, provider_test.go).
+// browser.mjs is what both scripts share (input, checks, launching chromium).
 package approverpage
 
 import (
