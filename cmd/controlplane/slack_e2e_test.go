@@ -10,17 +10,14 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hoophq/sidecar/conformance/harness"
-	"github.com/hoophq/sidecar/internal/testlog"
 )
 
 // The real binary with a slack: block posts a new request through the Web
@@ -51,38 +48,13 @@ slack: {channel: C0APPROVALS, api_url: "`+slk.URL+`/api/"}
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var logs testlog.Buffer
-	cmd := exec.Command(bin, "serve", cfg)
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	_, addr, logs := startBinary(t, bin, cfg)
+	if !regexp.MustCompile(`msg="control plane listening" .*webhooks=1 slack=true`).MatchString(logs.String()) {
+		t.Fatalf("serve did not listen with webhooks=1 slack=true:\n%s", logs.String())
 	}
-	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
-	re := regexp.MustCompile(`msg="control plane listening" addr=(127\.0\.0\.1:\d+).* webhooks=1 slack=true`)
-	var addr string
-	for deadline := time.Now().Add(20 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if m := re.FindStringSubmatch(logs.String()); m != nil {
-			addr = m[1]
-		}
-	}
-	if addr == "" {
-		t.Fatalf("serve never said where it listens, with slack=true:\n%s", logs.String())
-	}
-	do := func(method, path, token, body string) (int, map[string]any) {
-		req, _ := http.NewRequest(method, "http://"+addr+path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var m map[string]any
-		_ = json.NewDecoder(resp.Body).Decode(&m)
-		return resp.StatusCode, m
-	}
-	code, filed := do("POST", "/api/sidecars/reviews", "dev-sidecar-token",
-		`{"fingerprint":"v1:aa","listener_name":"payments","approval_rule":"db-destructive","statement":"DROP TABLE t","protocol":"postgres","client_identity":"agent"}`)
+	code, filed := post(t, "http://"+addr+"/api/sidecars/reviews", "dev-sidecar-token", map[string]any{
+		"fingerprint": "v1:aa", "listener_name": "payments", "approval_rule": "db-destructive", "statement": "DROP TABLE t",
+		"protocol": "postgres", "client_identity": "agent"})
 	id, _ := filed["id"].(string)
 	if code != 201 || id == "" {
 		t.Fatalf("file: %d %v", code, filed)
@@ -123,7 +95,7 @@ slack: {channel: C0APPROVALS, api_url: "`+slk.URL+`/api/"}
 	if resp.StatusCode != 200 {
 		t.Fatalf("the signed click answered %d", resp.StatusCode)
 	}
-	if _, r := do("GET", "/api/reviews/"+id, "dev-approver-token", ""); r["status"] != "APPROVED" || r["decided_by"] != "dev" {
+	if _, r := get(t, "http://"+addr+"/api/reviews/"+id, "dev-approver-token"); r["status"] != "APPROVED" || r["decided_by"] != "dev" {
 		t.Fatalf("after the click: %v\n%s", r, logs.String())
 	}
 	select {

@@ -1,21 +1,17 @@
 package main
 
 import (
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hoophq/sidecar/conformance/harness"
-	"github.com/hoophq/sidecar/internal/testlog"
 )
 
 // The real binary notifies a new approval request through the webhooks of
@@ -41,36 +37,16 @@ webhooks:
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var logs testlog.Buffer
-	cmd := exec.Command(bin, "serve", cfg)
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	_, addr, logs := startBinary(t, bin, cfg)
+	if !regexp.MustCompile(`msg="control plane listening" .*webhooks=2`).MatchString(logs.String()) {
+		t.Fatalf("serve did not listen with webhooks=2:\n%s", logs.String())
 	}
-	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
-	re := regexp.MustCompile(`msg="control plane listening" addr=(127\.0\.0\.1:\d+).* webhooks=2`)
-	var addr string
-	for deadline := time.Now().Add(20 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if m := re.FindStringSubmatch(logs.String()); m != nil {
-			addr = m[1]
-		}
-	}
-	if addr == "" {
-		t.Fatalf("serve never said where it listens, with webhooks=2:\n%s", logs.String())
-	}
-	req, _ := http.NewRequest("POST", "http://"+addr+"/api/sidecars/reviews", strings.NewReader(
-		`{"fingerprint":"v1:aa","listener_name":"payments","approval_rule":"db-destructive","statement":"DROP TABLE t","protocol":"postgres","client_identity":"agent"}`))
-	req.Header.Set("Authorization", "Bearer dev-sidecar-token")
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var filed struct{ ID string }
-	_ = json.NewDecoder(resp.Body).Decode(&filed)
-	resp.Body.Close()
-	if resp.StatusCode != 201 || filed.ID == "" {
-		t.Fatalf("file: %d", resp.StatusCode)
+	code, filed := post(t, "http://"+addr+"/api/sidecars/reviews", "dev-sidecar-token", map[string]any{
+		"fingerprint": "v1:aa", "listener_name": "payments", "approval_rule": "db-destructive", "statement": "DROP TABLE t",
+		"protocol": "postgres", "client_identity": "agent"})
+	id, _ := filed["id"].(string)
+	if code != 201 || id == "" {
+		t.Fatalf("file: %d %v", code, filed)
 	}
 	var bodies []string
 	for range 2 {
@@ -83,8 +59,8 @@ webhooks:
 	}
 	all := strings.Join(bodies, "\n")
 	for _, want := range []string{
-		`"event":"approval.requested","url":"https://approvals.example/#r-` + filed.ID + `"`,
-		`"text":"Approval requested on demo / payments (postgres) (rule db-destructive): \u003chttps://approvals.example/#r-` + filed.ID + `|open it\u003e"`,
+		`"event":"approval.requested","url":"https://approvals.example/#r-` + id + `"`,
+		`"text":"Approval requested on demo / payments (postgres) (rule db-destructive): \u003chttps://approvals.example/#r-` + id + `|open it\u003e"`,
 		"```DROP TABLE t```",
 	} {
 		if !strings.Contains(all, want) {

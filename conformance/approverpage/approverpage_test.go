@@ -6,6 +6,7 @@
 // screenshots (desktop.png, phone.png, phone-first-screen.png) are written
 // to screenshots/ here (ignored by git) as test artifacts. oidc.mjs signs
 // in at a real OpenID provider instead (oidc_test.go, provider_test.go).
+// browser.mjs is what both scripts share (input, checks, launching chromium).
 package approverpage
 
 import (
@@ -43,7 +44,10 @@ func file(t *testing.T, cp *harness.ControlPlane, body map[string]any) string {
 	return out.ID
 }
 
-func TestApproverPageInChromium(t *testing.T) {
+// needChromium fails t when the browser test's tools are missing (make deps
+// installs them): a browser test that skipped would prove nothing.
+func needChromium(t *testing.T) {
+	t.Helper()
 	for _, need := range []string{"node", "/usr/bin/chromium"} {
 		if _, err := exec.LookPath(need); err != nil {
 			t.Fatalf("%s not found: run make deps (Debian's chromium, Node 20)", need)
@@ -52,6 +56,40 @@ func TestApproverPageInChromium(t *testing.T) {
 	if _, err := os.Stat("node_modules/playwright-core"); err != nil {
 		t.Fatalf("playwright-core is not installed here: run make deps (npm ci in conformance/approverpage)")
 	}
+}
+
+// inChromium runs script (node, 3 minutes at most) against cp with env
+// (KEY=value, beside CP_URL) and fails t unless it prints its JSON line
+// with at least minChecks checks, every one passed.
+func inChromium(t *testing.T, cp *harness.ControlPlane, script string, minChecks int, env ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", script)
+	cmd.Env = append(append(os.Environ(), "CP_URL="+cp.URL), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %v\n%s\n%s\n%s", script, err, stdout.String(), stderr.String(), cp.Output())
+	}
+	var res struct {
+		Checks []struct {
+			Name, Detail string
+			OK           bool
+		}
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil || len(res.Checks) < minChecks {
+		t.Fatalf("%s output (%v):\n%s\n%s", script, err, stdout.String(), stderr.String())
+	}
+	for _, c := range res.Checks {
+		if !c.OK {
+			t.Errorf("in the browser: %s failed (%s)", c.Name, c.Detail)
+		}
+	}
+}
+
+func TestApproverPageInChromium(t *testing.T) {
+	needChromium(t)
 	cp := harness.StartControlPlane(t, harness.CPOptions{})
 
 	// A few requests of every kind, as a Sidecar files them.
@@ -81,30 +119,8 @@ func TestApproverPageInChromium(t *testing.T) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "script.mjs")
-	cmd.Env = append(os.Environ(), "CP_URL="+cp.URL, "APPROVER=tester", "TOKEN="+harness.ApproverToken, "SIDECAR_TOKEN="+sidecarToken,
+	inChromium(t, cp, "script.mjs", 15, "APPROVER=tester", "TOKEN="+harness.ApproverToken, "SIDECAR_TOKEN="+sidecarToken,
 		"APPROVE_ID="+approveID, "REJECT_ID="+rejectID, "LONG_ID="+longID, "OUT="+out)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("script.mjs: %v\n%s\n%s", err, stdout.String(), stderr.String())
-	}
-	var res struct {
-		Checks []struct {
-			Name, Detail string
-			OK           bool
-		}
-	}
-	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil || len(res.Checks) < 15 {
-		t.Fatalf("script output (%v):\n%s\n%s", err, stdout.String(), stderr.String())
-	}
-	for _, c := range res.Checks {
-		if !c.OK {
-			t.Errorf("in the browser: %s failed (%s)", c.Name, c.Detail)
-		}
-	}
 	// What the page did is what the API reads.
 	if r := cp.Review(t, approveID); r.Status != "APPROVED" {
 		t.Errorf("approved on the page, the API reads %s", r.Status)

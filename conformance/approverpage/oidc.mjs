@@ -4,24 +4,12 @@
 // approver signs in at the provider and is refused.
 // Input (environment): CP_URL, ISSUER, IDP_USER, IDP_PASSWORD, APPROVER,
 // APPROVE_ID, STRANGER_USER, STRANGER_EMAIL (same password). Prints one JSON line: {"checks": [{name, ok, detail}]}.
-import { chromium } from "playwright-core";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { env, result, check, launch } from "./browser.mjs";
 
-const env = (k) => { const v = process.env[k]; if (!v) throw new Error(`${k} is not set`); return v; };
 const [url, issuer, user, password, approver, approveID] =
   [env("CP_URL"), env("ISSUER"), env("IDP_USER"), env("IDP_PASSWORD"), env("APPROVER"), env("APPROVE_ID")];
-const result = { checks: [] };
-const check = (name, ok, detail) => { result.checks.push({ name, ok: !!ok, detail: detail ?? "" }); };
 
-const ctx = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "hoop-chromium-")), {
-  executablePath: "/usr/bin/chromium",
-  headless: true,
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  viewport: { width: 1280, height: 900 },
-});
+const ctx = await launch();
 try {
   const page = ctx.pages()[0] ?? await ctx.newPage();
   const errors = [];

@@ -1,15 +1,9 @@
 package approverpage
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"net/http"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hoophq/sidecar/conformance/harness"
 )
@@ -21,14 +15,7 @@ import (
 // dba, and tester's token, which carries no claim, is refused on the API.
 // A person the provider knows and the config does not is refused.
 func TestOIDCSignInInChromium(t *testing.T) {
-	for _, need := range []string{"node", "/usr/bin/chromium"} {
-		if _, err := exec.LookPath(need); err != nil {
-			t.Fatalf("%s not found: run make deps (Debian's chromium, Node 20)", need)
-		}
-	}
-	if _, err := os.Stat("node_modules/playwright-core"); err != nil {
-		t.Fatalf("playwright-core is not installed here: run make deps (npm ci in conformance/approverpage)")
-	}
+	needChromium(t)
 	addr := harness.FreeAddr(t)
 	issuer := provider(t, "http://"+addr+"/ui/oidc/callback")
 	cp := harness.StartControlPlane(t, harness.CPOptions{
@@ -55,30 +42,8 @@ func TestOIDCSignInInChromium(t *testing.T) {
 		t.Fatalf("approve with tester's token under a dba-only policy: HTTP %d, want 403", resp.StatusCode)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "oidc.mjs")
-	cmd.Env = append(os.Environ(), "CP_URL="+cp.URL, "ISSUER="+issuer, "IDP_USER="+idpUser, "IDP_PASSWORD="+idpPassword,
+	inChromium(t, cp, "oidc.mjs", 10, "ISSUER="+issuer, "IDP_USER="+idpUser, "IDP_PASSWORD="+idpPassword,
 		"APPROVER=tester", "APPROVE_ID="+id, "STRANGER_USER="+strangerUser, "STRANGER_EMAIL="+strangerEmail)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("oidc.mjs: %v\n%s\n%s\n%s", err, stdout.String(), stderr.String(), cp.Output())
-	}
-	var res struct {
-		Checks []struct {
-			Name, Detail string
-			OK           bool
-		}
-	}
-	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil || len(res.Checks) < 10 {
-		t.Fatalf("oidc.mjs output (%v):\n%s\n%s", err, stdout.String(), stderr.String())
-	}
-	for _, c := range res.Checks {
-		if !c.OK {
-			t.Errorf("in the browser: %s failed (%s)", c.Name, c.Detail)
-		}
-	}
 	raw := cp.CLI(t, "show", id, "--json")
 	if !strings.Contains(raw, `"status": "APPROVED"`) || !strings.Contains(raw, `"decided_by": "tester"`) {
 		t.Errorf("approved on the page after the OIDC sign-in, the API reads:\n%s", raw)

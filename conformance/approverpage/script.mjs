@@ -3,25 +3,13 @@
 // request appear without reloading, filter, and the same page at 375 px.
 // Input (environment): CP_URL, APPROVER, TOKEN, SIDECAR_TOKEN, APPROVE_ID,
 // REJECT_ID, LONG_ID, OUT (folder for the screenshots). Prints one JSON line.
-import { chromium } from "playwright-core";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { env, result, check, launch } from "./browser.mjs";
 
-const env = (k) => { const v = process.env[k]; if (!v) throw new Error(`${k} is not set`); return v; };
 const [url, approver, token, sidecarToken] = [env("CP_URL"), env("APPROVER"), env("TOKEN"), env("SIDECAR_TOKEN")];
 const [approveID, rejectID, longID, out] = [env("APPROVE_ID"), env("REJECT_ID"), env("LONG_ID"), env("OUT")];
-const result = { checks: [] };
-const check = (name, ok, detail) => { result.checks.push({ name, ok: !!ok, detail: detail ?? "" }); };
 
-const ctx = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "hoop-chromium-")), {
-  executablePath: "/usr/bin/chromium",
-  headless: true,
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  httpCredentials: { username: approver, password: token },
-  viewport: { width: 1280, height: 900 },
-});
+const ctx = await launch({ httpCredentials: { username: approver, password: token } });
 try {
   const page = ctx.pages()[0] ?? await ctx.newPage();
   const errors = [];

@@ -113,10 +113,8 @@ func TestDecisionsAreNotified(t *testing.T) {
 	}
 	waitDelivered(t, r.ob, 6)
 	r.n.Close(ctx)
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	if len(rec.hits) != 6 {
-		t.Errorf("want 6 notifications (3 filings, 3 decisions), got %d", len(rec.hits))
+	if n := rec.posts(); n != 6 {
+		t.Errorf("want 6 notifications (3 filings, 3 decisions), got %d", n)
 	}
 }
 
@@ -151,10 +149,8 @@ func TestReminderGoesToTheEscalation(t *testing.T) {
 	}
 	waitDelivered(t, r.ob, 3)
 	r.n.Close(ctx)
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	if len(rec.hits) != 3 {
-		t.Errorf("the reminder was sent more than once: %d POSTs", len(rec.hits))
+	if n := rec.posts(); n != 3 {
+		t.Errorf("the reminder was sent more than once: %d POSTs", n)
 	}
 }
 
@@ -191,10 +187,8 @@ func TestReplicasDeliverEachOnce(t *testing.T) {
 	}
 	ob, _ := store.OutboxOf(stores[0])
 	waitDelivered(t, ob, total)
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	if len(ids) != total || len(rec.hits) != total {
-		t.Errorf("%d requests filed on 3 replicas: %d distinct notified, %d POSTs", total, len(ids), len(rec.hits))
+	if n := rec.posts(); len(ids) != total || n != total {
+		t.Errorf("%d requests filed on 3 replicas: %d distinct notified, %d POSTs", total, len(ids), n)
 	}
 }
 

@@ -174,8 +174,8 @@ func (n *Notifier) run() {
 	}
 }
 
-// pump delivers every due notification, a batch at a time, until none is
-// due or Close is called.
+// pump delivers every due notification, a batch at a time, until a batch
+// comes back short (none left due) or Close is called.
 func (n *Notifier) pump() {
 	for {
 		select {
@@ -199,6 +199,12 @@ func (n *Notifier) pump() {
 			go func() { defer wg.Done(); n.deliver(nt) }()
 		}
 		wg.Wait()
+		if len(due) < batch {
+			// The outbox had no more due: another read would find none.
+			// A change queued meanwhile woke the loop (Wake), and a retry
+			// comes due by the next poll.
+			return
+		}
 	}
 }
 

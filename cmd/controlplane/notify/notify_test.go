@@ -73,6 +73,13 @@ func (r *recorder) next(t *testing.T) hit {
 	}
 }
 
+// posts is how many POSTs the receiver has had.
+func (r *recorder) posts() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.hits)
+}
+
 // logs collects a Notifier's log lines.
 type logs struct {
 	mu sync.Mutex
@@ -255,10 +262,8 @@ func TestRefusalIsNotRetried(t *testing.T) {
 	r.announce(t, record())
 	rec.next(t)
 	l.waitFor(t, `msg="webhook: gave up" webhook=gone id=9f97c0de-1 event=approval.requested tries=1 err="HTTP 404 (not retried)"`)
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	if len(rec.hits) != 1 {
-		t.Errorf("a 404 was retried: %d tries", len(rec.hits))
+	if n := rec.posts(); n != 1 {
+		t.Errorf("a 404 was retried: %d tries", n)
 	}
 }
 
