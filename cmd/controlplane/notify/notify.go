@@ -91,6 +91,11 @@ type Notifier struct {
 	stop   chan struct{}
 	once   sync.Once
 	done   chan struct{}
+	// swept is what sweeps of this Notifier queued (or found queued) already,
+	// by request id and event, with when: the sweep loop's own, so a request
+	// that expired or is overdue is written to the outbox once, not on every
+	// sweep for as long as it stays in its look-back.
+	swept map[string]time.Time
 }
 
 // New starts the delivery loop. A Notifier with no webhooks does nothing.

@@ -32,12 +32,26 @@ func (n *Notifier) sweep(ctx context.Context, now time.Time) int {
 	if _, err := n.o.Outbox.Prune(ctx, now.Add(-keepDone)); err != nil {
 		n.o.Logger.Warn("webhook: cannot prune the outbox; retrying", "err", err)
 	}
+	if n.swept == nil {
+		n.swept = map[string]time.Time{}
+	}
+	for k, at := range n.swept {
+		if now.Sub(at) > keepDone { // the outbox forgot it too: a reminder may go again
+			delete(n.swept, k)
+		}
+	}
 	added := 0
 	announce := func(rec store.Record, event string, to []string) {
+		key := rec.ID + "\x00" + event
+		if _, done := n.swept[key]; done {
+			return
+		}
 		k, err := n.o.Outbox.Announce(ctx, rec, event, to, now)
 		if err != nil {
 			n.o.Logger.Warn("webhook: cannot queue a notification; retrying", "id", rec.ID, "event", event, "err", err)
+			return
 		}
+		n.swept[key] = now
 		added += k
 	}
 	expired, err := n.o.Store.List(ctx, store.Filter{Status: domain.StatusExpired, Limit: sweepLimit}, now)
