@@ -97,37 +97,15 @@ func decodeParams(p []byte, n int, types []byte, long map[int][]byte) ([]string,
 	return out, types, nil
 }
 
-// paramValue splits one binary-protocol value of type t off p.
+// paramValue splits one binary-protocol value of type t off p: its
+// content (without a length prefix) and what follows. The value's extent is
+// read as a row's value is (wire.BinaryValueLen).
 func paramValue(t byte, p []byte) (v, rest []byte, err error) {
-	size := -1
-	switch t {
-	case gm.MYSQL_TYPE_NULL:
-		size = 0
-	case gm.MYSQL_TYPE_TINY:
-		size = 1
-	case gm.MYSQL_TYPE_SHORT, gm.MYSQL_TYPE_YEAR:
-		size = 2
-	case gm.MYSQL_TYPE_LONG, gm.MYSQL_TYPE_INT24, gm.MYSQL_TYPE_FLOAT:
-		size = 4
-	case gm.MYSQL_TYPE_LONGLONG, gm.MYSQL_TYPE_DOUBLE:
-		size = 8
-	case gm.MYSQL_TYPE_DATE, gm.MYSQL_TYPE_DATETIME, gm.MYSQL_TYPE_TIMESTAMP, gm.MYSQL_TYPE_TIME:
-		if len(p) < 1 || len(p)-1 < int(p[0]) {
-			return nil, nil, wire.Errorf("COM_STMT_EXECUTE: short temporal value")
-		}
-		return p[1 : 1+int(p[0])], p[1+int(p[0]):], nil
-	}
-	if size >= 0 {
-		if len(p) < size {
-			return nil, nil, wire.Errorf("COM_STMT_EXECUTE: short value of type %d", t)
-		}
-		return p[:size], p[size:], nil
-	}
-	v, rest, ok := wire.LenencString(p)
+	start, n, ok := wire.BinaryValueLen(t, p)
 	if !ok {
-		return nil, nil, wire.Errorf("COM_STMT_EXECUTE: bad value of type %d", t)
+		return nil, nil, wire.Errorf("COM_STMT_EXECUTE: short or bad value of type %d", t)
 	}
-	return v, rest, nil
+	return p[start:n], p[n:], nil
 }
 
 // renderParam renders one bound value as SQL-like text.
