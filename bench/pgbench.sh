@@ -33,7 +33,12 @@
 # PGBENCH_BASE (a git revision: adds the sidecar@REV row), PGBENCH_EXTRA
 # (proxies already running, compared as more rows: "name=port=pid ...", port
 # on 127.0.0.1, pid for the CPU time), PGBENCH_IDLE (80; fewer when the server has fewer free connection slots;
-# 0 skips the memory part), PGBENCH_PPROF (a directory: a 10 s CPU profile and
+# 0 skips the memory part), PGBENCH_TRACE (1: after the rounds, where the
+# proxies' system calls and wake-ups go, per transaction: one simple-mode run
+# per proxy under `perf stat` (system calls, context switches, wake-ups, CPU)
+# and one under `strace -c -f` (the calls by name; strace slows the proxy, so
+# its counts per transaction are the figure, not its TPS); needs perf and
+# strace, and root or perf_event_paranoid <= 1), PGBENCH_PPROF (a directory: a 10 s CPU profile and
 # an allocation profile of the Sidecar are taken there during its first
 # round; SIDECAR_PPROF=1 on the admin address), SIDECAR_BIN (built from this checkout when unset). pgbouncer is
 # installed by `make deps` (scripts/deps.d/benchpg.sh); without it its row is
@@ -54,6 +59,7 @@ modes=${PGBENCH_MODES:-simple prepared}
 paths=${PGBENCH_PATHS:-direct pgbouncer relay sidecar sidecar+audit}
 idle=${PGBENCH_IDLE:-80}
 pprof_dir=${PGBENCH_PPROF:-}
+trace=${PGBENCH_TRACE:-}
 for c in pgbench psql go; do
   command -v "$c" >/dev/null || { echo "pgbench.sh: $c is not installed (make deps)" >&2; exit 1; }
 done
@@ -236,7 +242,7 @@ done
 # Summary: the median over rounds of each path's TPS and p99, and the ratios.
 median() { tr ' ' '\n' | { grep -v '^$' || true; } | sort -g | awk '{v[NR]=$1} END {if (NR) print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 col() { # path mode field(1 tps, 2 avg, 3 p99, 4 cpu µs per transaction)
-  tr ' ' '\n' <<<"${results[$1,$2]:-}" | grep -v '^$' | awk -v f="$3" 'NR % 4 == (f % 4)' | { grep -v '^-$' || true; } | tr '\n' ' ' | median
+  tr ' ' '\n' <<<"${results[$1,$2]:-}" | { grep -v '^$' || true; } | awk -v f="$3" 'NR % 4 == (f % 4)' | { grep -v '^-$' || true; } | tr '\n' ' ' | median
 }
 printf '\nmedian of %s round(s)\n' "$rounds"
 printf '%-9s %-20s %9s %9s %9s %10s %10s %10s %10s\n' mode path TPS "avg ms" "p99 ms" "cpu µs/tx" "/direct" "/pgbouncer" "/relay"
@@ -252,6 +258,44 @@ for mode in $modes; do
       BEGIN { printf "%-9s %-20s %9.0f %9.3f %9.3f %10s %10s %10s %10s\n", m, p, t, a, q, (c == "") ? "-" : c, ratio(d), ratio(b), ratio(r) }'
   done
 done
+
+# Where the system calls go (PGBENCH_TRACE=1): per transaction, for each
+# proxy, from perf stat (counters in the kernel: little overhead) and from
+# strace -c -f (every call by name).
+if [ "$trace" = 1 ]; then
+  for c in perf strace; do
+    command -v "$c" >/dev/null || { echo "pgbench.sh: PGBENCH_TRACE needs $c (apt-get install linux-perf strace)" >&2; exit 1; }
+  done
+  # pgbench_txns path: one simple-mode run; prints its transactions.
+  pgbench_txns() {
+    pgbench -S -n -M simple -c "$clients" -j "$threads" -T "$seconds" -h 127.0.0.1 -p "${port_of[$1]}" -U "$user" "$db" 2>&1 |
+      awk '/^number of transactions actually processed: / {print $6; exit}'
+  }
+  printf '\nper transaction, simple mode, %s s each (perf stat, then strace -c -f in a run of its own)\n' "$seconds"
+  printf '%-20s %9s %9s %9s %9s %9s %9s   %s\n' path "syscalls" "ctx sw" "wake-ups" "cpu µs" "migr" TPS "strace -c: calls per transaction"
+  for p in "${path_list[@]}"; do
+    pid=${pid_of[$p]:-}
+    [ -n "$pid" ] || continue
+    perf stat -x, -e raw_syscalls:sys_enter,context-switches,sched:sched_wakeup,task-clock,cpu-migrations -p "$pid" -o "$work/perf-$p" &
+    perf_pid=$!
+    sleep 0.5
+    t0=$(date +%s.%N)
+    txns=$(pgbench_txns "$p")
+    t1=$(date +%s.%N)
+    kill -INT "$perf_pid"; wait "$perf_pid" || true
+    strace -c -f -q -p "$pid" -o "$work/strace-$p" &
+    strace_pid=$!
+    sleep 0.5
+    stxns=$(pgbench_txns "$p")
+    kill -INT "$strace_pid"; wait "$strace_pid" || true
+    calls=$(awk -v n="$stxns" '$NF ~ /^[a-z_0-9]+$/ && $4 ~ /^[0-9]+$/ && $NF != "total" {
+        printf "%s %.2f\n", $NF, $4 / n }' "$work/strace-$p" | sort -k2 -gr | head -6 | awk '{printf "%s %s, ", $1, $2}')
+    awk -F, -v p="$p" -v n="$txns" -v tps="$(awk -v n="$txns" -v a="$t0" -v b="$t1" 'BEGIN{printf "%.0f", n/(b-a)}')" -v calls="${calls%, }" '
+      $3 == "raw_syscalls:sys_enter" { sc = $1 } $3 == "context-switches" { cs = $1 } $3 == "sched:sched_wakeup" { wk = $1 }
+      $3 == "task-clock" { cpu = $1 * 1000 } $3 == "cpu-migrations" { mg = $1 }
+      END { printf "%-20s %9.2f %9.2f %9.2f %9.1f %9.3f %9s   %s\n", p, sc / n, cs / n, wk / n, cpu / n, mg / n, tps, calls }' "$work/perf-$p"
+  done
+fi
 
 # Memory: RSS growth per idle proxied connection.
 if [ "$idle" -gt 0 ]; then

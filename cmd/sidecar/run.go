@@ -50,6 +50,7 @@ once (status 1).
 			if err != nil {
 				return err
 			}
+			keepSysmonAwake()
 			return run(path)
 		},
 	}
