@@ -17,6 +17,15 @@ import (
 // net/http ends its background read.
 var poll = time.Unix(1, 0)
 
+// Reader is the session's buffered reader of the client connection
+// (bufio.Reader, or internal/connbuf.Reader, which also answers a Peek
+// beyond its Size with bufio.ErrBufferFull).
+type Reader interface {
+	Buffered() int
+	Size() int
+	Peek(n int) ([]byte, error)
+}
+
 // Watch peeks at r (the session's buffered reader of the client connection,
 // idle while the gate waits) in a goroutine. Bytes the client pipelines
 // meanwhile stay buffered, in order, for the session. When the connection
@@ -25,7 +34,7 @@ var poll = time.Unix(1, 0)
 // rest, and a hang-up after that is seen when the wait ends. stop ends the
 // watch (setDeadline(poll), then no deadline) and returns once r is the
 // session's again.
-func Watch(r *bufio.Reader, setDeadline func(time.Time) error, gone func(err error)) (stop func()) {
+func Watch(r Reader, setDeadline func(time.Time) error, gone func(err error)) (stop func()) {
 	done := make(chan struct{})
 	var stopping atomic.Bool
 	go func() {
@@ -57,6 +66,6 @@ func Watch(r *bufio.Reader, setDeadline func(time.Time) error, gone func(err err
 // Watcher is Watch bound to one session's reader and connection, in the
 // form app.Hold.Watch takes: each call starts a watch that calls gone on a
 // hang-up and returns its stop.
-func Watcher(r *bufio.Reader, setDeadline func(time.Time) error) func(gone func(err error)) (stop func()) {
+func Watcher(r Reader, setDeadline func(time.Time) error) func(gone func(err error)) (stop func()) {
 	return func(gone func(error)) func() { return Watch(r, setDeadline, gone) }
 }

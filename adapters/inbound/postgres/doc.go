@@ -13,7 +13,9 @@
 //   - startup.go, tls.go: SSLRequest / GSSENCRequest / CancelRequest /
 //     direct TLS, the StartupMessage, and the connection to the upstream.
 //   - cancel.go: routing a CancelRequest to the upstream backend it names.
-//   - frame.go: reading and writing raw protocol messages.
+//   - frame.go: reading and writing raw protocol messages, through the
+//     connection buffers of internal/connbuf (a buffer is held only while
+//     bytes are in it: an idle session holds none).
 //   - held.go: what a client message may cost in memory: the 65,535-byte
 //     cap before login, COPY data streamed unheld, the held-payload budget
 //     (app.HeldBudget) for larger messages and the 53200 refusal.

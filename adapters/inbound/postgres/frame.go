@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -21,10 +20,20 @@ func (e *protocolError) Error() string { return e.msg }
 
 func protoErr(format string, a ...any) error { return &protocolError{fmt.Sprintf(format, a...)} }
 
+// frameReader is what messages are read from: the session's
+// connbuf.Reader of a connection (a bufio.Reader in tests).
+type frameReader interface {
+	io.Reader
+	Peek(n int) ([]byte, error)
+	Discard(n int) (int, error)
+	Buffered() int
+	Size() int
+}
+
 // readFrame reads one typed message and returns its type and the whole
 // frame (type byte, length, body) in a new slice. Memory grows as the bytes
 // arrive, so a length that lies costs nothing.
-func readFrame(r *bufio.Reader) (byte, []byte, error) {
+func readFrame(r frameReader) (byte, []byte, error) {
 	var hdr [5]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
 		return 0, nil, err
@@ -53,7 +62,7 @@ func readFrame(r *bufio.Reader) (byte, []byte, error) {
 // it fits in r's buffer: frame is then r's own bytes, valid until the next
 // read from r, and the caller must Discard(used) once done with it. A
 // larger message is read into a new slice (used is 0).
-func peekFrame(r *bufio.Reader) (typ byte, frame []byte, used int, err error) {
+func peekFrame(r frameReader) (typ byte, frame []byte, used int, err error) {
 	hdr, err := r.Peek(5)
 	if err != nil {
 		if len(hdr) > 0 {
@@ -78,7 +87,7 @@ func peekFrame(r *bufio.Reader) (typ byte, frame []byte, used int, err error) {
 
 // readStartup reads one untyped startup packet (length, then body) and
 // returns its body. PostgreSQL refuses startup packets over 10000 bytes.
-func readStartup(r *bufio.Reader) ([]byte, error) {
+func readStartup(r frameReader) ([]byte, error) {
 	var hdr [4]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
 		return nil, err

@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"bufio"
 	"errors"
 	"io"
 	"log/slog"
@@ -14,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/connbuf"
 	"github.com/hoophq/sidecar/internal/drain"
 )
 
@@ -32,10 +32,10 @@ type session struct {
 	unflushed []*app.Ticket
 
 	client net.Conn
-	cr     *bufio.Reader
+	cr     frameReader
 	up     net.Conn
-	ur     *bufio.Reader
-	uw     *bufio.Writer // written by the client reader only
+	ur     *connbuf.Reader
+	uw     *connbuf.Writer // written by the client reader only
 
 	user         string
 	database     string // the startup's database (PostgreSQL's default: the user name)
@@ -55,7 +55,7 @@ type session struct {
 	// Shared with the relay, under mu.
 	mu       sync.Mutex
 	drained  *sync.Cond // signalled whenever an expectation is popped
-	cw       *bufio.Writer
+	cw       *connbuf.Writer
 	fifo     []*expect
 	pushed   uint64
 	popped   uint64
@@ -97,9 +97,9 @@ type session struct {
 	held []*app.Reservation
 }
 
-func newSession(p *Protocol, l *app.Listener, log *slog.Logger, client net.Conn, cr *bufio.Reader, up net.Conn) *session {
+func newSession(p *Protocol, l *app.Listener, log *slog.Logger, client net.Conn, cr frameReader, up net.Conn) *session {
 	s := &session{p: p, l: l, log: log, client: client, cr: cr, up: up,
-		ur: bufio.NewReaderSize(up, 32<<10), uw: bufio.NewWriterSize(up, 32<<10), cw: bufio.NewWriterSize(client, 32<<10),
+		ur: connbuf.NewReader(up), uw: connbuf.NewWriter(up), cw: connbuf.NewWriter(client),
 		txStatus: 'I', names: newNames()}
 	s.drained = sync.NewCond(&s.mu)
 	s.Guard.Init(&s.mu, s.idleLocked, s.shutdownLocked)

@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/internal/connbuf"
 	"github.com/hoophq/sidecar/internal/tlsconf"
 )
 
@@ -43,7 +43,7 @@ func (p *Protocol) startup(conn net.Conn, l *app.Listener, certs *tlsconf.CertLo
 		writeFatal(conn, CodeConfigFile, fmt.Sprintf("hoop sidecar: listener %s cannot offer TLS: its certificate does not load (see the Sidecar's log)", set.Name))
 		return nil, err
 	}
-	cr := bufio.NewReaderSize(conn, 32<<10)
+	cr := connbuf.NewReader(conn)
 	secure := false
 	for {
 		if !secure {
@@ -114,19 +114,19 @@ func (p *Protocol) startup(conn net.Conn, l *app.Listener, certs *tlsconf.CertLo
 	}
 }
 
-func startTLS(conn net.Conn, cr *bufio.Reader, cfg *tls.Config) (net.Conn, *bufio.Reader, error) {
+func startTLS(conn net.Conn, cr *connbuf.Reader, cfg *tls.Config) (net.Conn, *connbuf.Reader, error) {
 	tc := tls.Server(&prefixConn{Conn: conn, r: cr}, cfg)
 	if err := tc.Handshake(); err != nil {
 		return nil, nil, fmt.Errorf("TLS handshake with client: %w", err)
 	}
-	return tc, bufio.NewReaderSize(tc, 32<<10), nil
+	return tc, connbuf.NewReader(tc), nil
 }
 
-// prefixConn reads through the bufio.Reader that may already hold the
+// prefixConn reads through the connbuf.Reader that may already hold the
 // ClientHello (direct TLS), and writes to the connection.
 type prefixConn struct {
 	net.Conn
-	r *bufio.Reader
+	r *connbuf.Reader
 }
 
 func (c *prefixConn) Read(b []byte) (int, error) { return c.r.Read(b) }
@@ -135,7 +135,7 @@ func (c *prefixConn) Read(b []byte) (int, error) { return c.r.Read(b) }
 // returns the session that relays authentication and then statements.
 // clientCert is the listener certificate the client's TLS ended on (nil
 // without TLS).
-func (p *Protocol) connect(conn net.Conn, cr *bufio.Reader, l *app.Listener, sm *pgproto3.StartupMessage, clientCert []byte, log *slog.Logger) (*session, error) {
+func (p *Protocol) connect(conn net.Conn, cr *connbuf.Reader, l *app.Listener, sm *pgproto3.StartupMessage, clientCert []byte, log *slog.Logger) (*session, error) {
 	set := l.Settings()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
