@@ -123,7 +123,7 @@ func (rc *relayConn) relayResponse(up *upstreamConn, rh *requestHead, m *maskRun
 		if err != nil {
 			return fail(err)
 		}
-		resp, err := parseResponseHead(head, rh.method, rc.out)
+		resp, err := up.parseResponse(head, rh.method, rc.out)
 		if err != nil {
 			return fail(err)
 		}

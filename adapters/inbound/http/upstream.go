@@ -19,6 +19,8 @@ type upstreamConn struct {
 	used bool
 	// deadline is the read deadline set on c (peekUpstream).
 	deadline time.Time
+	// last is the last response head parsed on c (parseResponse).
+	last lastResponse
 }
 
 // upstreamDialer dials like http.DefaultTransport.
