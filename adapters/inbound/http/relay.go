@@ -282,8 +282,9 @@ func (rc *relayConn) serveRequest(n int) (keep bool, err error) {
 	rc.served++
 	rh := d.rh // a copy: forward may mark it closing
 	out := rc.h.l.CheckWith(context.Background(), s, d.st)
-	if rh.contentLength > 0 {
-		// The body is read with no deadline. A request without one reads
+	if rh.contentLength > 0 || rc.idleSince.IsZero() {
+		// The body is read with no deadline, and the head's deadline
+		// (readHead) ends with the head. A request without a body reads
 		// nothing more of the client: the idle deadline can stay.
 		rc.setReadDeadline(time.Time{})
 	}
