@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Requests/s and latency percentiles of keep-alive GETs of a 57-byte JSON
 # body from a small HTTP upstream (bench/httpupstream), in one run with
-# interleaved rounds, along four paths:
+# interleaved rounds, along four paths, with each proxy's own CPU time per
+# request (user+system from /proc/<pid>/stat, less blurred by a shared
+# machine's load than requests/s):
 #
 #   direct       wrk -> upstream
 #   nginx        wrk -> nginx (1 worker, upstream keepalive 256) -> upstream
@@ -74,7 +76,8 @@ upstream=$(addr_of "$work/upstream.addr")
 [ -n "$upstream" ] || { echo "http.sh: the upstream did not start:" >&2; cat "$work/upstream.log" >&2; exit 1; }
 
 "$work/tcprelay" -listen 127.0.0.1:0 -upstream "$upstream" >"$work/relay.addr" 2>"$work/relay.log" &
-pids+=($!)
+relay_pid=$!
+pids+=($relay_pid)
 relay=$(addr_of "$work/relay.addr")
 
 nginx_port=$(free_port)
@@ -138,12 +141,14 @@ pids+=("$(cat "$work/sidecar.pid")")
 names=("direct" "nginx" "Go relay" "Sidecar")
 urls=("http://$upstream" "http://127.0.0.1:$nginx_port" "http://$relay" "http://127.0.0.1:$sidecar_port")
 rsspids=("" "$nginx_pid" "" "$(cat "$work/sidecar.pid")")
+cpupids=("" "$nginx_pid" "$relay_pid" "$(cat "$work/sidecar.pid")")
 if [ -n "$base_bin" ]; then
   base_port=$(start_sidecar base "$base_bin")
   pids+=("$(cat "$work/base.pid")")
   names+=("Sidecar (base)")
   urls+=("http://127.0.0.1:$base_port")
   rsspids+=("$(cat "$work/base.pid")")
+  cpupids+=("$(cat "$work/base.pid")")
 fi
 
 rss_kib() { # pid: VmRSS of the process and its children (nginx's worker), KiB
@@ -178,34 +183,53 @@ if [ "$idle" -gt 0 ]; then
   exit 0
 fi
 
-# wrk's summary in one line: rps p50 p99 (µs) errors
+cpu_ticks() { # pid: user+system clock ticks of the process and its children (nginx's worker); 0 without a pid
+  local sum=0 p
+  [ -n "$1" ] || { echo 0; return; }
+  for p in "$1" $(pgrep -P "$1" || true); do
+    sum=$((sum + $(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0)))
+  done
+  echo "$sum"
+}
+hz=$(getconf CLK_TCK)
+
+# wrk's summary in one line: rps p50 p99 (µs) errors requests
 load() {
   wrk -t"$threads" -c"$conns" -d"${seconds}s" --latency "$1$path" 2>&1 | awk '
     function us(v) { if (v ~ /us$/) return v + 0; if (v ~ /ms$/) return v * 1000; if (v ~ /s$/) return v * 1000000; return v }
     $1 == "50%" { p50 = us($2) } $1 == "99%" { p99 = us($2) }
     $1 == "Requests/sec:" { rps = $2 }
+    $2 == "requests" && $3 == "in" { n = $1 }
     /Non-2xx/ { err += $NF } /Socket errors/ { gsub(",", ""); err += $4 + $6 + $8 + $10 }
-    END { printf "%.0f %.0f %.0f %d\n", rps, p50, p99, err }'
+    END { printf "%.0f %.0f %.0f %d %d\n", rps, p50, p99, err, n }'
 }
 
 printf '\nGET %s (57-byte JSON), wrk -t%s -c%s, %s s per path, %s interleaved rounds; load average %s\n' \
   "$path" "$threads" "$conns" "$seconds" "$rounds" "$(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-5s %-16s %10s %10s %10s %8s\n' round path "req/s" "p50 µs" "p99 µs" errors
+printf '%-5s %-16s %10s %10s %10s %8s %10s\n' round path "req/s" "p50 µs" "p99 µs" errors "cpu µs/req"
 declare -A sum
 for r in $(seq 1 "$rounds"); do
   for i in "${!names[@]}"; do
-    read -r rps p50 p99 err <<<"$(load "${urls[$i]}")"
-    printf '%-5s %-16s %10s %10s %10s %8s\n' "$r" "${names[$i]}" "$rps" "$p50" "$p99" "$err"
+    c0=$(cpu_ticks "${cpupids[$i]}")
+    read -r rps p50 p99 err n <<<"$(load "${urls[$i]}")"
+    c1=$(cpu_ticks "${cpupids[$i]}")
+    cpu=-
+    if [ -n "${cpupids[$i]}" ] && [ "$n" -gt 0 ]; then
+      cpu=$(awk -v a="$c0" -v b="$c1" -v hz="$hz" -v n="$n" 'BEGIN { printf "%.1f", (b - a) / hz * 1e6 / n }')
+      sum[$i.cpu]=$(awk -v s="${sum[$i.cpu]:-0}" -v c="$cpu" 'BEGIN { print s + c }')
+    fi
+    printf '%-5s %-16s %10s %10s %10s %8s %10s\n' "$r" "${names[$i]}" "$rps" "$p50" "$p99" "$err" "$cpu"
     sum[$i.rps]=$(( ${sum[$i.rps]:-0} + rps ))
     sum[$i.p99]=$(( ${sum[$i.p99]:-0} + p99 ))
   done
 done
-printf '\nmean of %s rounds; load average %s\n' "$rounds" "$(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-16s %10s %10s %10s %10s\n' path "req/s" "p99 µs" "÷ nginx" "÷ relay"
+printf '\nmean of %s rounds; load average %s (cpu: the proxy process'"'"'s user+system CPU per request, /proc/<pid>/stat)\n' \
+  "$rounds" "$(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-16s %10s %10s %10s %10s %10s\n' path "req/s" "p99 µs" "cpu µs/req" "÷ nginx" "÷ relay"
 for i in "${!names[@]}"; do
-  awk -v n="${names[$i]}" -v r="${sum[$i.rps]}" -v p="${sum[$i.p99]}" -v k="$rounds" \
+  awk -v n="${names[$i]}" -v r="${sum[$i.rps]}" -v p="${sum[$i.p99]}" -v c="${sum[$i.cpu]:-}" -v k="$rounds" \
     -v ng="${sum[1.rps]}" -v re="${sum[2.rps]}" \
-    'BEGIN { printf "%-16s %10.0f %10.0f %9.2f× %9.2f×\n", n, r / k, p / k, r / ng, r / re }'
+    'BEGIN { printf "%-16s %10.0f %10.0f %10s %9.2f× %9.2f×\n", n, r / k, p / k, c == "" ? "-" : sprintf("%.1f", c / k), r / ng, r / re }'
 done
 for f in "$work"/sidecar.log "$work"/base.log; do
   [ -f "$f" ] && grep -q 'level=ERROR' "$f" && { echo "sidecar errors ($f):" >&2; grep 'level=ERROR' "$f" | head -5 >&2; }

@@ -15,7 +15,9 @@
 //     connections without net/http (a request head read and decided, then
 //     bytes moved over an upstream connection pinned to the client's);
 //     head.go reads request heads, response.go response heads and chunk
-//     framing, upstream.go (alive_*.go) the pinned upstream connection,
+//     framing (responsecache.go: an upstream connection's last head read,
+//     reused for a byte-identical one), upstream.go (alive_*.go) the pinned
+//     upstream connection,
 //     handoff.go gives a connection to net/http's server at its first
 //     request the relay does not serve. FuzzRequestHead and
 //     FuzzResponseHead hold the readers against net/http's.

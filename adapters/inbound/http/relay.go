@@ -33,6 +33,12 @@ const (
 	relayHeadTimeout = time.Minute
 )
 
+// deadlineSlack is how old a read deadline may be before the relay sets it
+// again: setting one is a runtime timer change, so a busy connection moves
+// its deadlines about once per deadlineSlack instead of twice a request,
+// and an idle one times out up to deadlineSlack early.
+const deadlineSlack = time.Second
+
 // Client connection states for draining (relaySet).
 const (
 	connIdle int32 = iota
@@ -107,6 +113,9 @@ type relayConn struct {
 	remote string
 	// last is the last request head decided on the connection.
 	last *decided
+	// idleSince is when the client's read deadline was set to the idle
+	// timeout (zero: it is not the idle one).
+	idleSince time.Time
 }
 
 // errHandoff says the relay leaves the connection to net/http.
@@ -138,7 +147,7 @@ func (rc *relayConn) loop() error {
 		if rc.set.draining.Load() {
 			return nil
 		}
-		_ = rc.c.SetReadDeadline(time.Now().Add(relayIdleTimeout))
+		rc.idleDeadline()
 		if _, err := rc.br.Peek(1); err != nil {
 			return err
 		}
@@ -159,6 +168,24 @@ func (rc *relayConn) loop() error {
 	}
 }
 
+// idleDeadline sets the client's read deadline to relayIdleTimeout from
+// now, unless it was set so less than deadlineSlack ago.
+func (rc *relayConn) idleDeadline() {
+	now := time.Now()
+	if now.Sub(rc.idleSince) < deadlineSlack {
+		return
+	}
+	_ = rc.c.SetReadDeadline(now.Add(relayIdleTimeout))
+	rc.idleSince = now
+}
+
+// setReadDeadline sets the client's read deadline to t (zero: none), which
+// is not the idle one.
+func (rc *relayConn) setReadDeadline(t time.Time) {
+	_ = rc.c.SetReadDeadline(t)
+	rc.idleSince = time.Time{}
+}
+
 // readHead waits until the client's buffer holds a whole request head and
 // returns its length. It returns errHandoff for a head the relay leaves to
 // net/http: a bare LF, or a head larger than the buffer.
@@ -174,7 +201,7 @@ func (rc *relayConn) readHead() (int, error) {
 			return n, nil
 		}
 		if !deadline {
-			_ = rc.c.SetReadDeadline(time.Now().Add(relayHeadTimeout))
+			rc.setReadDeadline(time.Now().Add(relayHeadTimeout))
 			deadline = true
 		}
 		if _, err := rc.br.Peek(len(b) + 1); err != nil {
@@ -188,14 +215,17 @@ func (rc *relayConn) readHead() (int, error) {
 // connection keeps the last one, so a client that repeats a request (a
 // poll, a health check, a load test) is not read and analysed again.
 type decided struct {
-	head   string
-	s      *app.ListenerSettings
-	rh     requestHead
-	r      *http.Request
-	rt     *route
-	an     domain.Analysis
-	ev     domain.Evaluation
-	st     app.Statement
+	head string
+	s    *app.ListenerSettings
+	rh   requestHead
+	r    *http.Request
+	rt   *route
+	an   domain.Analysis
+	ev   domain.Evaluation
+	st   app.Statement
+	// upHead is the head sent upstream (upstreamHead): it depends only on
+	// the head, the client's address and the route, so it is built once.
+	upHead []byte
 	reason error // errHandoff when the relay leaves the request to net/http
 }
 
@@ -230,6 +260,7 @@ func (rc *relayConn) decide(h string, s *app.ListenerSettings) *decided {
 		Client:         rc.remote,
 		Evaluation:     &d.ev,
 	}
+	d.upHead = upstreamHead(nil, &d.rh, d.r, d.rt.parts)
 	d.reason = nil
 	return d
 }
@@ -251,7 +282,12 @@ func (rc *relayConn) serveRequest(n int) (keep bool, err error) {
 	rc.served++
 	rh := d.rh // a copy: forward may mark it closing
 	out := rc.h.l.CheckWith(context.Background(), s, d.st)
-	_ = rc.c.SetReadDeadline(time.Time{})
+	if rh.contentLength > 0 || rc.idleSince.IsZero() {
+		// The body is read with no deadline, and the head's deadline
+		// (readHead) ends with the head. A request without a body reads
+		// nothing more of the client: the idle deadline can stay.
+		rc.setReadDeadline(time.Time{})
+	}
 	if !out.Forward {
 		den := out.Denial
 		if den == nil {
@@ -262,14 +298,14 @@ func (rc *relayConn) serveRequest(n int) (keep bool, err error) {
 		return rc.answer(w, &rh)
 	}
 	if s.Masking == nil {
-		return rc.forward(&rh, d.r, d.rt, nil)
+		return rc.forward(&rh, d.upHead, d.rt, nil)
 	}
 	plan := app.MaskPlan(s, &d.st)
 	if plan == nil { // no rule applies to this statement: relayed as without masking
-		return rc.forward(&rh, d.r, d.rt, nil)
+		return rc.forward(&rh, d.upHead, d.rt, nil)
 	}
 	m := &maskRun{plan: plan}
-	keep, err = rc.forward(&rh, d.r, d.rt, m)
+	keep, err = rc.forward(&rh, d.upHead, d.rt, m)
 	rc.h.l.Masked(s, rc.remote, "", m.plan, m.withheld)
 	return keep, err
 }
@@ -284,11 +320,11 @@ func (rc *relayConn) answer(w *headWriter, rh *requestHead) (bool, error) {
 		if rh.contentLength > 256<<10 {
 			keep = false
 		} else {
-			_ = rc.c.SetReadDeadline(time.Now().Add(rc.h.l.Limits().BodyReadTimeout))
+			rc.setReadDeadline(time.Now().Add(rc.h.l.Limits().BodyReadTimeout))
 			if _, err := rc.br.Discard(int(rh.contentLength)); err != nil {
 				return false, err
 			}
-			_ = rc.c.SetReadDeadline(time.Time{})
+			rc.setReadDeadline(time.Time{})
 		}
 	}
 	rc.out = w.appendTo(rc.out[:0], !keep)

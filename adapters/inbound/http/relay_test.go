@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -226,5 +227,60 @@ func TestRelayClosesTheUpstreamWhenTheClientLeaves(t *testing.T) {
 	case <-canceled:
 	case <-time.After(hangGuard):
 		t.Fatal("the upstream request went on after the client left")
+	}
+}
+
+// The relay's read deadlines stay set between requests (relay.go,
+// idleDeadline; upstream.go, checkDeadline): an answer slower than the
+// client check, and a pause longer than it before a request that must go
+// over a connection known to be open, still use the one pinned upstream
+// connection and are answered.
+func TestRelayKeepsItsUpstreamConnectionAcrossSlowAnswersAndPauses(t *testing.T) {
+	var accepted atomic.Int32
+	up := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if r.URL.Path == "/slow" {
+			time.Sleep(1300 * time.Millisecond) // longer than the relay's client check (1 s)
+		}
+		_, _ = io.WriteString(w, "ok")
+	}))
+	up.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			accepted.Add(1)
+		}
+	}
+	up.Start()
+	defer up.Close()
+	addr := newSidecar(false).serve(t, app.ListenerSettings{Name: "api", Upstream: up.URL})
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(hangGuard))
+	br := bufio.NewReader(c)
+	for i, req := range []string{
+		"GET /slow HTTP/1.1\r\nHost: api\r\n\r\n",
+		"POST /after-a-pause HTTP/1.1\r\nHost: api\r\nContent-Length: 3\r\n\r\nabc",
+		"GET /next HTTP/1.1\r\nHost: api\r\n\r\n",
+	} {
+		if i == 1 {
+			time.Sleep(1200 * time.Millisecond) // the upstream read deadline passes meanwhile
+		}
+		if _, err := io.WriteString(c, req); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || string(b) != "ok" || resp.Close {
+			t.Fatalf("request %d: %d %q close=%v", i, resp.StatusCode, b, resp.Close)
+		}
+	}
+	if n := accepted.Load(); n != 1 {
+		t.Fatalf("the upstream accepted %d connections, want the 1 pinned one", n)
 	}
 }

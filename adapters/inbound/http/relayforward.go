@@ -25,10 +25,11 @@ const maxResponseHead = 1 << 20
 // said to it.
 var errClientWrite = errors.New("client connection failed")
 
-// forward sends the request rh (r parsed) upstream and relays the
-// response, masked by m when not nil (relaymask.go). keep says the client
-// connection can carry another request.
-func (rc *relayConn) forward(rh *requestHead, r *http.Request, rt *route, m *maskRun) (bool, error) {
+// forward sends the request rh upstream, with upHead (upstreamHead's
+// bytes for it) as its head, and relays the response, masked by m when not
+// nil (relaymask.go). keep says the client connection can carry another
+// request.
+func (rc *relayConn) forward(rh *requestHead, upHead []byte, rt *route, m *maskRun) (bool, error) {
 	tp := rt.parts
 	// A request that must not run twice goes only over an upstream
 	// connection known to be open; an idempotent one without a body is sent
@@ -42,7 +43,7 @@ func (rc *relayConn) forward(rh *requestHead, r *http.Request, rt *route, m *mas
 		}
 		reused := up.used
 		up.used = true
-		rc.out = upstreamHead(rc.out[:0], rh, r, tp)
+		rc.out = append(rc.out[:0], upHead...)
 		err = rc.sendRequest(up, rh.contentLength)
 		if err == nil {
 			err = rc.fillUpstream(up)
@@ -118,11 +119,11 @@ func (rc *relayConn) relayResponse(up *upstreamConn, rh *requestHead, m *maskRun
 		return rc.answer(badGateway(), &requestHead{close: true})
 	}
 	for {
-		head, err := readResponseHead(up.br)
+		head, err := rc.readResponseHead(up)
 		if err != nil {
 			return fail(err)
 		}
-		resp, err := parseResponseHead(head, rh.method, rc.out)
+		resp, err := up.parseResponse(head, rh.method, rc.out)
 		if err != nil {
 			return fail(err)
 		}
@@ -175,11 +176,13 @@ func (rc *relayConn) relayBody(up *upstreamConn, resp *responseHead) error {
 	return err
 }
 
-// readResponseHead returns the next response head buffered in br, reading
-// until it is whole. A head larger than br's buffer is read line by line
-// into a copy (up to maxResponseHead bytes). The head is discarded from br;
-// a returned slice of br's buffer is valid until the next read of br.
-func readResponseHead(br *bufio.Reader) ([]byte, error) {
+// readResponseHead returns the next response head of up, reading until it
+// is whole (peekUpstream). A head larger than up's buffer is read line by
+// line into a copy (up to maxResponseHead bytes). The head is discarded
+// from up's buffer; a returned slice of the buffer is valid until the next
+// read of it.
+func (rc *relayConn) readResponseHead(up *upstreamConn) ([]byte, error) {
+	br := up.br
 	for {
 		b, _ := br.Peek(br.Buffered())
 		if n := responseHeadEnd(b); n > 0 {
@@ -189,13 +192,13 @@ func readResponseHead(br *bufio.Reader) ([]byte, error) {
 		if len(b) == br.Size() {
 			break
 		}
-		if _, err := br.Peek(len(b) + 1); err != nil {
+		if err := rc.peekUpstream(up, len(b)+1); err != nil {
 			return nil, err
 		}
 	}
 	var head []byte
 	for {
-		line, err := br.ReadSlice('\n')
+		line, err := rc.upstreamLine(up)
 		head = append(head, line...)
 		if len(head) > maxResponseHead {
 			return nil, errors.New("response head too large")
@@ -208,6 +211,29 @@ func readResponseHead(br *bufio.Reader) ([]byte, error) {
 		}
 		if n := responseHeadEnd(head); n > 0 {
 			return head, nil
+		}
+	}
+}
+
+// upstreamLine returns the next line of up up to and including its LF,
+// waiting for it as peekUpstream waits, or the whole buffer and
+// bufio.ErrBufferFull when the buffer fills without an LF. The slice is
+// valid until the next read of up's buffer.
+func (rc *relayConn) upstreamLine(up *upstreamConn) ([]byte, error) {
+	from := 0
+	for {
+		b, _ := up.br.Peek(up.br.Buffered())
+		if i := bytes.IndexByte(b[from:], '\n'); i >= 0 {
+			_, _ = up.br.Discard(from + i + 1)
+			return b[:from+i+1], nil
+		}
+		if len(b) == up.br.Size() {
+			_, _ = up.br.Discard(len(b))
+			return b, bufio.ErrBufferFull
+		}
+		from = len(b)
+		if err := rc.peekUpstream(up, len(b)+1); err != nil {
+			return nil, err
 		}
 	}
 }
@@ -253,23 +279,35 @@ func (rc *relayConn) copyBody(up *upstreamConn, n int64) error {
 // looks whether the client is still connected.
 const clientCheckEvery = time.Second
 
-// fillUpstream waits until up's buffer holds bytes. Every clientCheckEvery
-// it looks at the client's socket (clientGone): a client that hung up ends
-// the wait with errClientWrite, and the upstream connection is closed, as
-// net/http cancels the upstream request of a client that left.
+// fillUpstream waits until up's buffer holds bytes (peekUpstream).
 func (rc *relayConn) fillUpstream(up *upstreamConn) error {
 	if up.br.Buffered() > 0 {
 		return nil
 	}
+	return rc.peekUpstream(up, 1)
+}
+
+// peekUpstream waits until up's buffer holds n bytes (n at most its size).
+// About every clientCheckEvery it looks at the client's socket
+// (clientGone): a client that hung up ends the wait with errClientWrite,
+// and the upstream connection is closed, as net/http cancels the upstream
+// request of a client that left. up's read deadline is that check's clock:
+// it stays set between waits and is moved only when less than half of
+// clientCheckEvery is left (checkDeadline), not at every read.
+func (rc *relayConn) peekUpstream(up *upstreamConn, n int) error {
 	for {
-		_ = up.c.SetReadDeadline(time.Now().Add(clientCheckEvery))
-		_, err := up.br.Peek(1)
+		up.checkDeadline()
+		_, err := up.br.Peek(n)
 		if err == nil {
-			_ = up.c.SetReadDeadline(time.Time{})
 			return nil
 		}
 		if !errors.Is(err, os.ErrDeadlineExceeded) {
 			return err
+		}
+		if !rc.idleSince.IsZero() {
+			// A request without a body keeps the client's idle deadline
+			// (idleDeadline); clientGone's look must not run into it.
+			rc.setReadDeadline(time.Time{})
 		}
 		if clientGone(rc.c) {
 			return errClientWrite
@@ -325,14 +363,8 @@ func (rc *relayConn) readLine(up *upstreamConn) ([]byte, error) {
 		if err := rc.flush(); err != nil {
 			return nil, errClientWrite
 		}
-		if err := rc.fillUpstream(up); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil, io.ErrUnexpectedEOF
-			}
-			return nil, err
-		}
 	}
-	line, err := up.br.ReadSlice('\n')
+	line, err := rc.upstreamLine(up)
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, io.ErrUnexpectedEOF

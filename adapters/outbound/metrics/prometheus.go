@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"net/http"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -21,7 +22,14 @@ type Prometheus struct {
 	masked     *prometheus.CounterVec
 	unread     *prometheus.CounterVec
 	registry   *prometheus.Registry
+	// counted caches statements' counter of each (listener, decision):
+	// WithLabelValues hashes, validates and locks on every call, which
+	// every statement of every listener paid.
+	counted sync.Map // statementKey → prometheus.Counter
 }
+
+// statementKey is the labels of one hoop_sidecar_statements_total series.
+type statementKey struct{ listener, decision string }
 
 var (
 	_ ports.Metrics        = (*Prometheus)(nil)
@@ -60,7 +68,12 @@ func New() *Prometheus {
 
 // Statement counts hoop_sidecar_statements_total{listener, decision}.
 func (m *Prometheus) Statement(listener, decision string) {
-	m.statements.WithLabelValues(listener, decision).Inc()
+	k := statementKey{listener, decision}
+	c, ok := m.counted.Load(k)
+	if !ok {
+		c, _ = m.counted.LoadOrStore(k, m.statements.WithLabelValues(listener, decision))
+	}
+	c.(prometheus.Counter).Inc()
 }
 
 // Masked counts hoop_sidecar_masked_values_total{listener, rule}.
