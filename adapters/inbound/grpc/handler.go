@@ -62,8 +62,11 @@ func (s *session) gate(ctx context.Context, st *stream, r *request, wire []byte,
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.kick()
 	if st.phase == phaseDone {
-		out.Ticket.Spend() // the client left; a claim is spent, as a forwarded call's would be (nothing was sent)
+		if t := out.Ticket; t != nil { // the client left after the claim: nothing was sent
+			go t.GiveBack(domain.NotSent("the client left before the call was sent"))
+		}
 		return
 	}
 	switch {
@@ -117,6 +120,7 @@ func (s *session) settle(st *stream) {
 	t.Spend()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.kick()
 	st.settled = true
 	if st.phase != phaseDone {
 		s.pumpC(st)

@@ -61,7 +61,8 @@ func (h *handler) serveConn(c net.Conn, tlsCfg *tls.Config, set *sessionSet) {
 		}
 		c = tc
 	}
-	br := bufio.NewReaderSize(c, 32<<10)
+	fr := &flushReader{conn: c}
+	br := bufio.NewReaderSize(fr, 32<<10)
 	preface := make([]byte, len(http2.ClientPreface))
 	if _, err := io.ReadFull(br, preface); err != nil || string(preface) != http2.ClientPreface {
 		h.log.Info("client connection closed: not an HTTP/2 client preface", "client", remote, "error", err)
@@ -79,7 +80,9 @@ func (h *handler) serveConn(c net.Conn, tlsCfg *tls.Config, set *sessionSet) {
 		return
 	}
 	defer set.remove(s)
+	fr.s = s
 	go s.writer(s.c)
+	s.c.kick() // the client may wait for the relay's SETTINGS before its first call
 	s.dial(h.l.Settings())
 	s.readLoop(s.c, s.clientFrame)
 	s.close()
@@ -104,7 +107,7 @@ func (s *session) dial(ls *app.ListenerSettings) {
 		return
 	}
 	hb := uint32(s.h.l.Limits().HeaderBytes)
-	s.u = newSide("upstream", conn, bufio.NewReaderSize(conn, 32<<10), hb)
+	s.u = newSide("upstream", conn, bufio.NewReaderSize(&flushReader{conn: conn, s: s}, 32<<10), hb)
 	s.u.out = append(s.u.out, http2.ClientPreface...)
 	s.u.settings(hb, http2.Setting{ID: http2.SettingEnablePush, Val: 0})
 	go s.writer(s.u)
@@ -173,7 +176,8 @@ func (s *session) lastOf(d *side) uint32 {
 	return 0
 }
 
-// writer writes the frames encoded for side d until the session closes.
+// writer writes the frames encoded for side d when kicked, until the
+// session closes.
 func (s *session) writer(d *side) {
 	for {
 		select {
@@ -181,27 +185,60 @@ func (s *session) writer(d *side) {
 		case <-s.ctx.Done():
 			return
 		}
-		s.mu.Lock()
-		for len(d.out) > 0 {
-			b := d.out
-			d.out = d.spare[:0]
-			s.mu.Unlock()
-			_, err := d.conn.Write(b)
-			s.mu.Lock()
-			d.spare = b[:0]
-			if err != nil {
-				if d == s.c {
-					s.closeLocked()
-				} else {
-					s.upstreamLost(err)
-				}
-				break
-			}
-		}
-		if d == s.c && s.closing && len(d.out) == 0 {
-			s.closeLocked()
-		}
+		s.flush(d)
+	}
+}
+
+// flushAll writes what waits for either side.
+func (s *session) flushAll() {
+	s.mu.Lock()
+	u := s.u
+	s.mu.Unlock()
+	s.flush(s.c)
+	if u != nil {
+		s.flush(u)
+	}
+}
+
+// flush writes the frames encoded for side d, outside the session's lock,
+// unless another goroutine is writing them already (it writes these too).
+// A client connection due to close closes once its frames are written.
+func (s *session) flush(d *side) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d.writing {
+		return
+	}
+	d.writing = true
+	for len(d.out) > 0 && !s.closed {
+		b := d.out
+		d.out = d.spare[:0]
 		s.mu.Unlock()
+		_, err := d.conn.Write(b)
+		s.mu.Lock()
+		d.spare = b[:0]
+		if err != nil {
+			if d == s.c {
+				s.closeLocked()
+			} else {
+				s.upstreamLost(err)
+				s.c.kick()
+			}
+			break
+		}
+	}
+	d.writing = false
+	if d == s.c && s.closing && len(d.out) == 0 {
+		s.closeLocked()
+	}
+}
+
+// kick wakes both writer goroutines: for frames encoded by a goroutine
+// that reads none (the gate's, a drain).
+func (s *session) kick() {
+	s.c.kick()
+	if s.u != nil {
+		s.u.kick()
 	}
 }
 
@@ -213,6 +250,7 @@ func (s *session) goAwayClient() {
 	}
 	s.goAway = true
 	_ = s.c.fr.WriteGoAway(s.lastC, http2.ErrCodeNo, nil)
+	s.c.kick()
 	s.closeIfIdle()
 }
 
@@ -221,10 +259,7 @@ func (s *session) goAwayClient() {
 func (s *session) closeIfIdle() {
 	if s.goAway && len(s.byC) == 0 {
 		s.closing = true
-		select {
-		case s.c.wake <- struct{}{}:
-		default:
-		}
+		s.c.kick()
 	}
 }
 

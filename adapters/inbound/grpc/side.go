@@ -29,19 +29,23 @@ const (
 
 // side is one of a session's two connections: to the client or to the
 // upstream. Frames for it are encoded into out under the session's lock
-// and written by its writer goroutine (session.writer), so no goroutine
-// that reads frames ever blocks on a write. The window fields are the
-// relay's send windows towards this peer (RFC 9113 section 6.9).
+// and written outside it (session.flush): by the goroutine that reads
+// frames, just before it would block on its next read, so that one read's
+// worth of frames leaves in one write with no goroutine hand-off; by the
+// side's writer goroutine for frames that other goroutines (the gate's)
+// encode. The window fields are the relay's send windows towards this peer
+// (RFC 9113 section 6.9).
 type side struct {
-	name  string // "client" or "upstream", for logs
-	conn  net.Conn
-	br    *bufio.Reader
-	fr    *http2.Framer // reads from br, writes into out
-	enc   *hpack.Encoder
-	hbuf  bytes.Buffer
-	out   []byte // encoded frames not yet written
-	spare []byte
-	wake  chan struct{}
+	name    string // "client" or "upstream", for logs
+	conn    net.Conn
+	br      *bufio.Reader
+	fr      *http2.Framer // reads from br, writes into out
+	enc     *hpack.Encoder
+	hbuf    bytes.Buffer
+	out     []byte // encoded frames not yet written
+	spare   []byte
+	writing bool          // a goroutine is writing out (outside the lock)
+	wake    chan struct{} // wakes the writer goroutine
 
 	sendConn    int64 // connection send window
 	initWin     int64 // the peer's SETTINGS_INITIAL_WINDOW_SIZE
@@ -54,11 +58,30 @@ type sideWriter struct{ s *side }
 
 func (w sideWriter) Write(p []byte) (int, error) {
 	w.s.out = append(w.s.out, p...)
+	return len(p), nil
+}
+
+// kick wakes the side's writer goroutine (for frames encoded by a
+// goroutine that reads no frames).
+func (s *side) kick() {
 	select {
-	case w.s.wake <- struct{}{}:
+	case s.wake <- struct{}{}:
 	default:
 	}
-	return len(p), nil
+}
+
+// flushReader is what a side's frames are read from: before it blocks on
+// the connection it writes the frames waiting for either side.
+type flushReader struct {
+	conn net.Conn
+	s    *session // nil until the session exists
+}
+
+func (r *flushReader) Read(p []byte) (int, error) {
+	if r.s != nil {
+		r.s.flushAll()
+	}
+	return r.conn.Read(p)
 }
 
 // newSide returns the side for conn, reading through br, reading header
