@@ -57,7 +57,7 @@ func (s *session) clientHeaders(f *http2.MetaHeadersFrame) {
 	id := f.StreamID
 	if st := s.byC[id]; st != nil { // trailers from the client end its side
 		if st.phase == phaseOpen {
-			s.sendUp(st, item{hdr: forwardFields(fields(f.Fields), s.upName, 0), end: true})
+			s.sendUp(st, item{hdr: forwardFields(nil, fields(f.Fields), s.upName, 0), end: true})
 		}
 		st.cEnd = true
 		s.collected(st)
@@ -93,7 +93,12 @@ func (s *session) clientHeaders(f *http2.MetaHeadersFrame) {
 		st.timeout, _ = parseTimeout(v)
 	}
 	ls := s.h.l.Settings()
-	if key, _ := upstreamOf(ls); key != s.upKey && s.upErr == nil {
+	if ls != s.upFor && s.upErr == nil {
+		if key, _ := upstreamOf(ls); key == s.upKey {
+			s.upFor = ls // settings the upstream connection serves
+		}
+	}
+	if ls != s.upFor && s.upErr == nil {
 		// A reload moved the upstream: this connection's calls finish on
 		// the old one; the client sends this call again on a new one.
 		_ = s.c.fr.WriteRSTStream(id, http2.ErrCodeRefusedStream)
@@ -212,7 +217,8 @@ func (s *session) open(st *stream, held []byte) {
 	st.toUp = nil
 	st.phase = phaseOpen
 	end := st.cEnd && held == nil && len(waiting) == 0
-	s.sendUp(st, item{hdr: forwardFields(st.fields, s.upName, left), end: end})
+	s.scratch = forwardFields(s.scratch, st.fields, s.upName, left)
+	s.sendUp(st, item{hdr: s.scratch, end: end})
 	if held != nil {
 		st.scan.feed(held, MaxMessageBytes)
 		s.sendUp(st, item{data: held, end: st.cEnd && len(waiting) == 0})

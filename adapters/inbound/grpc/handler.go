@@ -3,6 +3,7 @@ package grpclistener
 import (
 	"context"
 	"log/slog"
+	"net"
 	"strconv"
 	"strings"
 
@@ -17,6 +18,8 @@ import (
 type handler struct {
 	l   *app.Listener
 	log *slog.Logger
+	// dial connects to the upstream (dialUpstream; fuzz targets replace it).
+	dial func(context.Context, upstreamKey) (net.Conn, error)
 }
 
 // startGate hands a call whose first message was read (or whose client

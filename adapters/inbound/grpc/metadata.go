@@ -48,9 +48,10 @@ var dropKeys = map[string]bool{
 // forwardFields returns the request fields to send upstream: f without
 // dropKeys, with :authority set to authority (the upstream's name, as a
 // gRPC client of it would send), and grpc-timeout set to timeout when
-// timeout is positive (the time a held call has left).
-func forwardFields(f fields, authority string, timeout time.Duration) fields {
-	out := make(fields, 0, len(f))
+// timeout is positive (the time a held call has left). They are appended
+// to out[:0].
+func forwardFields(out, f fields, authority string, timeout time.Duration) fields {
+	out = out[:0]
 	for _, hf := range f {
 		switch {
 		case dropKeys[hf.Name]:

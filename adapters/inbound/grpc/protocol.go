@@ -51,7 +51,7 @@ func (p *Protocol) Name() string { return ProtocolName }
 func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) error {
 	s := l.Settings()
 	log := p.log.With("listener", s.Name, "protocol", ProtocolName)
-	h := &handler{l: l, log: log}
+	h := &handler{l: l, log: log, dial: dialUpstream}
 	var tlsCfg *tls.Config
 	if s.TLS.Enabled() {
 		certs := tlsconf.NewCertLoader(l)

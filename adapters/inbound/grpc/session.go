@@ -32,9 +32,11 @@ type session struct {
 	mu         sync.Mutex
 	c, u       *side
 	upKey      upstreamKey
-	upName     string // :authority towards the upstream
-	upErr      error  // the upstream could not be dialled, or its connection failed
-	upDraining bool   // the upstream sent GOAWAY
+	upName     string                // :authority towards the upstream
+	upErr      error                 // the upstream could not be dialled, or its connection failed
+	upDraining bool                  // the upstream sent GOAWAY
+	upFor      *app.ListenerSettings // the last settings whose upstream is upKey
+	scratch    fields                // request fields being encoded upstream
 	byC        map[uint32]*stream
 	byU        map[uint32]*stream
 	lastC      uint32 // the highest stream id the client opened
@@ -93,7 +95,7 @@ func (h *handler) serveConn(c net.Conn, tlsCfg *tls.Config, set *sessionSet) {
 // would go upstream end with UNAVAILABLE.
 func (s *session) dial(ls *app.ListenerSettings) {
 	key, name := upstreamOf(ls)
-	conn, err := dialUpstream(s.ctx, key)
+	conn, err := s.h.dial(s.ctx, key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.upKey, s.upName = key, name

@@ -87,12 +87,23 @@ func (s *session) sendUp(st *stream, it item) {
 		s.writeData(s.u, st, it.data[:n], false)
 		it.data = it.data[n:]
 	}
-	it.data = append([]byte(nil), it.data...)
+	if it.hdr != nil {
+		it.hdr = append(fields(nil), it.hdr...) // it.hdr may be the session's scratch
+	} else {
+		it.data = append([]byte(nil), it.data...)
+	}
 	st.toUp = append(st.toUp, it)
 }
 
 // sendC queues it towards the client and writes what the windows allow.
 func (s *session) sendC(st *stream, it item) {
+	if len(st.toC) == 0 && it.hdr == nil && !it.end {
+		n := s.writable(s.c, st.cWin, len(it.data))
+		s.writeData(s.c, st, it.data[:n], false)
+		if it.data = it.data[n:]; len(it.data) == 0 {
+			return
+		}
+	}
 	if it.data != nil {
 		it.data = append([]byte(nil), it.data...)
 	}
@@ -109,9 +120,10 @@ func (s *session) writable(d *side, win int64, n int) int {
 // writeData writes b as one DATA frame to d and gives the bytes back to
 // the side they came from.
 func (s *session) writeData(d *side, st *stream, b []byte, end bool) {
-	if len(b) > 0 || end {
-		_ = d.fr.WriteData(s.idOn(d, st), end, b)
+	if len(b) == 0 && !end {
+		return
 	}
+	_ = d.fr.WriteData(s.idOn(d, st), end, b)
 	n := int64(len(b))
 	d.sendConn -= n
 	if d == s.u {

@@ -96,12 +96,12 @@ func TestIdentityReturnModeAndForwardedMetadata(t *testing.T) {
 	for i := 0; i+1 < len(kv); i += 2 {
 		f = append(f, field(kv[i], kv[i+1]))
 	}
-	fwd := forwardFields(f, "up:1", 0)
+	fwd := forwardFields(nil, f, "up:1", 0)
 	if len(fwd) != len(f)-1 || len(fwd.Get("x-hoop-approval")) != 0 || fwd.first(":authority") != "up:1" ||
 		fwd.first("authorization") != "Bearer a" || fwd.first("user-agent") != "agent/1" {
 		t.Errorf("forwarded %v", fwd)
 	}
-	if got := forwardFields(fields{field("grpc-timeout", "10S")}, "", 1500*time.Millisecond).first("grpc-timeout"); got != "1500000u" {
+	if got := forwardFields(nil, fields{field("grpc-timeout", "10S")}, "", 1500*time.Millisecond).first("grpc-timeout"); got != "1500000u" {
 		t.Errorf("grpc-timeout of a held call: %q", got)
 	}
 }
