@@ -106,16 +106,23 @@ func (s *session) clientHeaders(f *http2.MetaHeadersFrame) {
 		s.goAwayClient()
 		return
 	}
-	a := analysis(method)
+	a := s.analysis(method)
 	ev := app.Evaluate(ls, a)
 	if ev.Verdict == domain.VerdictApproval {
 		st.phase = phaseCollect
 		s.collected(st)
 		return
 	}
-	r := &request{method: method, md: st.fields}
-	stmt := r.statement(s.remote, ls)
-	stmt.Evaluation = &ev
+	// No approval rule holds the call: the gate needs no fingerprint, and
+	// renders the call only for an audit sink that keeps allows.
+	stmt := app.Statement{
+		IdentityValues: app.IdentityValues(st.fields.Get, ls.IdentityKeys),
+		Render:         func() string { return (&request{method: method}).display() },
+		Analysis:       a,
+		ReturnMode:     app.WantsReturnModeHeader(st.fields.Get),
+		Client:         s.remote,
+		Evaluation:     &ev,
+	}
 	out := s.h.l.CheckWith(context.Background(), ls, stmt)
 	if !out.Forward {
 		s.deny(st, out.Denial)
@@ -316,3 +323,23 @@ func (s *session) pumpAll(d *side) {
 		}
 	}
 }
+
+// analysis returns analysis(method), from the session's cache of the
+// methods its client called (at most maxAnalyses): the slices are shared,
+// which the gate allows (domain.Analysis is not modified).
+func (s *session) analysis(method string) domain.Analysis {
+	if a, ok := s.analyses[method]; ok {
+		return a
+	}
+	a := analysis(method)
+	if s.analyses == nil {
+		s.analyses = map[string]domain.Analysis{}
+	}
+	if len(s.analyses) < maxAnalyses {
+		s.analyses[method] = a
+	}
+	return a
+}
+
+// maxAnalyses caps a session's cache of method analyses.
+const maxAnalyses = 256

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/domain"
 )
 
 // session relays one client connection over one upstream HTTP/2
@@ -37,6 +38,7 @@ type session struct {
 	upDraining bool                  // the upstream sent GOAWAY
 	upFor      *app.ListenerSettings // the last settings whose upstream is upKey
 	scratch    fields                // request fields being encoded upstream
+	analyses   map[string]domain.Analysis
 	byC        map[uint32]*stream
 	byU        map[uint32]*stream
 	lastC      uint32 // the highest stream id the client opened
@@ -132,14 +134,13 @@ func (s *session) readLoop(d *side, handle func(http2.Frame) error) error {
 			s.mu.Unlock()
 			return net.ErrClosed
 		}
-		var se http2.StreamError
-		switch {
-		case errors.As(err, &se):
-			s.h.log.Info("stream reset: malformed frame", "side", d.name, "client", s.remote, "stream", se.StreamID, "error", err)
-			s.streamError(d, se)
-			s.mu.Unlock()
-			continue
-		case err != nil:
+		if err != nil {
+			if se, ok := streamError(err); ok {
+				s.h.log.Info("stream reset: malformed frame", "side", d.name, "client", s.remote, "stream", se.StreamID, "error", err)
+				s.streamError(d, se)
+				s.mu.Unlock()
+				continue
+			}
 			s.connError(d, err)
 			s.mu.Unlock()
 			return err
@@ -151,6 +152,13 @@ func (s *session) readLoop(d *side, handle func(http2.Frame) error) error {
 		}
 		s.mu.Unlock()
 	}
+}
+
+// streamError reports whether err is an error of one stream only.
+func streamError(err error) (http2.StreamError, bool) {
+	var se http2.StreamError
+	ok := errors.As(err, &se)
+	return se, ok
 }
 
 // connError ends the session after a read error on side d. A protocol
@@ -191,14 +199,39 @@ func (s *session) writer(d *side) {
 	}
 }
 
-// flushAll writes what waits for either side.
+// flushAll writes what waits for either side, taking the session's lock
+// once before and once after the writes.
 func (s *session) flushAll() {
 	s.mu.Lock()
-	u := s.u
+	bc := s.take(s.c)
+	var bu []byte
+	if s.u != nil {
+		bu = s.take(s.u)
+	}
 	s.mu.Unlock()
-	s.flush(s.c)
-	if u != nil {
-		s.flush(u)
+	if bc == nil && bu == nil {
+		return
+	}
+	var errC, errU error
+	if bc != nil {
+		_, errC = s.c.conn.Write(bc)
+	}
+	if bu != nil {
+		_, errU = s.u.conn.Write(bu)
+	}
+	s.mu.Lock()
+	moreC := s.written(s.c, bc, errC)
+	moreU := s.u != nil && s.written(s.u, bu, errU)
+	more := moreC || moreU
+	s.mu.Unlock()
+	if more {
+		s.flush(s.c)
+		s.mu.Lock()
+		u := s.u
+		s.mu.Unlock()
+		if u != nil {
+			s.flush(u)
+		}
 	}
 }
 
@@ -208,31 +241,57 @@ func (s *session) flushAll() {
 func (s *session) flush(d *side) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if d.writing {
-		return
-	}
-	d.writing = true
-	for len(d.out) > 0 && !s.closed {
-		b := d.out
-		d.out = d.spare[:0]
+	for {
+		b := s.take(d)
+		if b == nil {
+			if d == s.c && s.closing && !d.writing && len(d.out) == 0 {
+				s.closeLocked()
+			}
+			return
+		}
 		s.mu.Unlock()
 		_, err := d.conn.Write(b)
 		s.mu.Lock()
-		d.spare = b[:0]
-		if err != nil {
-			if d == s.c {
-				s.closeLocked()
-			} else {
-				s.upstreamLost(err)
-				s.c.kick()
-			}
-			break
+		if !s.written(d, b, err) {
+			return
 		}
 	}
+}
+
+// take returns d's frames for the caller to write outside the lock (nil
+// when there are none or another goroutine writes them); the caller then
+// calls written.
+func (s *session) take(d *side) []byte {
+	if d.writing || len(d.out) == 0 || s.closed {
+		return nil
+	}
+	d.writing = true
+	b := d.out
+	d.out = d.spare[:0]
+	return b
+}
+
+// written ends a write of b (from take) to d with error err, and reports
+// whether more frames wait for d. b nil: nothing was taken.
+func (s *session) written(d *side, b []byte, err error) bool {
+	if b == nil {
+		return false
+	}
 	d.writing = false
+	d.spare = b[:0]
+	if err != nil {
+		if d == s.c {
+			s.closeLocked()
+		} else {
+			s.upstreamLost(err)
+			s.c.kick()
+		}
+		return false
+	}
 	if d == s.c && s.closing && len(d.out) == 0 {
 		s.closeLocked()
 	}
+	return len(d.out) > 0 && !s.closed
 }
 
 // kick wakes both writer goroutines: for frames encoded by a goroutine

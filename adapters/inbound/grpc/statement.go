@@ -27,6 +27,7 @@ func analysis(method string) domain.Analysis {
 // when an approval rule covers it, the first request message.
 type request struct {
 	method string
+	an     domain.Analysis // analysis(method), when the caller has it
 	md     fields
 	// msg is the first request message; hasMsg is false when it was not read
 	// (no approval rule covers the method) or the client half-closed before
@@ -75,6 +76,14 @@ func (r *request) display() string {
 	return b.String()
 }
 
+// analysis returns r.an, or analysis(r.method) when it is unset.
+func (r *request) analysis() domain.Analysis {
+	if r.an.Actions == nil {
+		return analysis(r.method)
+	}
+	return r.an
+}
+
 // statement builds the gate's statement for r, a call from the client at
 // address client, on a listener with settings s. The canonical bytes and
 // the approver's rendering are built only when the gate needs them (a rule
@@ -84,7 +93,7 @@ func (r *request) statement(client string, s *app.ListenerSettings) app.Statemen
 		IdentityValues: app.IdentityValues(r.md.Get, s.IdentityKeys),
 		Canonicalize:   r.canonical,
 		Render:         r.display,
-		Analysis:       analysis(r.method),
+		Analysis:       r.analysis(),
 		ReturnMode:     app.WantsReturnModeHeader(r.md.Get),
 		Client:         client,
 	}

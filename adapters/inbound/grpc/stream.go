@@ -97,6 +97,14 @@ func (s *session) sendUp(st *stream, it item) {
 
 // sendC queues it towards the client and writes what the windows allow.
 func (s *session) sendC(st *stream, it item) {
+	if len(st.toC) == 0 && it.hdr != nil && (!it.end || st.ticket == nil) {
+		s.c.writeHeaders(st.cid, it.hdr, it.end)
+		st.respHdrs = true
+		if it.end {
+			s.finish(st)
+		}
+		return
+	}
 	if len(st.toC) == 0 && it.hdr == nil && !it.end {
 		n := s.writable(s.c, st.cWin, len(it.data))
 		s.writeData(s.c, st, it.data[:n], false)
