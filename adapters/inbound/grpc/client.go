@@ -180,6 +180,7 @@ func (s *session) collected(st *stream) {
 		s.answer(st, codes.ResourceExhausted, tooLargeHeld(int64(declared)), nil)
 	case whole:
 		st.phase = phaseGate
+		st.precredited = int64(len(st.first))
 		if len(st.first) > wire { // the start of later messages waits with the call
 			st.toUp = append(st.toUp, item{data: st.first[wire:], end: st.cEnd})
 			st.first = st.first[:wire]

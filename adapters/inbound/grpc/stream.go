@@ -52,6 +52,7 @@ type stream struct {
 	ackC, ackU   int64 // received bytes not yet given back with WINDOW_UPDATE
 	scan         msgScan
 	first        []byte // phaseCollect: what the client sent so far
+	precredited  int64  // bytes of the call given back to the client before they went upstream
 	cancel       context.CancelFunc
 	ticket       *app.Ticket
 	settling     bool // the ticket is being settled; the final frame waits
@@ -125,18 +126,28 @@ func (s *session) writable(d *side, win int64, n int) int {
 	return int(max(0, min(int64(n), d.sendConn, win)))
 }
 
-// writeData writes b as one DATA frame to d and gives the bytes back to
-// the side they came from.
+// writeData writes b as DATA frames of at most frameSize bytes to d and
+// gives the bytes back to the side they came from.
 func (s *session) writeData(d *side, st *stream, b []byte, end bool) {
 	if len(b) == 0 && !end {
 		return
 	}
-	_ = d.fr.WriteData(s.idOn(d, st), end, b)
+	id := s.idOn(d, st)
+	for rest := b; ; {
+		chunk := rest[:min(len(rest), frameSize)]
+		rest = rest[len(chunk):]
+		_ = d.fr.WriteData(id, end && len(rest) == 0, chunk)
+		if len(rest) == 0 {
+			break
+		}
+	}
 	n := int64(len(b))
 	d.sendConn -= n
 	if d == s.u {
 		st.upWin -= n
-		s.credit(s.c, st, n)
+		given := min(n, st.precredited)
+		st.precredited -= given
+		s.credit(s.c, st, n-given)
 	} else {
 		st.cWin -= n
 		s.credit(s.u, st, n)
