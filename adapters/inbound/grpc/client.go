@@ -208,7 +208,12 @@ func (s *session) open(st *stream, held []byte) {
 		return
 	}
 	if uint32(len(s.byU)) >= s.u.maxStreams {
-		s.answer(st, codes.Unavailable, "grpc listener: the upstream allows no more concurrent calls", nil)
+		// Over the upstream's SETTINGS_MAX_CONCURRENT_STREAMS (which the
+		// client was told, in a SETTINGS that may have crossed this call):
+		// refused unprocessed, so the client sends it again.
+		_ = s.c.fr.WriteRSTStream(st.cid, http2.ErrCodeRefusedStream)
+		st.cEnd = true
+		s.forget(st)
 		return
 	}
 	st.uid, s.nextU = s.nextU, s.nextU+2
@@ -272,11 +277,16 @@ func (s *session) peerSettings(d *side, f *http2.SettingsFrame) error {
 	if f.IsAck() {
 		return nil
 	}
+	streams := d.maxStreams
 	delta, err := d.applySettings(f)
 	if err != nil {
 		return err
 	}
 	_ = d.fr.WriteSettingsAck()
+	if d == s.u && d.maxStreams != streams {
+		// The client may open as many calls as the upstream takes.
+		_ = s.c.fr.WriteSettings(http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: min(d.maxStreams, maxStreams)})
+	}
 	if delta != 0 {
 		for _, st := range s.byC {
 			if d == s.c {

@@ -83,6 +83,11 @@ func (s *session) gate(ctx context.Context, st *stream, r *request, wire []byte,
 		t := out.Ticket
 		go t.GiveBack(domain.NotSent("no upstream connection"))
 		s.open(st, wire) // answers UNAVAILABLE
+	case uint32(len(s.byU)) >= s.u.maxStreams:
+		if t := out.Ticket; t != nil {
+			go t.GiveBack(domain.NotSent("the upstream takes no more concurrent calls"))
+		}
+		s.open(st, wire) // refused unprocessed: the client sends it again
 	default:
 		st.ticket = out.Ticket
 		s.open(st, wire)
