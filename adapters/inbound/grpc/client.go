@@ -109,7 +109,7 @@ func (s *session) clientHeaders(f *http2.MetaHeadersFrame) {
 	a := s.analysis(method)
 	ev := app.Evaluate(ls, a)
 	if ev.Verdict == domain.VerdictApproval {
-		st.phase = phaseCollect
+		st.phase, st.held = phaseCollect, true
 		s.collected(st)
 		return
 	}
@@ -194,8 +194,9 @@ func (s *session) collected(st *stream) {
 	}
 }
 
-// open relays a call upstream: its HEADERS, then held (the first message
-// the gate read) and what waited with it. It ends the call with
+// open relays a call upstream: its HEADERS (with the time a held call has
+// left), then held (the first message the gate read) and what waited with
+// it. It ends the call with
 // UNAVAILABLE when there is no upstream connection.
 func (s *session) open(st *stream, held []byte) {
 	if s.upErr != nil || s.u == nil || s.upDraining {
@@ -216,16 +217,16 @@ func (s *session) open(st *stream, held []byte) {
 		s.forget(st)
 		return
 	}
-	st.uid, s.nextU = s.nextU, s.nextU+2
-	s.byU[st.uid] = st
-	st.upWin = s.u.initWin
-	var left time.Duration
-	if st.timeout > 0 && held != nil {
+	var left time.Duration // what a held call's deadline has left
+	if st.timeout > 0 && st.held {
 		if left = st.timeout - time.Since(st.start); left <= 0 {
 			s.answer(st, codes.DeadlineExceeded, "grpc listener: the deadline passed while the call was held", nil)
 			return
 		}
 	}
+	st.uid, s.nextU = s.nextU, s.nextU+2
+	s.byU[st.uid] = st
+	st.upWin = s.u.initWin
 	waiting := st.toUp
 	st.toUp = nil
 	st.phase = phaseOpen

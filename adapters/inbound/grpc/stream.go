@@ -36,6 +36,7 @@ type item struct {
 type stream struct {
 	cid, uid uint32
 	phase    phase
+	held     bool      // an approval rule covers the call: the gate decided it on its own goroutine
 	fields   fields    // the request HEADERS
 	start    time.Time // when they arrived
 	timeout  time.Duration
