@@ -135,10 +135,10 @@ func (s *session) clientHeaders(f *http2.MetaHeadersFrame) {
 func (s *session) clientData(f *http2.DataFrame) {
 	data := f.Data()
 	n := int64(f.Length)
+	s.creditConn(s.c, n)
 	st := s.byC[f.StreamID]
 	if st == nil || st.phase == phaseDone || st.cEnd {
-		s.credit(s.c, nil, n) // a call that ended: dropped
-		return
+		return // a call that ended: dropped
 	}
 	if pad := n - int64(len(data)); pad > 0 {
 		s.credit(s.c, st, pad)

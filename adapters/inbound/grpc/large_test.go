@@ -49,3 +49,36 @@ func TestLargeMessagesBothWays(t *testing.T) {
 		t.Fatalf("approved 3 MiB call: %v (%d bytes back)", err, len(r.GetBlob()))
 	}
 }
+
+// Denied client streams whose later messages were still queued when the
+// gate said no give their bytes back to the connection's window: after more
+// than a connection window of them, the connection still carries calls.
+func TestDeniedStreamsKeepTheConnectionWindow(t *testing.T) {
+	up := startUpstream(t)
+	sc := newSidecar(true)
+	addr, _ := sc.serve(t, app.ListenerSettings{Name: "g", Upstream: up.Addr,
+		Approvals: []domain.ApprovalRule{rule(t, "held", "/hoop.probe.v1.Probe/Upload")}})
+	c := probeClient(t, addr, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	ctx = metadata.NewOutgoingContext(ctx, metadata.Pairs("x-hoop-approval", "return"))
+	blob := make([]byte, 256<<10)
+	for range 12 { // 12 × up to 1 MiB queued > the 8 MiB connection window
+		s, err := c.Upload(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = s.Send(&testpb.Item{Name: "first"})
+		for range 4 {
+			if s.Send(&testpb.Item{Blob: blob}) != nil {
+				break
+			}
+		}
+		_, err = s.CloseAndRecv()
+		denied(t, err)
+	}
+	big := bytes.Repeat([]byte{7}, 3<<20)
+	if r, err := c.Unary(ctx, &testpb.Item{Name: "after", Blob: big}); err != nil || len(r.GetBlob()) != len(big) {
+		t.Fatalf("a call after the denied streams: %v", err)
+	}
+}

@@ -16,9 +16,9 @@ func (s *session) upstreamFrame(f http2.Frame) error {
 		s.upstreamHeaders(f)
 	case *http2.DataFrame:
 		n := int64(f.Length)
+		s.creditConn(s.u, n)
 		st := s.byU[f.StreamID]
 		if st == nil || st.phase == phaseDone {
-			s.credit(s.u, nil, n)
 			return nil
 		}
 		data := f.Data()

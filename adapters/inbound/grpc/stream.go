@@ -162,9 +162,14 @@ func (s *session) idOn(d *side, st *stream) uint32 {
 	return st.cid
 }
 
-// credit gives n bytes received from side from on stream st back to it
-// (WINDOW_UPDATE), once a quarter of a window is due.
-func (s *session) credit(from *side, st *stream, n int64) {
+// creditConn gives n bytes received from side from back to its
+// connection window (WINDOW_UPDATE on stream 0) once a quarter of the
+// window is due. Connection windows are given back as frames are read, as
+// gRPC's and Go's HTTP/2 servers do, so a call that ends with bytes still
+// queued never shrinks its connection's window; each stream's window is
+// given back only as its bytes are written on (credit), which bounds what
+// the relay holds per call.
+func (s *session) creditConn(from *side, n int64) {
 	if n == 0 || from == nil {
 		return
 	}
@@ -173,12 +178,18 @@ func (s *session) credit(from *side, st *stream, n int64) {
 		_ = from.fr.WriteWindowUpdate(0, uint32(from.unackedConn))
 		from.unackedConn = 0
 	}
-	if st == nil {
+}
+
+// credit gives n bytes received from side from on stream st back to the
+// stream's window, once a quarter of a window is due and while the peer
+// may still send on it.
+func (s *session) credit(from *side, st *stream, n int64) {
+	if n <= 0 || from == nil {
 		return
 	}
-	ack, ended, id := &st.ackC, st.cEnd, st.cid
+	ack, ended, id := &st.ackC, st.cEnd || st.phase == phaseDone, st.cid
 	if from == s.u {
-		ack, ended, id = &st.ackU, st.phase == phaseDone, st.uid
+		ack, ended, id = &st.ackU, st.upClosed || st.phase == phaseDone, st.uid
 	}
 	if ended {
 		return
