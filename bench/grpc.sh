@@ -8,6 +8,8 @@
 #   sidecar   the Sidecar's grpc listener, no Control Plane, return mode, a
 #             rule that holds /hoop.probe.v1.Probe/Upload (Unary needs no
 #             approval, but every call goes through the gate)
+#   base      (SIDECAR_BASE_BIN set) an older build with the same config, for
+#             before/after in one run
 #
 # There is no reference gRPC proxy on this machine kind; the goal is the
 # Sidecar at ≥ 0.8× direct. A comparison, not a test: the machine is shared,
@@ -15,12 +17,14 @@
 #
 #   bench/grpc.sh
 #   GRPC_CALLS=32 GRPC_SECONDS=20 GRPC_ROUNDS=3 bench/grpc.sh
+#   SIDECAR_BASE_BIN=/tmp/sidecar-main bench/grpc.sh   # a fourth row: another build
 #
 # Environment: GRPC_CALLS (16 calls in flight), GRPC_CONNS (1 client
 # connection; gRPC multiplexes the calls on it), GRPC_SECONDS (10),
 # GRPC_WARMUP (1s), GRPC_ROUNDS (2), GRPC_PPROF (a directory: a CPU and an
 # allocation profile of the Sidecar are taken there during its first round),
-# SIDECAR_BIN (built from this checkout when unset). Nothing is installed;
+# SIDECAR_BIN (built from this checkout when unset), SIDECAR_BASE_BIN
+# (optional fourth row: an older build, e.g. of main). Nothing is installed;
 # everything is removed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -67,29 +71,43 @@ relay=$(first_line "$work/relay.addr")
 
 listen_port=$(free_port)
 admin_port=$(free_port)
-{
-  echo "sidecar: bench"
-  echo "log: {format: text, level: warn}"
-  if [ -n "$pprof_dir" ]; then echo "admin: {listen: 127.0.0.1:$admin_port}"; fi
-  cat <<YAML
+write_config() { # file listen_port admin: the Sidecar's config, with an admin address when admin is 1
+  local port=$2 admin=$3
+  {
+    echo "sidecar: bench"
+    echo "log: {format: text, level: warn}"
+    if [ "$admin" = 1 ] && [ -n "$pprof_dir" ]; then echo "admin: {listen: 127.0.0.1:$admin_port}"; fi
+    cat <<YAML
 approval_rules:
   - name: uploads
     match: {targets: [/hoop.probe.v1.Probe/Upload]}
 listeners:
   - name: rpc
     protocol: grpc
-    listen: 127.0.0.1:$listen_port
+    listen: 127.0.0.1:$port
     upstream: $upstream
     mode: return
     approval_rules: [uploads]
 YAML
-} >"$work/config.yaml"
-SIDECAR_PPROF=$([ -n "$pprof_dir" ] && echo 1) "$bin" run -config "$work/config.yaml" >"$work/sidecar.log" 2>&1 &
-pids+=($!)
-wait_port "$listen_port" || { echo "grpc.sh: the sidecar did not start; its log:" >&2; cat "$work/sidecar.log" >&2; exit 1; }
+  } >"$1"
+}
+start_sidecar() { # binary port name admin
+  write_config "$work/$3.yaml" "$2" "$4"
+  SIDECAR_PPROF=$([ "$4" = 1 ] && [ -n "$pprof_dir" ] && echo 1) "$1" run -config "$work/$3.yaml" >"$work/$3.log" 2>&1 &
+  pids+=($!)
+  wait_port "$2" || { echo "grpc.sh: the $3 sidecar did not start; its log:" >&2; cat "$work/$3.log" >&2; exit 1; }
+}
+start_sidecar "$bin" "$listen_port" sidecar 1
 
 declare -A addr_of=([direct]=$upstream [relay]=$relay [sidecar]=127.0.0.1:$listen_port)
 paths=(direct relay sidecar)
+if [ -n "${SIDECAR_BASE_BIN:-}" ]; then
+  base_port=$(free_port)
+  start_sidecar "$SIDECAR_BASE_BIN" "$base_port" base 0
+  addr_of[base]=127.0.0.1:$base_port
+  paths+=(base)
+fi
+npaths=${#paths[@]}
 load() { # address
   "$work/grpcload" -target "$1" -c "$calls" -conns "$conns" -d "${seconds}s" -warmup "$warmup"
 }
@@ -107,8 +125,8 @@ declare -A rps p99s
 printf '\nunary calls, %s in flight on %s connection(s), %s s per path, %s round(s), interleaved\n' "$calls" "$conns" "$seconds" "$rounds"
 printf '%-5s %-9s %10s %8s %8s %8s %8s %7s   %s\n' round path "calls/s" "p50 µs" "p90 µs" "p99 µs" "max µs" errors "load avg"
 for r in $(seq 1 "$rounds"); do
-  for i in 0 1 2; do
-    p=${paths[$(((i + r - 1) % 3))]}
+  for i in $(seq 0 $((npaths - 1))); do
+    p=${paths[$(((i + r - 1) % npaths))]}
     prof_pid=""
     if [ -n "$pprof_dir" ] && [ "$p" = sidecar ] && [ "$r" = 1 ]; then
       profile &

@@ -21,6 +21,15 @@ func denialTrailer(d *domain.Denial) metadata.MD {
 	return md
 }
 
+// denialFields returns denialTrailer(d) as header fields, in a fixed order.
+func denialFields(d *domain.Denial) fields {
+	var out fields
+	for _, f := range d.Fields() {
+		out = append(out, field(strings.ToLower(f.Name), f.Value))
+	}
+	return out
+}
+
 // denialStatus is the status a denied call ends with: PERMISSION_DENIED and
 // the denial's text, for every kind of denial. A statement that needs
 // approval while the Control Plane is unreachable is denied the same way

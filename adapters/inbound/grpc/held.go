@@ -3,8 +3,8 @@ package grpclistener
 import (
 	"context"
 	"errors"
+	"fmt"
 
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -18,36 +18,34 @@ import (
 // rule covers, and later messages, are relayed up to MaxMessageBytes.
 const MaxHeldMessage = 8 << 20
 
-// holdFirst reads the first request message of a call that an approval rule
-// covers into r and takes its size from the process-wide held-payload
-// budget (docs/config.md, "limits"); the caller releases the reservation
-// once the call is forwarded or denied. gRPC hands over a message only once
-// it is whole, so the size is taken right after the read: what stays in
-// memory while the gate decides (in wait mode, until a person does) is
-// bounded by the budget. A message over MaxHeldMessage, or one the budget
-// has no room for, ends the call with RESOURCE_EXHAUSTED.
-func (h *handler) holdFirst(ctx context.Context, ss grpc.ServerStream, r *request) (*app.Reservation, error) {
-	if err := r.readFirst(ss); err != nil {
-		return nil, err
-	}
+// tooLargeHeld is the text of RESOURCE_EXHAUSTED for a held first message
+// of n bytes.
+func tooLargeHeld(n int64) string {
+	return fmt.Sprintf("grpc listener: the first message of a call that needs human approval may carry at most %d bytes; this one has %d", MaxHeldMessage, n)
+}
+
+// holdFirst takes the size of r's first message (read whole by the relay,
+// client.go: collected) from the process-wide held-payload budget
+// (docs/config.md, "limits"); the caller releases the reservation once the
+// call is forwarded or denied. What stays in memory while the gate decides
+// (in wait mode, until a person does) is bounded by the budget. A message
+// the budget has no room for ends the call with RESOURCE_EXHAUSTED.
+func (h *handler) holdFirst(ctx context.Context, r *request) (*app.Reservation, error) {
 	n := int64(len(r.msg))
 	if n > MaxHeldMessage {
-		r.msg = nil
-		return nil, status.Errorf(codes.ResourceExhausted,
-			"grpc listener: the first message of a call that needs human approval may carry at most %d bytes; this one has %d", MaxHeldMessage, n)
+		return nil, status.Error(codes.ResourceExhausted, tooLargeHeld(n))
 	}
 	if n <= smallMessage {
 		return nil, nil
 	}
 	held, err := h.l.Held().Reserve(ctx, n)
 	if err != nil {
-		r.msg = nil
 		var be *app.BudgetError
 		if !errors.As(err, &be) {
 			return nil, status.FromContextError(err).Err()
 		}
 		h.log.Warn("call refused: the held-payload budget is full", "method", r.method, "bytes", n,
-			"budget", be.Size, "client", clientAddr(ctx))
+			"budget", be.Size)
 		return nil, status.Error(codes.ResourceExhausted, be.Error())
 	}
 	return held, nil

@@ -2,16 +2,13 @@ package grpclistener
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
-	"runtime"
-	"sync"
-
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials"
-	_ "google.golang.org/grpc/encoding/gzip" // accept gzip-compressed requests from clients
+	"syscall"
+	"time"
 
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/internal/logging"
@@ -42,68 +39,61 @@ func New(log *slog.Logger) *Protocol {
 // Name returns "grpc".
 func (p *Protocol) Name() string { return ProtocolName }
 
-// Serve serves the listener l on ln until ctx is cancelled or ln is closed,
-// then returns nil. Calls still running at that point are not cut: the
-// server stops accepting, tells clients to go away (GOAWAY) and drains them
-// in the background (GracefulStop), then closes its upstream connections
-// (app.Protocol). When l.DrainDeadline is closed first, Stop ends the calls
-// left: their clients see UNAVAILABLE.
-// With l's TLS settings it serves TLS on ln, else plaintext HTTP/2 (h2c).
-// Other errors (a certificate that does not load) are returned.
+// Serve serves the listener l on ln until ctx is cancelled or ln is closed.
+// Each client connection is relayed over an HTTP/2 connection of its own to
+// the upstream, frame by frame (session.go). Then it drains: every client
+// is sent GOAWAY, running calls (streams included) finish, and Serve
+// returns nil once they have; when l.DrainDeadline is closed first, the
+// connections left are closed and their clients see UNAVAILABLE
+// (app.Protocol). With l's TLS settings it serves TLS on ln (ALPN h2),
+// else plaintext HTTP/2 (h2c). Other errors (a certificate that does not
+// load) are returned.
 func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) error {
 	s := l.Settings()
 	log := p.log.With("listener", s.Name, "protocol", ProtocolName)
-	ups := newUpstreams(log, uint32(l.Limits().HeaderBytes))
-	h := &handler{l: l, log: log, ups: ups}
-	opts := []grpc.ServerOption{
-		grpc.ForceServerCodecV2(rawCodec{}),
-		grpc.UnknownServiceHandler(h.handle),
-		grpc.MaxRecvMsgSize(MaxMessageBytes),
-		grpc.MaxSendMsgSize(MaxMessageBytes),
-		// Metadata is held whole by the transport: cap it (limits.header_bytes).
-		grpc.MaxHeaderListSize(uint32(l.Limits().HeaderBytes)),
-		// Calls run on a pool of goroutines whose stacks have already grown
-		// to the proxy's depth: a new goroutine per call spent ~15% of the
-		// listener's CPU growing its stack (bench/grpc.sh profile). grpc
-		// starts a new goroutine when every worker is busy (e.g. waiting for
-		// an approval).
-		grpc.NumStreamWorkers(uint32(4 * runtime.GOMAXPROCS(0))),
-	}
+	h := &handler{l: l, log: log, dial: dialUpstream}
+	var tlsCfg *tls.Config
 	if s.TLS.Enabled() {
 		certs := tlsconf.NewCertLoader(l)
 		if _, err := certs.Get(nil); err != nil {
 			return err
 		}
-		opts = append(opts, grpc.Creds(credentials.NewTLS(certs.Config())))
+		tlsCfg = certs.Config("h2")
 	}
-	srv := grpc.NewServer(opts...)
-	var once sync.Once
-	drain := func() {
-		once.Do(func() {
-			go func() {
-				done := make(chan struct{})
-				defer close(done)
-				go func() {
-					select {
-					case <-l.DrainDeadline():
-						srv.Stop()
-						log.Info("grpc listener: calls still running at the drain deadline were ended")
-					case <-done:
-					}
-				}()
-				srv.GracefulStop()
-				ups.closeAll()
-				log.Info("grpc listener drained")
-			}()
-		})
-	}
-	stop := context.AfterFunc(ctx, drain)
+	set := newSessionSet(log)
+	stop := context.AfterFunc(ctx, func() { _ = ln.Close() })
 	defer stop()
 	log.Debug("grpc listener serving", "addr", ln.Addr().String(), "upstream", s.Upstream, "tls", s.TLS.Enabled())
-	err := srv.Serve(ln)
-	drain()
-	if err == nil || ctx.Err() != nil || errors.Is(err, net.ErrClosed) || errors.Is(err, grpc.ErrServerStopped) {
+	err := accept(ln, h, tlsCfg, set)
+	_ = ln.Close()
+	set.drain(l.DrainDeadline())
+	log.Info("grpc listener drained")
+	if err == nil || ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
 		return nil
 	}
 	return fmt.Errorf("grpc listener %s: %w", s.Name, err)
+}
+
+// accept accepts client connections on ln and relays each until ln is
+// closed. Temporary accept errors (too many open files) are waited out as
+// net/http's server does.
+func accept(ln net.Listener, h *handler, tlsCfg *tls.Config, set *sessionSet) error {
+	var delay time.Duration
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
+				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+				time.Sleep(delay)
+				continue
+			}
+			return err
+		}
+		delay = 0
+		if tc, ok := c.(*net.TCPConn); ok {
+			_ = tc.SetNoDelay(true)
+		}
+		go h.serveConn(c, tlsCfg, set)
+	}
 }

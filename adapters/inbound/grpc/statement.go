@@ -1,13 +1,9 @@
 package grpclistener
 
 import (
-	"context"
 	"encoding/hex"
 	"fmt"
 	"strings"
-
-	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/peer"
 
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
@@ -31,7 +27,8 @@ func analysis(method string) domain.Analysis {
 // when an approval rule covers it, the first request message.
 type request struct {
 	method string
-	md     metadata.MD
+	an     domain.Analysis // analysis(method), when the caller has it
+	md     fields
 	// msg is the first request message; hasMsg is false when it was not read
 	// (no approval rule covers the method) or the client half-closed before
 	// sending one (then clientDone is true).
@@ -79,22 +76,25 @@ func (r *request) display() string {
 	return b.String()
 }
 
-// statement builds the gate's statement for r on a listener with settings s.
-func (r *request) statement(ctx context.Context, s *app.ListenerSettings) app.Statement {
-	return app.Statement{
-		IdentityValues: app.IdentityValues(r.md.Get, s.IdentityKeys),
-		Canonical:      r.canonical(),
-		Render:         r.display,
-		Analysis:       analysis(r.method),
-		ReturnMode:     app.WantsReturnModeHeader(r.md.Get),
-		Client:         clientAddr(ctx),
+// analysis returns r.an, or analysis(r.method) when it is unset.
+func (r *request) analysis() domain.Analysis {
+	if r.an.Actions == nil {
+		return analysis(r.method)
 	}
+	return r.an
 }
 
-// clientAddr is the caller's address for the audit trail ("" when unknown).
-func clientAddr(ctx context.Context) string {
-	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
-		return p.Addr.String()
+// statement builds the gate's statement for r, a call from the client at
+// address client, on a listener with settings s. The canonical bytes and
+// the approver's rendering are built only when the gate needs them (a rule
+// holds the call, an audit sink keeps it).
+func (r *request) statement(client string, s *app.ListenerSettings) app.Statement {
+	return app.Statement{
+		IdentityValues: app.IdentityValues(r.md.Get, s.IdentityKeys),
+		Canonicalize:   r.canonical,
+		Render:         r.display,
+		Analysis:       r.analysis(),
+		ReturnMode:     app.WantsReturnModeHeader(r.md.Get),
+		Client:         client,
 	}
-	return ""
 }

@@ -4,34 +4,14 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
-	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
 )
-
-func TestCodecPassesBytesThrough(t *testing.T) {
-	in := []byte{0, 1, 2, 0xff}
-	for _, v := range []any{in, &in} {
-		out, err := rawCodec{}.Marshal(v)
-		if err != nil || !bytes.Equal(out.Materialize(), in) {
-			t.Errorf("Marshal(%T) = %x, %v", v, out.Materialize(), err)
-		}
-	}
-	var got []byte
-	if err := (rawCodec{}).Unmarshal(mem.BufferSlice{mem.SliceBuffer(in)}, &got); err != nil || !bytes.Equal(got, in) {
-		t.Errorf("Unmarshal = %x, %v", got, err)
-	}
-	if _, err := (rawCodec{}).Marshal("text"); err == nil {
-		t.Error("Marshal of a string did not fail")
-	}
-	if err := (rawCodec{}).Unmarshal(nil, &struct{}{}); err == nil {
-		t.Error("Unmarshal into a struct did not fail")
-	}
-}
 
 // message builds protobuf wire bytes: 1: "alice", 2: 42, 3: {1: 7}, 4: 0xff00.
 func message() []byte {
@@ -77,7 +57,7 @@ func TestCanonicalAndDisplay(t *testing.T) {
 		}
 		seen[string(c)] = name
 	}
-	md := metadata.Pairs("x-trace", "1")
+	md := fields{field("x-trace", "1")}
 	again := (&request{method: m, md: md, hasMsg: true, msg: message()}).canonical()
 	if !bytes.Equal(again, msg) {
 		t.Error("metadata changed the canonical bytes")
@@ -99,8 +79,9 @@ func TestCanonicalAndDisplay(t *testing.T) {
 }
 
 func TestIdentityReturnModeAndForwardedMetadata(t *testing.T) {
-	md := metadata.Pairs("authorization", "Bearer a", "x-hoop-approval", " Return ", ":authority", "sidecar:1",
-		"user-agent", "agent/1", "x-trace", "t1", "grpc-accept-encoding", "gzip")
+	kv := []string{":authority", "sidecar:1", "authorization", "Bearer a", "x-hoop-approval", " Return ",
+		"user-agent", "agent/1", "x-trace", "t1", "grpc-accept-encoding", "gzip"}
+	md := metadata.Pairs(kv...)
 	if !app.WantsReturnModeHeader(md.Get) || app.WantsReturnModeHeader(metadata.Pairs("x-hoop-approval", "wait").Get) {
 		t.Error("x-hoop-approval: return not recognised")
 	}
@@ -111,9 +92,17 @@ func TestIdentityReturnModeAndForwardedMetadata(t *testing.T) {
 	if app.IdentityValues(md.Get, nil) != nil {
 		t.Error("identity values without identity_keys")
 	}
-	fwd := forwardMetadata(md)
-	if len(fwd) != 2 || fwd.Get("authorization")[0] != "Bearer a" || fwd.Get("x-trace")[0] != "t1" {
+	var f fields
+	for i := 0; i+1 < len(kv); i += 2 {
+		f = append(f, field(kv[i], kv[i+1]))
+	}
+	fwd := forwardFields(nil, f, "up:1", 0)
+	if len(fwd) != len(f)-1 || len(fwd.Get("x-hoop-approval")) != 0 || fwd.first(":authority") != "up:1" ||
+		fwd.first("authorization") != "Bearer a" || fwd.first("user-agent") != "agent/1" {
 		t.Errorf("forwarded %v", fwd)
+	}
+	if got := forwardFields(nil, fields{field("grpc-timeout", "10S")}, "", 1500*time.Millisecond).first("grpc-timeout"); got != "1500000u" {
+		t.Errorf("grpc-timeout of a held call: %q", got)
 	}
 }
 

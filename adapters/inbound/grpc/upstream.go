@@ -1,44 +1,29 @@
 package grpclistener
 
 import (
+	"context"
+	"crypto/tls"
 	"fmt"
-	"log/slog"
+	"net"
 	"strings"
-	"sync"
-
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/credentials/insecure"
+	"time"
 
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/internal/tlsconf"
 )
 
-// upstreamKey names one client connection: a reload that changes the
-// upstream or its TLS settings gets a new connection; calls on the old one
-// finish on it.
+// upstreamKey names one upstream: a reload that changes the upstream or its
+// TLS settings sends clients to a new connection; calls running on the old
+// one finish on it.
 type upstreamKey struct {
 	target string
 	tls    app.TLSClient
 }
 
-// upstreams holds a listener's client connections to its upstream(s).
-type upstreams struct {
-	log *slog.Logger
-	// headerBytes caps the upstream's response metadata and trailers.
-	headerBytes uint32
-	mu          sync.Mutex
-	conns       map[upstreamKey]*grpc.ClientConn
-}
-
-func newUpstreams(log *slog.Logger, headerBytes uint32) *upstreams {
-	return &upstreams{log: log, headerBytes: headerBytes, conns: map[upstreamKey]*grpc.ClientConn{}}
-}
-
-// target returns the gRPC dial target and TLS settings for s.Upstream:
-// "host:port" as is (also any gRPC target such as dns:///host:port or
-// unix:///path); "http://host:port" without its scheme; "https://host:port"
-// without its scheme and with TLS on.
+// target returns the dial target and TLS settings for s.Upstream:
+// "host:port" as is (also dns:///host:port and unix:///path);
+// "http://host:port" without its scheme; "https://host:port" without its
+// scheme and with TLS on.
 func target(s *app.ListenerSettings) (string, app.TLSClient) {
 	t, tc := s.Upstream, s.UpstreamTLS
 	switch {
@@ -50,49 +35,69 @@ func target(s *app.ListenerSettings) (string, app.TLSClient) {
 	return strings.TrimSuffix(t, "/"), tc
 }
 
-// conn returns the shared client connection for s's upstream, creating it on
-// first use. The connection speaks h2c (plaintext HTTP/2) unless upstream
-// TLS is enabled. Retries and service configs from DNS are off: a call that
-// used an approval is sent at most once.
-func (u *upstreams) conn(s *app.ListenerSettings) (*grpc.ClientConn, error) {
+// upstreamOf returns the upstream of listener settings s and the
+// :authority calls carry to it (its host:port, as a gRPC client of it
+// sends).
+func upstreamOf(s *app.ListenerSettings) (upstreamKey, string) {
 	t, tc := target(s)
-	key := upstreamKey{t, tc}
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if c, ok := u.conns[key]; ok {
-		return c, nil
+	network, addr := dialAddr(t)
+	if network == "unix" {
+		return upstreamKey{t, tc}, "localhost"
 	}
-	creds := insecure.NewCredentials()
-	if tc.Enabled {
-		cfg, err := tlsconf.Client(tc, "")
-		if err != nil {
-			return nil, err
-		}
-		creds = credentials.NewTLS(cfg)
-	}
-	c, err := grpc.NewClient(t,
-		grpc.WithTransportCredentials(creds),
-		grpc.WithDisableRetry(),
-		grpc.WithDisableServiceConfig(),
-		grpc.WithMaxHeaderListSize(u.headerBytes),
-		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(rawCodec{}),
-			grpc.MaxCallRecvMsgSize(MaxMessageBytes), grpc.MaxCallSendMsgSize(MaxMessageBytes)),
-	)
-	if err != nil {
-		return nil, fmt.Errorf("upstream %q: %w", s.Upstream, err)
-	}
-	u.conns[key] = c
-	return c, nil
+	return upstreamKey{t, tc}, addr
 }
 
-// closeAll closes every connection (after the server drained).
-func (u *upstreams) closeAll() {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	for k, c := range u.conns {
-		if err := c.Close(); err != nil {
-			u.log.Warn("closing upstream connection", "upstream", k.target, "error", err)
-		}
-		delete(u.conns, k)
+// dialAddr reads a gRPC target: unix:///path, unix:path, dns:///host:port
+// (resolved by the system), passthrough:///host:port or host:port.
+func dialAddr(t string) (network, addr string) {
+	switch {
+	case strings.HasPrefix(t, "unix://"):
+		return "unix", strings.TrimPrefix(t, "unix://")
+	case strings.HasPrefix(t, "unix:"):
+		return "unix", strings.TrimPrefix(t, "unix:")
+	case strings.HasPrefix(t, "dns:///"):
+		return "tcp", strings.TrimPrefix(t, "dns:///")
+	case strings.HasPrefix(t, "passthrough:///"):
+		return "tcp", strings.TrimPrefix(t, "passthrough:///")
 	}
+	return "tcp", t
+}
+
+// dialTimeout bounds the connection to the upstream and its TLS handshake.
+const dialTimeout = 10 * time.Second
+
+// dialUpstream connects to the upstream k: h2c, or TLS with ALPN h2 when
+// k.tls is enabled (verified against its ca_file, else the system roots,
+// and server_name). The HTTP/2 preface is the caller's.
+func dialUpstream(ctx context.Context, k upstreamKey) (net.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	defer cancel()
+	network, addr := dialAddr(k.target)
+	var d net.Dialer
+	c, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetNoDelay(true)
+	}
+	if !k.tls.Enabled {
+		return c, nil
+	}
+	cfg, err := tlsconf.Client(k.tls, addr)
+	if err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	cfg.NextProtos = []string{"h2"}
+	tc := tls.Client(c, cfg)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	if p := tc.ConnectionState().NegotiatedProtocol; p != "h2" {
+		_ = c.Close()
+		return nil, fmt.Errorf("the upstream did not agree to HTTP/2 over TLS (ALPN %q)", p)
+	}
+	return tc, nil
 }
