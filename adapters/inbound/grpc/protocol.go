@@ -7,10 +7,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"syscall"
-	"time"
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/drain"
 	"github.com/hoophq/sidecar/internal/logging"
 	"github.com/hoophq/sidecar/internal/tlsconf"
 )
@@ -75,25 +74,7 @@ func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) 
 }
 
 // accept accepts client connections on ln and relays each until ln is
-// closed. Temporary accept errors (too many open files) are waited out as
-// net/http's server does.
+// closed (drain.Accept: temporary errors are waited out).
 func accept(ln net.Listener, h *handler, tlsCfg *tls.Config, set *sessionSet) error {
-	var delay time.Duration
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
-				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
-				time.Sleep(delay)
-				continue
-			}
-			return err
-		}
-		delay = 0
-		if tc, ok := c.(*net.TCPConn); ok {
-			_ = tc.SetNoDelay(true)
-		}
-		go h.serveConn(c, tlsCfg, set)
-	}
+	return drain.Accept(ln, func(c net.Conn) { h.serveConn(c, tlsCfg, set) })
 }

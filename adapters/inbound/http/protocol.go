@@ -9,10 +9,10 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/drain"
 	"github.com/hoophq/sidecar/internal/logging"
 	"github.com/hoophq/sidecar/internal/tlsconf"
 )
@@ -105,24 +105,9 @@ func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) 
 }
 
 // acceptRelay accepts client connections on ln and relays each until ln
-// is closed. Temporary accept errors (too many open files) are waited out
-// as net/http's server does.
+// is closed (drain.Accept: temporary errors are waited out).
 func acceptRelay(ln net.Listener, h *handler, relays *relaySet, hl *handoffListener) error {
-	var delay time.Duration
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
-				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
-				time.Sleep(delay)
-				continue
-			}
-			return err
-		}
-		delay = 0
-		go h.serveRelay(c, relays, hl)
-	}
+	return drain.Accept(ln, func(c net.Conn) { h.serveRelay(c, relays, hl) })
 }
 
 // drain shuts srv down gracefully and waits for the relayed connections to
