@@ -204,22 +204,31 @@ func (s *session) credit(from *side, st *stream, n int64) {
 // pumpUp writes what the windows allow of the frames queued upstream.
 func (s *session) pumpUp(st *stream) {
 	for len(st.toUp) > 0 {
-		it := &st.toUp[0]
-		if it.hdr != nil {
-			s.u.writeHeaders(st.uid, it.hdr, it.end)
-		} else {
-			n := s.writable(s.u, st.upWin, len(it.data))
-			if n < len(it.data) {
-				if n > 0 {
-					s.writeData(s.u, st, it.data[:n], false)
-					it.data = it.data[n:]
-				}
-				return
-			}
-			s.writeData(s.u, st, it.data, it.end)
+		if !s.writeItem(s.u, st, st.uid, st.upWin, &st.toUp[0]) {
+			return
 		}
 		st.toUp = st.toUp[1:]
 	}
+}
+
+// writeItem writes the queued frame it on side d's stream id, as much of
+// its data as the windows (win: the stream's send window) allow, and
+// reports whether all of it went (else what is left stays in it).
+func (s *session) writeItem(d *side, st *stream, id uint32, win int64, it *item) bool {
+	if it.hdr != nil {
+		d.writeHeaders(id, it.hdr, it.end)
+		return true
+	}
+	n := s.writable(d, win, len(it.data))
+	if n < len(it.data) {
+		if n > 0 {
+			s.writeData(d, st, it.data[:n], false)
+			it.data = it.data[n:]
+		}
+		return false
+	}
+	s.writeData(d, st, it.data, it.end)
+	return true
 }
 
 // pumpC writes what the windows allow of the frames queued for the client.
@@ -237,18 +246,10 @@ func (s *session) pumpC(st *stream) {
 			return
 		}
 		if it.hdr != nil {
-			s.c.writeHeaders(st.cid, it.hdr, it.end)
 			st.respHdrs = true
-		} else {
-			n := s.writable(s.c, st.cWin, len(it.data))
-			if n < len(it.data) {
-				if n > 0 {
-					s.writeData(s.c, st, it.data[:n], false)
-					it.data = it.data[n:]
-				}
-				return
-			}
-			s.writeData(s.c, st, it.data, it.end)
+		}
+		if !s.writeItem(s.c, st, st.cid, st.cWin, it) {
+			return
 		}
 		end := it.end
 		st.toC = st.toC[1:]
