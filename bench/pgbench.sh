@@ -14,6 +14,16 @@
 #   sidecar@REV    with PGBENCH_BASE=REV: the Sidecar built from that git
 #                revision (e.g. the commit before a change), same config
 #
+# and, when named in PGBENCH_PATHS (not by default):
+#
+#   relay-blocking  bench/tcprelay -mode blocking: a goroutine per direction
+#                on blocking sockets (a read waits on its own OS thread)
+#   relay-epoll  bench/tcprelay -mode epoll: every connection on one OS
+#                thread, epoll through golang.org/x/sys/unix (pgbouncer's shape)
+#   sidecar-1cpu the Sidecar with GOMAXPROCS=1: one thread runs Go code at a
+#                time, as pgbouncer's one thread (and as Go sets it by itself
+#                in a container limited to one CPU)
+#
 # for each query mode (simple, prepared): TPS, average and p99 latency, and
 # the proxy's own CPU time per transaction (user+system of its process
 # during the run, divided by the transactions: the cost that the machine's
@@ -29,7 +39,8 @@
 # Environment: PGBENCH_HOST (127.0.0.1), PGBENCH_PORT (5432), PGBENCH_USER
 # (postgres), PGBENCH_CLIENTS (8), PGBENCH_THREADS (2), PGBENCH_SECONDS (10),
 # PGBENCH_ROUNDS (2), PGBENCH_SCALE (1), PGBENCH_MODES ("simple prepared"),
-# PGBENCH_PATHS ("direct pgbouncer relay sidecar sidecar+audit"),
+# PGBENCH_PATHS ("direct pgbouncer relay sidecar sidecar+audit"; also
+# relay-blocking, relay-epoll, sidecar-1cpu),
 # PGBENCH_BASE (a git revision: adds the sidecar@REV row), PGBENCH_EXTRA
 # (proxies already running, compared as more rows: "name=port=pid ...", port
 # on 127.0.0.1, pid for the CPU time), PGBENCH_IDLE (80; fewer when the server has fewer free connection slots;
@@ -103,8 +114,8 @@ wait_pg() { # port: waits up to 10 s until a login through it works
 declare -A port_of pid_of
 
 # The Sidecars: one without and one with an audit trail.
-start_sidecar() { # name audit(yes|no) [binary]
-  local p admin b=${3:-$bin}
+start_sidecar() { # name audit(yes|no) [binary] [GOMAXPROCS]
+  local p admin b=${3:-$bin} procs=${4:-}
   p=$(free_port) admin=$(free_port)
   {
     echo "sidecar: bench"
@@ -124,7 +135,7 @@ listeners:
     approval_rules: [db-destructive]
 YAML
   } >"$work/$1.yaml"
-  SIDECAR_PPROF=$([ -n "$pprof_dir" ] && echo 1) "$b" run -config "$work/$1.yaml" >"$work/$1.log" 2>&1 &
+  env ${procs:+GOMAXPROCS=$procs} SIDECAR_PPROF=$([ -n "$pprof_dir" ] && echo 1) "$b" run -config "$work/$1.yaml" >"$work/$1.log" 2>&1 &
   pids+=($!)
   pid_of[$1]=$!
   port_of[$1]=$p
@@ -134,12 +145,19 @@ YAML
 start_sidecar sidecar no
 [[ " $paths " == *" sidecar+audit "* ]] && start_sidecar sidecar+audit yes
 [ -n "$base" ] && start_sidecar "sidecar@$base" no "$work/sidecar-base"
+[[ " $paths " == *" sidecar-1cpu "* ]] && start_sidecar sidecar-1cpu no "$bin" 1
 
-"$work/tcprelay" -listen 127.0.0.1:0 -upstream "$host:$port" >"$work/relay.addr" 2>"$work/relay.log" &
-pids+=($!)
-pid_of[relay]=$!
-for _ in $(seq 1 100); do [ -s "$work/relay.addr" ] && break; sleep 0.1; done
-port_of[relay]=$(sed -n '1s/.*://p' "$work/relay.addr")
+start_relay() { # name mode: bench/tcprelay -mode mode, as path name
+  "$work/tcprelay" -mode "$2" -listen 127.0.0.1:0 -upstream "$host:$port" >"$work/$1.addr" 2>"$work/$1.log" &
+  pids+=($!)
+  pid_of[$1]=$!
+  for _ in $(seq 1 100); do [ -s "$work/$1.addr" ] && break; sleep 0.1; done
+  port_of[$1]=$(sed -n '1s/.*://p' "$work/$1.addr")
+}
+start_relay relay copy
+[[ " $paths " == *" relay-blocking "* ]] && start_relay relay-blocking blocking
+[[ " $paths " == *" relay-epoll "* ]] && start_relay relay-epoll epoll
+
 
 if [ -n "$pgbouncer_bin" ]; then
   port_of[pgbouncer]=$(free_port)
