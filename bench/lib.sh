@@ -1,5 +1,5 @@
 # bench/lib.sh: what the bench scripts share (bench/mysql.sh and bench/mongodb.sh all of it;
-# grpc.sh, http.sh, mssql.sh and pgbench.sh free_port and wait_port). Sourced, not run.
+# grpc.sh, http.sh and pgbench.sh free_port and wait_port; mssql.sh those, field and ticks). Sourced, not run.
 #
 # A run appends one row per (round, connections, workload, path) to the file
 # named by $runs:

@@ -2,7 +2,9 @@
 # Statements/s and latency percentiles of go-mssqldb directly against a SQL
 # Server upstream, through a bare TCP relay (bench/tcprelay: what any extra
 # hop costs here) and through a Sidecar mssql listener on the same upstream,
-# in one run, printed as a table with the ratios. A comparison, not a test.
+# in one run, printed as a table with the ratios and the CPU each proxy
+# spends per statement (user+system of its process during its run, divided
+# by the statements). A comparison, not a test.
 #
 #   bench/mssql.sh                                    # the stand-in upstream, 4 connections, 10 s each way
 #   MSSQL_CONNS=8 MSSQL_SECONDS=20 MSSQL_ROUNDS=3 bench/mssql.sh
@@ -51,7 +53,7 @@ if [ -z "$bin" ]; then
   bin="$work/sidecar"
 fi
 
-. bench/lib.sh # free_port, wait_port, field
+. bench/lib.sh # free_port, wait_port, field, ticks
 
 upstream=${MSSQL_UPSTREAM:-}
 source="SQL Server at $upstream"
@@ -68,6 +70,7 @@ fi
 
 "$work/tcprelay" -listen 127.0.0.1:0 -upstream "$upstream" >"$work/relay.addr" 2>"$work/relay.log" &
 pids+=($!)
+relay_pid=$!
 for _ in $(seq 1 100); do [ -s "$work/relay.addr" ] && break; sleep 0.1; done
 relay=$(head -n1 "$work/relay.addr")
 [ -n "$relay" ] || { echo "mssql.sh: the relay did not start:" >&2; cat "$work/relay.log" >&2; exit 1; }
@@ -89,30 +92,40 @@ listeners:
 YAML
 "$bin" run -config "$work/config.yaml" >"$work/sidecar.log" 2>&1 &
 pids+=($!)
+sidecar_pid=$!
 wait_port "$listen_port" || { echo "mssql.sh: the sidecar did not start; its log:" >&2; cat "$work/sidecar.log" >&2; exit 1; }
 
-load() { # host:port workload; prints the mssqlload result line
-  "$work/mssqlload" -addr "$1" -user "$user" -password "$password" -w "$2" -c "$conns" -d "${seconds}s" \
-    -warmup "$warmup" -rows "$nrows" 2>>"$work/load.err"
+load() { # host:port workload [proxy pid]; prints the mssqlload result line, with cpu_us= the proxy's CPU per statement
+  local t0 t1 line
+  t0=$(ticks "${3:-}")
+  line=$("$work/mssqlload" -addr "$1" -user "$user" -password "$password" -w "$2" -c "$conns" -d "${seconds}s" \
+    -warmup "$warmup" -rows "$nrows" 2>>"$work/load.err")
+  t1=$(ticks "${3:-}")
+  # The CPU of the warm-up counts too: divided by the measured statements it
+  # overstates every proxy alike, by warmup/seconds at most.
+  echo "$line cpu_us=$(awk -v a="$t0" -v b="$t1" -v hz="$(getconf CLK_TCK)" -v n="$(field "$line" requests)" \
+    'BEGIN { if (a < 0 || b < 0 || n == 0 || (a == 0 && b == 0)) print "-"; else printf "%.1f", 1e6 * (b - a) / hz / n }')"
 }
 
 printf '\ngo-mssqldb SELECT by id on %s, %s connections, %s s per path, same run (load average: %s)\n' \
   "$source" "$conns" "$seconds" "$(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-5s %-6s %-22s %10s %8s %8s %8s %8s %8s\n' round work path "stmts/s" "p50 µs" "p90 µs" "p99 µs" "max µs" errors
+printf '%-5s %-6s %-22s %10s %8s %8s %8s %8s %8s %10s\n' round work path "stmts/s" "p50 µs" "p90 µs" "p99 µs" "max µs" errors "cpu µs/st"
 for r in $(seq 1 "$rounds"); do
   for w in batch rpc; do
     direct=$(load "$upstream" "$w")
-    relayed=$(load "$relay" "$w")
-    through=$(load "127.0.0.1:$listen_port" "$w")
+    relayed=$(load "$relay" "$w" "$relay_pid")
+    through=$(load "127.0.0.1:$listen_port" "$w" "$sidecar_pid")
     for row in "direct|$direct" "bare TCP relay|$relayed" "through the Sidecar|$through"; do
       name=${row%%|*} line=${row#*|}
-      printf '%-5s %-6s %-22s %10s %8s %8s %8s %8s %8s\n' "$r" "$w" "$name" "$(field "$line" rps)" "$(field "$line" p50)" \
-        "$(field "$line" p90)" "$(field "$line" p99)" "$(field "$line" max)" "$(field "$line" errors)"
+      printf '%-5s %-6s %-22s %10s %8s %8s %8s %8s %8s %10s\n' "$r" "$w" "$name" "$(field "$line" rps)" "$(field "$line" p50)" \
+        "$(field "$line" p90)" "$(field "$line" p99)" "$(field "$line" max)" "$(field "$line" errors)" "$(field "$line" cpu_us)"
     done
     awk -v d="$(field "$direct" rps)" -v b="$(field "$relayed" rps)" -v s="$(field "$through" rps)" -v dp="$(field "$direct" p50)" \
-      -v bp="$(field "$relayed" p50)" -v sp="$(field "$through" p50)" 'BEGIN {
+      -v bp="$(field "$relayed" p50)" -v sp="$(field "$through" p50)" \
+      -v bc="$(field "$relayed" cpu_us)" -v sc="$(field "$through" cpu_us)" 'BEGIN {
         printf "%-5s %-6s %-22s %9.0f%% %+7d µs added at p50\n", "", "", "Sidecar / direct", (d > 0 ? 100 * s / d : 0), sp - dp
-        printf "%-5s %-6s %-22s %9.0f%% %+7d µs added at p50\n", "", "", "Sidecar / relay", (b > 0 ? 100 * s / b : 0), sp - bp }'
+        printf "%-5s %-6s %-22s %9.0f%% %+7d µs added at p50\n", "", "", "Sidecar / relay", (b > 0 ? 100 * s / b : 0), sp - bp
+        if (bc != "-" && sc != "-" && bc > 0) printf "%-5s %-6s %-22s %+9.1f µs CPU per statement above the relay (%+.0f%%)\n", "", "", "Sidecar - relay", sc - bc, 100 * (sc - bc) / bc }'
   done
 done
 if [ -s "$work/load.err" ]; then
