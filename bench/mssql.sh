@@ -4,7 +4,10 @@
 # hop costs here) and through a Sidecar mssql listener on the same upstream,
 # in one run, printed as a table with the ratios and the CPU each proxy
 # spends per statement (user+system of its process during its run, divided
-# by the statements). A comparison, not a test.
+# by the statements; on the direct row, the stand-in server's). The
+# Sidecar's CPU above the relay is given as a share of the relay's and of
+# the direct statement's (client + server, the reading bench/mysql.sh and
+# bench/mongodb.sh use: docs/performance.md). A comparison, not a test.
 #
 #   bench/mssql.sh                                    # the stand-in upstream, 4 connections, 10 s each way
 #   MSSQL_CONNS=8 MSSQL_SECONDS=20 MSSQL_ROUNDS=3 bench/mssql.sh
@@ -61,6 +64,7 @@ if [ -z "$upstream" ]; then
   go build -o "$work/mssqlupstream" ./bench/mssqlupstream
   "$work/mssqlupstream" -listen 127.0.0.1:0 -user "$user" -password "$password" >"$work/upstream.addr" 2>"$work/upstream.log" &
   pids+=($!)
+  server_pid=$!
   for _ in $(seq 1 300); do [ -s "$work/upstream.addr" ] && break; sleep 0.1; done
   upstream=$(head -n1 "$work/upstream.addr")
   [ -n "$upstream" ] || { echo "mssql.sh: the upstream did not start:" >&2; cat "$work/upstream.log" >&2; exit 1; }
@@ -112,7 +116,7 @@ printf '\ngo-mssqldb SELECT by id on %s, %s connections, %s s per path, same run
 printf '%-5s %-6s %-22s %10s %8s %8s %8s %8s %8s %10s\n' round work path "stmts/s" "p50 µs" "p90 µs" "p99 µs" "max µs" errors "cpu µs/st"
 for r in $(seq 1 "$rounds"); do
   for w in batch rpc; do
-    direct=$(load "$upstream" "$w")
+    direct=$(load "$upstream" "$w" "${server_pid:-}")
     relayed=$(load "$relay" "$w" "$relay_pid")
     through=$(load "127.0.0.1:$listen_port" "$w" "$sidecar_pid")
     for row in "direct|$direct" "bare TCP relay|$relayed" "through the Sidecar|$through"; do
@@ -122,10 +126,16 @@ for r in $(seq 1 "$rounds"); do
     done
     awk -v d="$(field "$direct" rps)" -v b="$(field "$relayed" rps)" -v s="$(field "$through" rps)" -v dp="$(field "$direct" p50)" \
       -v bp="$(field "$relayed" p50)" -v sp="$(field "$through" p50)" \
-      -v bc="$(field "$relayed" cpu_us)" -v sc="$(field "$through" cpu_us)" 'BEGIN {
+      -v bc="$(field "$relayed" cpu_us)" -v sc="$(field "$through" cpu_us)" -v ds="$(field "$direct" cpu_us)" -v dl="$(field "$direct" cpu)" \
+      -v dsrc="$([ -n "${server_pid:-}" ] && echo "client + stand-in server" || echo "client only")" 'BEGIN {
+        dc = (ds == "-" ? 0 : ds) + dl
         printf "%-5s %-6s %-22s %9.0f%% %+7d µs added at p50\n", "", "", "Sidecar / direct", (d > 0 ? 100 * s / d : 0), sp - dp
         printf "%-5s %-6s %-22s %9.0f%% %+7d µs added at p50\n", "", "", "Sidecar / relay", (b > 0 ? 100 * s / b : 0), sp - bp
-        if (bc != "-" && sc != "-" && bc > 0) printf "%-5s %-6s %-22s %+9.1f µs CPU per statement above the relay (%+.0f%%)\n", "", "", "Sidecar - relay", sc - bc, 100 * (sc - bc) / bc }'
+        if (bc != "-" && sc != "-" && bc > 0) {
+          printf "%-5s %-6s %-22s %+9.1f µs CPU per statement above the relay: %+.0f%% of the relay'"'"'s", "", "", "Sidecar - relay", sc - bc, 100 * (sc - bc) / bc
+          if (dc > 0) printf ", %+.0f%% of the direct statement'"'"'s (%s %.1f µs)", 100 * (sc - bc) / dc, dsrc, dc
+          printf "\n"
+        } }'
   done
 done
 if [ -s "$work/load.err" ]; then
