@@ -91,6 +91,7 @@ func newSide(name string, conn net.Conn, br *bufio.Reader, headerBytes uint32) *
 		sendConn: 65535, initWin: 65535, maxStreams: 1<<31 - 1}
 	s.fr = http2.NewFramer(sideWriter{s}, br)
 	s.fr.SetMaxReadFrameSize(frameSize)
+	s.fr.SetReuseFrames() // a frame's payload is used (or copied) before the next read anyway
 	s.fr.ReadMetaHeaders = hpack.NewDecoder(headerTable, nil)
 	s.fr.MaxHeaderListSize = headerBytes
 	s.enc = hpack.NewEncoder(&s.hbuf)
