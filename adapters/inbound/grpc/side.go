@@ -40,6 +40,7 @@ type side struct {
 	conn    net.Conn
 	br      *bufio.Reader
 	fr      *http2.Framer // reads from br, writes into out
+	blk     *headerBlock  // the HEADERS block read last (headers.go)
 	enc     *hpack.Encoder
 	hbuf    bytes.Buffer
 	out     []byte // encoded frames not yet written
@@ -92,8 +93,7 @@ func newSide(name string, conn net.Conn, br *bufio.Reader, headerBytes uint32) *
 	s.fr = http2.NewFramer(sideWriter{s}, br)
 	s.fr.SetMaxReadFrameSize(frameSize)
 	s.fr.SetReuseFrames() // a frame's payload is used (or copied) before the next read anyway
-	s.fr.ReadMetaHeaders = hpack.NewDecoder(headerTable, nil)
-	s.fr.MaxHeaderListSize = headerBytes
+	s.blk = newHeaderBlock(headerBytes)
 	s.enc = hpack.NewEncoder(&s.hbuf)
 	return s
 }

@@ -37,7 +37,7 @@ type stream struct {
 	cid, uid uint32
 	phase    phase
 	held     bool      // an approval rule covers the call: the gate decided it on its own goroutine
-	fields   fields    // the request HEADERS
+	fields   fields    // the request HEADERS: a copy of its own for a held call, else the side's headerBlock while it is handled
 	start    time.Time // when they arrived
 	timeout  time.Duration
 
@@ -116,6 +116,8 @@ func (s *session) sendC(st *stream, it item) {
 	}
 	if it.data != nil {
 		it.data = append([]byte(nil), it.data...)
+	} else {
+		it.hdr = append(fields(nil), it.hdr...) // it.hdr may be a side's headerBlock
 	}
 	st.toC = append(st.toC, it)
 	s.pumpC(st)
