@@ -17,12 +17,14 @@ const (
 	// read on one side is sent on as it is.
 	frameSize = 16 << 10
 	// streamWindow is the receive window of each stream (bytes the peer may
-	// send on it before the relay has passed them on).
-	streamWindow = 1 << 20
+	// send on it before the relay has passed them on). With maxStreams it
+	// bounds what the relay holds for a client connection: 25 MiB each way.
+	streamWindow = 256 << 10
 	// connWindow is the receive window of each connection.
 	connWindow = 8 << 20
-	// maxStreams is SETTINGS_MAX_CONCURRENT_STREAMS towards clients.
-	maxStreams = 1000
+	// maxStreams is SETTINGS_MAX_CONCURRENT_STREAMS towards clients (at
+	// most: an upstream's lower limit is passed on).
+	maxStreams = 100
 	// headerTable is SETTINGS_HEADER_TABLE_SIZE (HPACK's default).
 	headerTable = 4096
 )
