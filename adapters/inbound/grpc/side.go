@@ -45,7 +45,8 @@ type side struct {
 	blk     *headerBlock  // the HEADERS block read last (headers.go)
 	enc     *hpack.Encoder
 	hbuf    bytes.Buffer
-	out     []byte // encoded frames not yet written
+	memo    blockMemo // blocks enc produced that can be sent again (encode.go)
+	out     []byte    // encoded frames not yet written
 	spare   []byte
 	writing bool          // a goroutine is writing out (outside the lock)
 	wake    chan struct{} // wakes the writer goroutine
@@ -114,11 +115,15 @@ func (s *side) settings(headerBytes uint32, extra ...http2.Setting) {
 // writeHeaders encodes f and writes it as HEADERS (and CONTINUATION frames
 // when the block is larger than a frame) on stream id.
 func (s *side) writeHeaders(id uint32, f fields, end bool) {
-	s.hbuf.Reset()
-	for _, hf := range f {
-		_ = s.enc.WriteField(hf)
+	b, ok := s.memo.lookup(f)
+	if !ok {
+		s.hbuf.Reset()
+		for _, hf := range f {
+			_ = s.enc.WriteField(hf)
+		}
+		b = s.hbuf.Bytes()
+		s.memo.encoded(f, b)
 	}
-	b := s.hbuf.Bytes()
 	first := b[:min(len(b), frameSize)]
 	b = b[len(first):]
 	_ = s.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: first, EndStream: end, EndHeaders: len(b) == 0})
@@ -143,6 +148,7 @@ func (s *side) applySettings(f *http2.SettingsFrame) (delta int64, err error) {
 			s.initWin = int64(set.Val)
 		case http2.SettingHeaderTableSize:
 			s.enc.SetMaxDynamicTableSizeLimit(min(set.Val, headerTable))
+			s.memo.changed()
 		case http2.SettingMaxConcurrentStreams:
 			s.maxStreams = set.Val
 		}
