@@ -129,10 +129,7 @@ func (s *session) dial(ls *app.ListenerSettings) {
 // A HEADERS frame is handed over with its block decoded into d.blk.
 func (s *session) readLoop(d *side, handle func(http2.Frame) error) error {
 	for {
-		f, err := d.fr.ReadFrame()
-		if hf, ok := f.(*http2.HeadersFrame); ok && err == nil {
-			err = d.blk.read(d.fr, hf)
-		}
+		f, err := d.readFrame()
 		s.mu.Lock()
 		if s.closed {
 			s.mu.Unlock()

@@ -43,6 +43,8 @@ type side struct {
 	br      *bufio.Reader
 	fr      *http2.Framer // reads from br, writes into out
 	blk     *headerBlock  // the HEADERS block read last (headers.go)
+	ping    http2.PingFrame
+	winUp   http2.WindowUpdateFrame // the last ones read (frames.go)
 	enc     *hpack.Encoder
 	hbuf    bytes.Buffer
 	memo    blockMemo // blocks enc produced that can be sent again (encode.go)
