@@ -108,8 +108,8 @@ func (s *session) clientHeaders(f *headerBlock) {
 		return
 	}
 	a := s.analysis(method)
-	ev := app.Evaluate(ls, a)
-	if ev.Verdict == domain.VerdictApproval {
+	st.eval = app.Evaluate(ls, a)
+	if st.eval.Verdict == domain.VerdictApproval {
 		st.phase, st.held = phaseCollect, true
 		st.fields = slices.Clone(st.fields) // the gate reads them after f is read again
 		s.collected(st)
@@ -123,7 +123,7 @@ func (s *session) clientHeaders(f *headerBlock) {
 		Analysis:       a,
 		ReturnMode:     app.WantsReturnModeHeader(st.fields.Get),
 		Client:         s.remote,
-		Evaluation:     &ev,
+		Evaluation:     &st.eval,
 	}
 	out := s.h.l.CheckWith(context.Background(), ls, stmt)
 	if !out.Forward {

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/net/http2"
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/domain"
 )
 
 // phase is where a call is in the relay.
@@ -40,6 +41,7 @@ type stream struct {
 	fields   fields    // the request HEADERS: a copy of its own for a held call, else the side's headerBlock while it is handled
 	start    time.Time // when they arrived
 	timeout  time.Duration
+	eval     domain.Evaluation // the rules' verdict on the method (in the stream: one allocation less per call)
 
 	cEnd     bool // the client ended its side (END_STREAM received)
 	upClosed bool // the upstream ended its side (END_STREAM or RST_STREAM received)
