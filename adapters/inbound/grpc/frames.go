@@ -10,8 +10,8 @@ import (
 // readFrame reads side d's next frame, valid until the next read. PING and
 // WINDOW_UPDATE frames, which gRPC peers send with most calls, are read
 // into frames the side reuses (the Framer allocates one for each), with
-// the Framer's checks; a HEADERS frame comes with its block decoded into
-// d.blk (headers.go); other frames are the Framer's.
+// the Framer's checks, and so are HEADERS frames, which come with their
+// block decoded into d.blk (headers.go); other frames are the Framer's.
 func (d *side) readFrame() (http2.Frame, error) {
 	fh, err := d.fr.ReadFrameHeader()
 	if err != nil {
@@ -46,10 +46,45 @@ func (d *side) readFrame() (http2.Frame, error) {
 			return nil, http2.StreamError{StreamID: fh.StreamID, Code: http2.ErrCodeProtocol}
 		}
 		return &d.winUp, nil
+	case http2.FrameHeaders:
+		return d.readHeaders(fh)
 	}
-	f, err := d.fr.ReadFrameForHeader(fh)
-	if hf, ok := f.(*http2.HeadersFrame); ok && err == nil {
-		err = d.blk.read(d.fr, hf)
+	return d.fr.ReadFrameForHeader(fh)
+}
+
+// readHeaders reads a HEADERS frame with header fh as the Framer does
+// (RFC 9113 section 6.2) into the side's frame, and decodes its block into
+// d.blk. The frame carries no block fragment: d.blk has the fields.
+func (d *side) readHeaders(fh http2.FrameHeader) (http2.Frame, error) {
+	if cap(d.in) < int(fh.Length) {
+		d.in = make([]byte, fh.Length)
 	}
-	return f, err
+	p := d.in[:fh.Length]
+	if _, err := io.ReadFull(d.br, p); err != nil {
+		return nil, err
+	}
+	if fh.StreamID == 0 {
+		return nil, http2.ConnectionError(http2.ErrCodeProtocol)
+	}
+	d.headers = http2.HeadersFrame{FrameHeader: fh}
+	var pad int
+	if fh.Flags.Has(http2.FlagHeadersPadded) {
+		if len(p) < 1 {
+			return nil, io.ErrUnexpectedEOF // as the Framer
+		}
+		pad, p = int(p[0]), p[1:]
+	}
+	if fh.Flags.Has(http2.FlagHeadersPriority) {
+		if len(p) < 5 {
+			return nil, io.ErrUnexpectedEOF // as the Framer
+		}
+		pr := &d.headers.Priority
+		pr.StreamDep = binary.BigEndian.Uint32(p) & 0x7fffffff
+		pr.Exclusive = p[0]&0x80 != 0
+		pr.Weight, p = p[4], p[5:]
+	}
+	if len(p) < pad {
+		return nil, http2.StreamError{StreamID: fh.StreamID, Code: http2.ErrCodeProtocol}
+	}
+	return &d.headers, d.blk.read(d.fr, fh, p[:len(p)-pad])
 }

@@ -75,16 +75,16 @@ func (b *headerBlock) emit(hf hpack.HeaderField) {
 	b.fields = append(b.fields, hf)
 }
 
-// read decodes the block that HEADERS frame hf starts, reading its
-// CONTINUATION frames from fr. Errors are those of ReadMetaHeaders: a
-// connection error for an undecodable or oversized block, a stream error
-// (PROTOCOL_ERROR) for malformed fields.
-func (b *headerBlock) read(fr *http2.Framer, hf *http2.HeadersFrame) error {
-	b.id, b.ended, b.truncated = hf.StreamID, hf.StreamEnded(), false
+// read decodes the block that the HEADERS frame with header fh and block
+// fragment frag starts, reading its CONTINUATION frames from fr. Errors
+// are those of ReadMetaHeaders: a connection error for an undecodable or
+// oversized block, a stream error (PROTOCOL_ERROR) for malformed fields.
+func (b *headerBlock) read(fr *http2.Framer, fh http2.FrameHeader, frag []byte) error {
+	b.id, b.ended, b.truncated = fh.StreamID, fh.Flags.Has(http2.FlagHeadersEndStream), false
 	b.fields, b.regular, b.invalid = b.fields[:0], false, nil
 	b.remain, b.remainT = b.maxBytes, b.maxBytes
 	b.dec.SetEmitEnabled(true)
-	frag, done := hf.HeaderBlockFragment(), hf.HeadersEnded()
+	done := fh.Flags.Has(http2.FlagHeadersEndHeaders)
 	for {
 		if int64(len(frag)) > 2*int64(b.remain+b.remainT) || b.invalid != nil {
 			return http2.ConnectionError(http2.ErrCodeProtocol)

@@ -1,6 +1,7 @@
 package grpclistener
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"slices"
@@ -18,8 +19,15 @@ func TestHeaderBlockAgreesWithFramer(t *testing.T) {
 		field(":authority", "x"), field("content-type", "application/grpc"), field("te", "trailers")}
 	cases := map[string]struct {
 		f     fields
-		split int // CONTINUATION frames of this many bytes (0: one HEADERS)
+		split int    // CONTINUATION frames of this many bytes (0: one HEADERS)
+		raw   []byte // a HEADERS frame as it is, for malformed ones
 	}{
+		"padded":             {raw: rawHeaders(http2.FlagHeadersPadded, 1, 2, 0x88, 0, 0)},
+		"priority":           {raw: rawHeaders(http2.FlagHeadersPriority, 1, 0x80, 0, 0, 3, 16, 0x88)},
+		"pad too big":        {raw: rawHeaders(http2.FlagHeadersPadded, 1, 5, 0x88)},
+		"padded empty":       {raw: rawHeaders(http2.FlagHeadersPadded, 1)},
+		"priority short":     {raw: rawHeaders(http2.FlagHeadersPriority, 1, 0, 0, 3)},
+		"stream 0":           {raw: rawHeaders(0, 0, 0x88)},
 		"request":            {f: req},
 		"request in pieces":  {f: req, split: 7},
 		"response":           {f: fields{field(":status", "200"), field("content-type", "application/grpc")}},
@@ -37,19 +45,18 @@ func TestHeaderBlockAgreesWithFramer(t *testing.T) {
 	const limit = 256
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			wire := headerFrames(t, c.f, c.split)
+			wire := c.raw
+			if wire == nil {
+				wire = headerFrames(t, c.f, c.split)
+			}
 			ref := http2.NewFramer(nil, bytes.NewReader(wire))
 			ref.ReadMetaHeaders = hpack.NewDecoder(headerTable, nil)
 			ref.MaxHeaderListSize = limit
 			rf, rerr := ref.ReadFrame()
 
-			fr := http2.NewFramer(nil, bytes.NewReader(wire))
-			b := newHeaderBlock(limit)
-			f, err := fr.ReadFrame()
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = b.read(fr, f.(*http2.HeadersFrame))
+			d := newSide("test", nil, bufio.NewReader(bytes.NewReader(wire)), limit)
+			f, err := d.readFrame()
+			b := d.blk
 
 			if kind(err) != kind(rerr) {
 				t.Fatalf("error %v (%s), the Framer's %v (%s)", err, kind(err), rerr, kind(rerr))
@@ -60,6 +67,10 @@ func TestHeaderBlockAgreesWithFramer(t *testing.T) {
 			mh := rf.(*http2.MetaHeadersFrame)
 			if !slices.Equal(b.fields, fields(mh.Fields)) || b.truncated != mh.Truncated || b.ended != mh.StreamEnded() || b.id != 1 {
 				t.Fatalf("got %v truncated=%v, the Framer %v truncated=%v", b.fields, b.truncated, mh.Fields, mh.Truncated)
+			}
+			if h, w := f.Header(), mh.Header(); h.Type != w.Type || h.Flags != w.Flags || h.Length != w.Length ||
+				h.StreamID != w.StreamID || f.(*http2.HeadersFrame).Priority != mh.Priority {
+				t.Fatalf("frame %+v, the Framer's %+v", f, mh.HeadersFrame)
 			}
 		})
 	}
@@ -88,6 +99,13 @@ func headerFrames(t *testing.T, f fields, split int) []byte {
 		_ = w.WriteContinuation(1, n == len(b), b[:n])
 	}
 	return out.Bytes()
+}
+
+// rawHeaders is a HEADERS frame (END_HEADERS set) on stream id with payload p.
+func rawHeaders(flags http2.Flags, id uint32, p ...byte) []byte {
+	var b bytes.Buffer
+	_ = http2.NewFramer(&b, nil).WriteRawFrame(http2.FrameHeaders, flags|http2.FlagHeadersEndHeaders, id, p)
+	return b.Bytes()
 }
 
 // kind names an error's HTTP/2 kind and code.

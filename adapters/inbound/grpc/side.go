@@ -45,6 +45,8 @@ type side struct {
 	blk     *headerBlock  // the HEADERS block read last (headers.go)
 	ping    http2.PingFrame
 	winUp   http2.WindowUpdateFrame // the last ones read (frames.go)
+	headers http2.HeadersFrame
+	in      []byte // the payload of the last HEADERS frame
 	enc     *hpack.Encoder
 	hbuf    bytes.Buffer
 	memo    blockMemo // blocks enc produced that can be sent again (encode.go)
