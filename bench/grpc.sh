@@ -12,7 +12,9 @@
 #             before/after in one run
 #
 # There is no reference gRPC proxy on this machine kind; the goal is the
-# Sidecar at ≥ 0.8× direct. A comparison, not a test: the machine is shared,
+# Sidecar at ≥ 0.8× direct. Each row has the proxy's CPU per call (µs,
+# user+system from /proc/<pid>/stat), which a shared machine blurs less than
+# calls/s. A comparison, not a test: the machine is shared,
 # so only rows of the same run compare; the load average is printed.
 #
 #   bench/grpc.sh
@@ -54,7 +56,7 @@ if [ -z "$bin" ]; then
   bin="$work/sidecar"
 fi
 
-. bench/lib.sh # free_port, wait_port
+. bench/lib.sh # free_port, wait_port, ticks
 first_line() { # file: waits up to 10 s for its first line
   for _ in $(seq 1 100); do [ -s "$1" ] && break; sleep 0.1; done
   head -n1 "$1"
@@ -67,6 +69,7 @@ upstream=$(first_line "$work/upstream.addr")
 
 "$work/tcprelay" -listen 127.0.0.1:0 -upstream "$upstream" >"$work/relay.addr" 2>"$work/relay.log" &
 pids+=($!)
+relay_pid=$!
 relay=$(first_line "$work/relay.addr")
 
 listen_port=$(free_port)
@@ -95,9 +98,11 @@ start_sidecar() { # binary port name admin
   write_config "$work/$3.yaml" "$2" "$4"
   SIDECAR_PPROF=$([ "$4" = 1 ] && [ -n "$pprof_dir" ] && echo 1) "$1" run -config "$work/$3.yaml" >"$work/$3.log" 2>&1 &
   pids+=($!)
+  started=$!
   wait_port "$2" || { echo "grpc.sh: the $3 sidecar did not start; its log:" >&2; cat "$work/$3.log" >&2; exit 1; }
 }
 start_sidecar "$bin" "$listen_port" sidecar 1
+declare -A pid_of=([direct]="" [relay]=$relay_pid [sidecar]=$started)
 
 declare -A addr_of=([direct]=$upstream [relay]=$relay [sidecar]=127.0.0.1:$listen_port)
 paths=(direct relay sidecar)
@@ -105,6 +110,7 @@ if [ -n "${SIDECAR_BASE_BIN:-}" ]; then
   base_port=$(free_port)
   start_sidecar "$SIDECAR_BASE_BIN" "$base_port" base 0
   addr_of[base]=127.0.0.1:$base_port
+  pid_of[base]=$started
   paths+=(base)
 fi
 npaths=${#paths[@]}
@@ -121,9 +127,17 @@ profile() {
   curl -sf "http://127.0.0.1:$admin_port/debug/pprof/allocs" -o "$pprof_dir/allocs-grpc.pprof" || true
 }
 
-declare -A rps p99s
+cpu_per_call() { # pid ticks_before ticks_after calls: the proxy's CPU µs per call, "-" without a proxy pid;
+  # the warm-up's calls (not in calls) are counted at the measured rate
+  [ -n "$1" ] || { echo -; return; }
+  awk -v a="$2" -v b="$3" -v n="$4" -v hz="$(getconf CLK_TCK)" -v s="$seconds" -v w="$warmup" \
+    'BEGIN { w = (w ~ /ms$/) ? w / 1000 : w + 0; if (a < 0 || b < 0 || n == 0) print "-"; else printf "%.1f", 1e6 * (b - a) / hz / (n * (s + w) / s) }'
+}
+
+declare -A rps p99s cpus
 printf '\nunary calls, %s in flight on %s connection(s), %s s per path, %s round(s), interleaved\n' "$calls" "$conns" "$seconds" "$rounds"
-printf '%-5s %-9s %10s %8s %8s %8s %8s %7s   %s\n' round path "calls/s" "p50 µs" "p90 µs" "p99 µs" "max µs" errors "load avg"
+printf '(cpu µs: the proxy process'"'"'s user+system CPU per call, /proc/<pid>/stat)\n'
+printf '%-5s %-9s %10s %8s %8s %8s %8s %7s %7s   %s\n' round path "calls/s" "p50 µs" "p90 µs" "p99 µs" "max µs" errors "cpu µs" "load avg"
 for r in $(seq 1 "$rounds"); do
   for i in $(seq 0 $((npaths - 1))); do
     p=${paths[$(((i + r - 1) % npaths))]}
@@ -132,22 +146,28 @@ for r in $(seq 1 "$rounds"); do
       profile &
       prof_pid=$!
     fi
+    t0=$(ticks "${pid_of[$p]}")
     line=$(load "${addr_of[$p]}")
+    t1=$(ticks "${pid_of[$p]}")
     [ -n "$prof_pid" ] && wait "$prof_pid"
+    cpu=$(cpu_per_call "${pid_of[$p]}" "$t0" "$t1" "$(field "$line" calls)")
     rps[$p]="${rps[$p]:-} $(field "$line" rps)"
     p99s[$p]="${p99s[$p]:-} $(field "$line" p99)"
-    printf '%-5s %-9s %10s %8s %8s %8s %8s %7s   %s\n' "$r" "$p" "$(field "$line" rps)" "$(field "$line" p50)" \
-      "$(field "$line" p90)" "$(field "$line" p99)" "$(field "$line" max)" "$(field "$line" errors)" "$(cut -d' ' -f1-3 /proc/loadavg)"
+    [ "$cpu" = - ] || cpus[$p]="${cpus[$p]:-} $cpu"
+    printf '%-5s %-9s %10s %8s %8s %8s %8s %7s %7s   %s\n' "$r" "$p" "$(field "$line" rps)" "$(field "$line" p50)" \
+      "$(field "$line" p90)" "$(field "$line" p99)" "$(field "$line" max)" "$(field "$line" errors)" "$cpu" "$(cut -d' ' -f1-3 /proc/loadavg)"
   done
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 printf '\nmedian of %s round(s)\n' "$rounds"
-printf '%-9s %10s %8s %9s %9s\n' path "calls/s" "p99 µs" "/direct" "/relay"
+printf '%-9s %10s %8s %9s %9s %7s\n' path "calls/s" "p99 µs" "/direct" "/relay" "cpu µs"
 d=$(median <<<"${rps[direct]}")
 rl=$(median <<<"${rps[relay]}")
 for p in "${paths[@]}"; do
-  awk -v p="$p" -v t="$(median <<<"${rps[$p]}")" -v q="$(median <<<"${p99s[$p]}")" -v d="$d" -v r="$rl" \
-    'BEGIN { printf "%-9s %10.0f %8.0f %8.2f× %8.2f×\n", p, t, q, t / d, t / r }'
+  c=-
+  [ -z "${cpus[$p]:-}" ] || c=$(median <<<"${cpus[$p]}")
+  awk -v p="$p" -v t="$(median <<<"${rps[$p]}")" -v q="$(median <<<"${p99s[$p]}")" -v d="$d" -v r="$rl" -v c="$c" \
+    'BEGIN { printf "%-9s %10.0f %8.0f %8.2f× %8.2f× %7s\n", p, t, q, t / d, t / r, c }'
 done
 if grep -q 'level=ERROR' "$work/sidecar.log"; then
   echo "sidecar errors:" >&2; grep 'level=ERROR' "$work/sidecar.log" | head -5 >&2

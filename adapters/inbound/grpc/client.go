@@ -2,6 +2,7 @@ package grpclistener
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,8 +18,8 @@ import (
 // ends.
 func (s *session) clientFrame(f http2.Frame) error {
 	switch f := f.(type) {
-	case *http2.MetaHeadersFrame:
-		s.clientHeaders(f)
+	case *http2.HeadersFrame:
+		s.clientHeaders(s.c.blk)
 	case *http2.DataFrame:
 		s.clientData(f)
 	case *http2.RSTStreamFrame:
@@ -53,11 +54,11 @@ func (s *session) clientFrame(f http2.Frame) error {
 // clientHeaders starts a call: it checks the method, then decides it at
 // once when no approval rule covers it (the gate never waits for such a
 // call), or starts reading its first message for the gate.
-func (s *session) clientHeaders(f *http2.MetaHeadersFrame) {
-	id := f.StreamID
+func (s *session) clientHeaders(f *headerBlock) {
+	id := f.id
 	if st := s.byC[id]; st != nil { // trailers from the client end its side
 		if st.phase == phaseOpen {
-			s.sendUp(st, item{hdr: forwardFields(nil, fields(f.Fields), s.upName, 0), end: true})
+			s.sendUp(st, item{hdr: forwardFields(nil, f.fields, s.upName, 0), end: true})
 		}
 		st.cEnd = true
 		s.collected(st)
@@ -72,14 +73,14 @@ func (s *session) clientHeaders(f *http2.MetaHeadersFrame) {
 		_ = s.c.fr.WriteRSTStream(id, http2.ErrCodeRefusedStream)
 		return
 	}
-	st := &stream{cid: id, fields: fields(f.Fields), start: time.Now(), cEnd: f.StreamEnded(), cWin: s.c.initWin}
+	st := &stream{cid: id, fields: f.fields, start: time.Now(), cEnd: f.ended, cWin: s.c.initWin}
 	s.byC[id] = st
-	if f.Truncated {
+	if f.truncated {
 		s.h.log.Info("call refused: metadata over limits.header_bytes", "client", s.remote)
 		s.answer(st, codes.Internal, "grpc listener: header list size exceeded limit (limits.header_bytes)", nil)
 		return
 	}
-	method := f.PseudoValue("path")
+	method := f.fields.first(":path")
 	if !wellFormed(method) {
 		s.h.log.Warn("call refused: malformed method name", "method", method, "client", s.remote)
 		s.answer(st, codes.Unimplemented, "grpc listener: malformed method name \""+method+"\": want /package.Service/Method", nil)
@@ -107,9 +108,10 @@ func (s *session) clientHeaders(f *http2.MetaHeadersFrame) {
 		return
 	}
 	a := s.analysis(method)
-	ev := app.Evaluate(ls, a)
-	if ev.Verdict == domain.VerdictApproval {
+	st.eval = app.Evaluate(ls, a)
+	if st.eval.Verdict == domain.VerdictApproval {
 		st.phase, st.held = phaseCollect, true
+		st.fields = slices.Clone(st.fields) // the gate reads them after f is read again
 		s.collected(st)
 		return
 	}
@@ -121,14 +123,15 @@ func (s *session) clientHeaders(f *http2.MetaHeadersFrame) {
 		Analysis:       a,
 		ReturnMode:     app.WantsReturnModeHeader(st.fields.Get),
 		Client:         s.remote,
-		Evaluation:     &ev,
+		Evaluation:     &st.eval,
 	}
 	out := s.h.l.CheckWith(context.Background(), ls, stmt)
 	if !out.Forward {
 		s.deny(st, out.Denial)
-		return
+	} else {
+		s.open(st, nil)
 	}
-	s.open(st, nil)
+	st.fields = nil // f's, read again next
 }
 
 // clientData relays, holds or drops one DATA frame from the client.

@@ -20,6 +20,13 @@
 //     (drain).
 //   - side.go: one of a session's connections: its Framer and HPACK
 //     encoder, the relay's SETTINGS, the peer's settings and send windows.
+//   - frames.go: reading a side's frames; HEADERS, PING and WINDOW_UPDATE
+//     into frames the side reuses, with the Framer's checks.
+//   - headers.go: decoding a header block (HEADERS and CONTINUATION) into
+//     fields the side reuses, with the checks of the Framer's
+//     ReadMetaHeaders.
+//   - encode.go: header blocks that only index the HPACK table, sent again
+//     while the table is unchanged.
 //   - stream.go: one call: its phase, the frames queued for each peer's
 //     window, giving received bytes back (WINDOW_UPDATE), the end of a
 //     call, the listener's own answers (trailers-only).

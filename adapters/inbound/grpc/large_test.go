@@ -63,7 +63,7 @@ func TestDeniedStreamsKeepTheConnectionWindow(t *testing.T) {
 	defer cancel()
 	ctx = metadata.NewOutgoingContext(ctx, metadata.Pairs("x-hoop-approval", "return"))
 	blob := make([]byte, 256<<10)
-	for range 12 { // 12 × up to 1 MiB queued > the 8 MiB connection window
+	for range 40 { // 40 × up to 256 KiB (the stream window) queued > the 8 MiB connection window
 		s, err := c.Upload(ctx)
 		if err != nil {
 			t.Fatal(err)

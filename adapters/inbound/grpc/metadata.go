@@ -14,17 +14,46 @@ import (
 // the peer sent them (pseudo-headers first).
 type fields []hpack.HeaderField
 
-// Get returns every value of the field name (lowercase, as HTTP/2 sends
-// names), in order: the app.Values of a call's metadata.
+// Get returns every value of the field name in any case (HTTP/2 sends
+// names in lowercase), in order: the app.Values of a call's metadata.
 func (f fields) Get(name string) []string {
-	name = strings.ToLower(name)
+	if !ascii(name) {
+		name = strings.ToLower(name)
+	}
 	var out []string
 	for _, hf := range f {
-		if hf.Name == name {
+		if isLower(hf.Name, name) {
 			out = append(out, hf.Value)
 		}
 	}
 	return out
+}
+
+// isLower reports whether s is name with its ASCII letters in lowercase
+// (strings.ToLower(name) for an ASCII name, without building it).
+func isLower(s, name string) bool {
+	if len(s) != len(name) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := name[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if s[i] != c {
+			return false
+		}
+	}
+	return true
+}
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // first returns the first value of name, "" when there is none.
@@ -37,16 +66,22 @@ func (f fields) first(name string) string {
 	return ""
 }
 
-// dropKeys are request fields the listener does not forward: connection
-// headers HTTP/2 forbids (RFC 9113 section 8.2.2), and the Sidecar's own
-// x-hoop-approval.
-var dropKeys = map[string]bool{
-	"connection": true, "keep-alive": true, "proxy-connection": true, "transfer-encoding": true, "upgrade": true,
-	"host": true, strings.ToLower(domain.Names.HeaderApprovalMode): true,
+// dropped reports whether the listener does not forward the request field
+// name: connection headers HTTP/2 forbids (RFC 9113 section 8.2.2), and
+// the Sidecar's own x-hoop-approval.
+func dropped(name string) bool {
+	switch name {
+	case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "host":
+		return true
+	}
+	return name == approvalKey
 }
 
+// approvalKey is x-hoop-approval as HTTP/2 sends it.
+var approvalKey = strings.ToLower(domain.Names.HeaderApprovalMode)
+
 // forwardFields returns the request fields to send upstream: f without
-// dropKeys, with :authority set to authority (the upstream's name, as a
+// the dropped ones, with :authority set to authority (the upstream's name, as a
 // gRPC client of it would send), and grpc-timeout set to timeout when
 // timeout is positive (the time a held call has left). They are appended
 // to out[:0].
@@ -54,7 +89,7 @@ func forwardFields(out, f fields, authority string, timeout time.Duration) field
 	out = out[:0]
 	for _, hf := range f {
 		switch {
-		case dropKeys[hf.Name]:
+		case dropped(hf.Name):
 			continue
 		case hf.Name == ":authority" && authority != "":
 			hf.Value = authority

@@ -12,8 +12,8 @@ import (
 // calls end with UNAVAILABLE.
 func (s *session) upstreamFrame(f http2.Frame) error {
 	switch f := f.(type) {
-	case *http2.MetaHeadersFrame:
-		s.upstreamHeaders(f)
+	case *http2.HeadersFrame:
+		s.upstreamHeaders(s.u.blk)
 	case *http2.DataFrame:
 		n := int64(f.Length)
 		s.creditConn(s.u, n)
@@ -60,19 +60,19 @@ func (s *session) upstreamFrame(f http2.Frame) error {
 // upstreamHeaders relays response HEADERS or trailers to the client,
 // encoded again for the client's connection. Metadata over
 // limits.header_bytes ends the call with INTERNAL.
-func (s *session) upstreamHeaders(f *http2.MetaHeadersFrame) {
-	st := s.byU[f.StreamID]
+func (s *session) upstreamHeaders(f *headerBlock) {
+	st := s.byU[f.id]
 	if st == nil || st.phase == phaseDone {
 		return
 	}
-	if f.Truncated {
-		st.upClosed = f.StreamEnded()
+	if f.truncated {
+		st.upClosed = f.ended
 		s.answer(st, codes.Internal, "grpc listener: peer header list size exceeded limit (limits.header_bytes)", nil)
 		return
 	}
-	if f.StreamEnded() {
+	if f.ended {
 		st.upClosed = true
-		for _, hf := range f.Fields {
+		for _, hf := range f.fields {
 			switch hf.Name {
 			case "grpc-status":
 				st.status = hf.Value
@@ -81,7 +81,7 @@ func (s *session) upstreamHeaders(f *http2.MetaHeadersFrame) {
 			}
 		}
 	}
-	s.sendC(st, item{hdr: fields(f.Fields), end: f.StreamEnded()})
+	s.sendC(st, item{hdr: f.fields, end: f.ended})
 }
 
 // upstreamGoAway: the upstream takes no new calls. Calls it never saw

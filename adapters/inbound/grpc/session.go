@@ -126,9 +126,10 @@ func (s *session) dial(ls *app.ListenerSettings) {
 // readLoop reads the frames of side d and hands each to handle under the
 // session's lock until the connection fails or handle returns an error (a
 // connection error: GOAWAY went out). Stream errors reset that stream only.
+// A HEADERS frame is handed over with its block decoded into d.blk.
 func (s *session) readLoop(d *side, handle func(http2.Frame) error) error {
 	for {
-		f, err := d.fr.ReadFrame()
+		f, err := d.readFrame()
 		s.mu.Lock()
 		if s.closed {
 			s.mu.Unlock()

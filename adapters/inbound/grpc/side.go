@@ -17,12 +17,14 @@ const (
 	// read on one side is sent on as it is.
 	frameSize = 16 << 10
 	// streamWindow is the receive window of each stream (bytes the peer may
-	// send on it before the relay has passed them on).
-	streamWindow = 1 << 20
+	// send on it before the relay has passed them on). With maxStreams it
+	// bounds what the relay holds for a client connection: 25 MiB each way.
+	streamWindow = 256 << 10
 	// connWindow is the receive window of each connection.
 	connWindow = 8 << 20
-	// maxStreams is SETTINGS_MAX_CONCURRENT_STREAMS towards clients.
-	maxStreams = 1000
+	// maxStreams is SETTINGS_MAX_CONCURRENT_STREAMS towards clients (at
+	// most: an upstream's lower limit is passed on).
+	maxStreams = 100
 	// headerTable is SETTINGS_HEADER_TABLE_SIZE (HPACK's default).
 	headerTable = 4096
 )
@@ -40,9 +42,15 @@ type side struct {
 	conn    net.Conn
 	br      *bufio.Reader
 	fr      *http2.Framer // reads from br, writes into out
+	blk     *headerBlock  // the HEADERS block read last (headers.go)
+	ping    http2.PingFrame
+	winUp   http2.WindowUpdateFrame // the last ones read (frames.go)
+	headers http2.HeadersFrame
+	in      []byte // the payload of the last HEADERS frame
 	enc     *hpack.Encoder
 	hbuf    bytes.Buffer
-	out     []byte // encoded frames not yet written
+	memo    blockMemo // blocks enc produced that can be sent again (encode.go)
+	out     []byte    // encoded frames not yet written
 	spare   []byte
 	writing bool          // a goroutine is writing out (outside the lock)
 	wake    chan struct{} // wakes the writer goroutine
@@ -91,8 +99,8 @@ func newSide(name string, conn net.Conn, br *bufio.Reader, headerBytes uint32) *
 		sendConn: 65535, initWin: 65535, maxStreams: 1<<31 - 1}
 	s.fr = http2.NewFramer(sideWriter{s}, br)
 	s.fr.SetMaxReadFrameSize(frameSize)
-	s.fr.ReadMetaHeaders = hpack.NewDecoder(headerTable, nil)
-	s.fr.MaxHeaderListSize = headerBytes
+	s.fr.SetReuseFrames() // a frame's payload is used (or copied) before the next read anyway
+	s.blk = newHeaderBlock(headerBytes)
 	s.enc = hpack.NewEncoder(&s.hbuf)
 	return s
 }
@@ -111,11 +119,15 @@ func (s *side) settings(headerBytes uint32, extra ...http2.Setting) {
 // writeHeaders encodes f and writes it as HEADERS (and CONTINUATION frames
 // when the block is larger than a frame) on stream id.
 func (s *side) writeHeaders(id uint32, f fields, end bool) {
-	s.hbuf.Reset()
-	for _, hf := range f {
-		_ = s.enc.WriteField(hf)
+	b, ok := s.memo.lookup(f)
+	if !ok {
+		s.hbuf.Reset()
+		for _, hf := range f {
+			_ = s.enc.WriteField(hf)
+		}
+		b = s.hbuf.Bytes()
+		s.memo.encoded(f, b)
 	}
-	b := s.hbuf.Bytes()
 	first := b[:min(len(b), frameSize)]
 	b = b[len(first):]
 	_ = s.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: first, EndStream: end, EndHeaders: len(b) == 0})
@@ -140,6 +152,7 @@ func (s *side) applySettings(f *http2.SettingsFrame) (delta int64, err error) {
 			s.initWin = int64(set.Val)
 		case http2.SettingHeaderTableSize:
 			s.enc.SetMaxDynamicTableSizeLimit(min(set.Val, headerTable))
+			s.memo.changed()
 		case http2.SettingMaxConcurrentStreams:
 			s.maxStreams = set.Val
 		}

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/net/http2"
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/domain"
 )
 
 // phase is where a call is in the relay.
@@ -37,9 +38,10 @@ type stream struct {
 	cid, uid uint32
 	phase    phase
 	held     bool      // an approval rule covers the call: the gate decided it on its own goroutine
-	fields   fields    // the request HEADERS
+	fields   fields    // the request HEADERS: a copy of its own for a held call, else the side's headerBlock while it is handled
 	start    time.Time // when they arrived
 	timeout  time.Duration
+	eval     domain.Evaluation // the rules' verdict on the method (in the stream: one allocation less per call)
 
 	cEnd     bool // the client ended its side (END_STREAM received)
 	upClosed bool // the upstream ended its side (END_STREAM or RST_STREAM received)
@@ -116,6 +118,8 @@ func (s *session) sendC(st *stream, it item) {
 	}
 	if it.data != nil {
 		it.data = append([]byte(nil), it.data...)
+	} else {
+		it.hdr = append(fields(nil), it.hdr...) // it.hdr may be a side's headerBlock
 	}
 	st.toC = append(st.toC, it)
 	s.pumpC(st)

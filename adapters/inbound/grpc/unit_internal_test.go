@@ -149,3 +149,13 @@ func TestUpstreamTarget(t *testing.T) {
 		}
 	}
 }
+
+// fields.Get finds a name in any case, as strings.ToLower would.
+func TestFieldsGetIgnoresCase(t *testing.T) {
+	f := fields{field("x-hoop-approval", "return"), field("authorization", "a"), field("authorization", "b"), field("k", "1")}
+	for name, want := range map[string]int{"X-Hoop-Approval": 1, "AUTHORIZATION": 2, "authorization": 2, "x-hoop": 0, "\u212a": 1, "x-hoop-approvaL ": 0} {
+		if got := f.Get(name); len(got) != want {
+			t.Errorf("Get(%q) = %q, want %d values", name, got, want)
+		}
+	}
+}
