@@ -78,7 +78,7 @@ func TestHeaderBlockAgreesWithFramer(t *testing.T) {
 
 // headerFrames encodes f as HEADERS (END_STREAM) on stream 1, and
 // CONTINUATION frames of split bytes when split is positive.
-func headerFrames(t *testing.T, f fields, split int) []byte {
+func headerFrames(t testing.TB, f fields, split int) []byte {
 	t.Helper()
 	var blk, out bytes.Buffer
 	enc := hpack.NewEncoder(&blk)
