@@ -29,7 +29,8 @@
 # during the run, divided by the transactions: the cost that the machine's
 # load does not blur), then the memory one idle proxied
 # connection costs (RSS growth of each proxy with PGBENCH_IDLE connections
-# open, divided by their number). A comparison, not a test: the machine is
+# open, divided by their number; for the Sidecar also its Go heap and
+# stacks in use after a collection, which RSS blurs with garbage). A comparison, not a test: the machine is
 # shared, so only rows of the same run compare; the load average is printed.
 #
 #   bench/pgbench.sh
@@ -121,7 +122,7 @@ start_sidecar() { # name audit(yes|no) [binary] [GOMAXPROCS]
     echo "sidecar: bench"
     echo "log: {format: text, level: warn}"
     [ "$2" = yes ] && echo "audit: {file: $work/audit-$1.jsonl}"
-    if [ -n "$pprof_dir" ]; then echo "admin: {listen: 127.0.0.1:$admin}"; fi
+    if [ -n "$pprof_dir" ] || [ "$1" = idle ]; then echo "admin: {listen: 127.0.0.1:$admin}"; fi
     cat <<YAML
 approval_rules:
   - name: db-destructive
@@ -135,7 +136,7 @@ listeners:
     approval_rules: [db-destructive]
 YAML
   } >"$work/$1.yaml"
-  env ${procs:+GOMAXPROCS=$procs} SIDECAR_PPROF=$([ -n "$pprof_dir" ] && echo 1) "$b" run -config "$work/$1.yaml" >"$work/$1.log" 2>&1 &
+  env ${procs:+GOMAXPROCS=$procs} SIDECAR_PPROF=$({ [ -n "$pprof_dir" ] || [ "$1" = idle ]; } && echo 1) "$b" run -config "$work/$1.yaml" >"$work/$1.log" 2>&1 &
   pids+=($!)
   pid_of[$1]=$!
   port_of[$1]=$p
@@ -315,7 +316,10 @@ if [ "$trace" = 1 ]; then
   done
 fi
 
-# Memory: RSS growth per idle proxied connection.
+# Memory: RSS growth per idle proxied connection (each proxy first serves a
+# few connections, so that what it sets up once is not counted; the
+# Sidecar also collects its garbage before each reading, through the
+# admin address's /debug/pprof/heap?gc=1).
 if [ "$idle" -gt 0 ]; then
   free=$(psql -X -At -h "$host" -p "$port" -U "$user" -d postgres -c \
     "SELECT current_setting('max_connections')::int - count(*) FROM pg_stat_activity")
@@ -325,13 +329,27 @@ if [ "$idle" -gt 0 ]; then
   else
     [ "$n" -lt "$idle" ] && echo "pgbench.sh: the server has $free free connection slots: $n idle connections instead of $idle" >&2
     rss() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; } # KiB
+    # go_kib: the idle Sidecar's Go heap and stacks in use right after a
+    # collection (KiB): what it keeps, without the garbage that RSS also
+    # holds until the next collection (the logins' garbage swings RSS).
+    go_kib() {
+      local a=127.0.0.1:${port_of[idle-admin]}
+      curl -sf "http://$a/debug/pprof/heap?gc=1" -o /dev/null || return 0
+      curl -sf "http://$a/metrics" | awk '/^go_memstats_(heap|stack)_inuse_bytes / { s += $2 } END { if (s) printf "%d", s / 1024 }'
+    }
     printf '\nidle connections: RSS growth of the proxy with %s idle logged-in connections\n' "$n"
-    printf '%-14s %12s %12s %14s\n' path "before KiB" "after KiB" "KiB per conn"
+    printf '%-14s %12s %12s %14s %22s\n' path "before KiB" "after KiB" "KiB per conn" "Go heap+stacks per conn"
     # A fresh Sidecar, so that the garbage of the runs above (returned to the
     # system at its own pace) does not blur the growth.
     start_sidecar idle no
     for p in pgbouncer relay idle; do
       [ -n "${pid_of[$p]:-}" ] || continue
+      # One connection and statement first, so that what a proxy sets up
+      # once (pools, the analyzer's tables) is not counted per connection.
+      for _ in 1 2 3; do psql -X -q -h 127.0.0.1 -p "${port_of[$p]}" -U "$user" -d "$db" -c 'SELECT 1' >/dev/null 2>&1; done
+      sleep 1
+      g0="" g1=""
+      [ "$p" = idle ] && g0=$(go_kib)
       before=$(rss "${pid_of[$p]}")
       mkfifo "$work/hold"
       "$work/pgidle" -n "$n" -dsn "postgres://$user@127.0.0.1:${port_of[$p]}/$db?sslmode=disable" <"$work/hold" >"$work/idle.out" 2>&1 &
@@ -340,10 +358,12 @@ if [ "$idle" -gt 0 ]; then
       for _ in $(seq 1 300); do grep -q '^open' "$work/idle.out" 2>/dev/null && break; sleep 0.1; done
       sleep 1
       after=$(rss "${pid_of[$p]}")
+      [ "$p" = idle ] && g1=$(go_kib)
       exec 7>&-
       wait "$idle_pid" || { echo "pgbench.sh: idle connections through $p failed:" >&2; cat "$work/idle.out" >&2; }
       rm -f "$work/hold"
-      awk -v p="${p/idle/sidecar}" -v b="$before" -v a="$after" -v n="$n" 'BEGIN { printf "%-14s %12d %12d %14.1f\n", p, b, a, (a - b) / n }'
+      awk -v p="${p/idle/sidecar}" -v b="$before" -v a="$after" -v n="$n" -v g0="$g0" -v g1="$g1" 'BEGIN {
+        printf "%-14s %12d %12d %14.1f %22s\n", p, b, a, (a - b) / n, (g0 != "" && g1 != "") ? sprintf("%.1f", (g1 - g0) / n) : "-" }'
     done
   fi
 fi

@@ -214,17 +214,17 @@ func (s *session) bind(b *pgproto3.Bind) *portal {
 // Execute's expectation: it confirms a PREPARE or DEALLOCATE that the
 // statement runs.
 func (s *session) execution(name string, exp *expect) *execution {
-	unknown := []domain.Analysis{domain.UnreadRun()}
 	p := s.portalNamed(name)
 	if p == nil {
 		return &execution{portal: name, st: app.Statement{Canonical: []byte("\x00hoop-portal-v1\x00" + name),
 			Display: "-- execute of portal " + quote(name) + " unknown to the Sidecar",
-			Unread:  domain.Unread{Why: "an Execute of portal " + quote(name) + ", which the listener never saw bound"}}, parts: unknown}
+			Unread:  domain.Unread{Why: "an Execute of portal " + quote(name) + ", which the listener never saw bound"}},
+			parts: []domain.Analysis{domain.UnreadRun()}}
 	}
 	e := &execution{portal: name, st: app.Statement{Canonical: p.canonical, Display: p.display}}
 	switch {
 	case p.stmt == nil:
-		e.parts = unknown
+		e.parts = []domain.Analysis{domain.UnreadRun()}
 		e.st.Unread.Why = "a Bind of a prepared statement the listener never saw parsed"
 	case p.stmt.prepare != nil:
 		e.parts = []domain.Analysis{p.stmt.prepare.Analysis}
