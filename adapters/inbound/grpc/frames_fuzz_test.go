@@ -22,8 +22,7 @@ import (
 // bytes long), the side may see the malformation first; either way the
 // connection ends.
 func FuzzReadFrameAgreesWithFramer(f *testing.F) {
-	req := fields{field(":method", "POST"), field(":scheme", "http"), field(":path", "/p.S/M"),
-		field(":authority", "x"), field("content-type", "application/grpc"), field("te", "trailers")}
+	req := testRequest
 	var seq bytes.Buffer
 	fr := http2.NewFramer(&seq, nil)
 	_ = fr.WritePing(false, [8]byte{1, 2})

@@ -11,12 +11,15 @@ import (
 	"golang.org/x/net/http2/hpack"
 )
 
+// testRequest is a gRPC call's request header fields.
+var testRequest = fields{field(":method", "POST"), field(":scheme", "http"), field(":path", "/p.S/M"),
+	field(":authority", "x"), field("content-type", "application/grpc"), field("te", "trailers")}
+
 // TestHeaderBlockAgreesWithFramer reads header blocks with headerBlock and
 // with http2.Framer's ReadMetaHeaders (what the relay used before): the same
 // fields, truncation and kind of error.
 func TestHeaderBlockAgreesWithFramer(t *testing.T) {
-	req := fields{field(":method", "POST"), field(":scheme", "http"), field(":path", "/p.S/M"),
-		field(":authority", "x"), field("content-type", "application/grpc"), field("te", "trailers")}
+	req := testRequest
 	cases := map[string]struct {
 		f     fields
 		split int    // CONTINUATION frames of this many bytes (0: one HEADERS)
