@@ -149,21 +149,14 @@ func Serve[S interface {
 		d.Start()
 		d.Expire()
 	}()
-	delay := 5 * time.Millisecond
-	for {
-		conn, err := ln.Accept()
-		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
-				return nil
-			}
-			log.Warn(protocol+" listener: accept failed", "listener", l.Settings().Name, "error", err)
-			time.Sleep(delay)
-			delay = min(2*delay, time.Second)
-			continue
+	_ = Accept(ln, func(conn net.Conn) { serveConn(conn, l, d, log, protocol, login) }, func(err error) bool {
+		if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+			return false
 		}
-		delay = 5 * time.Millisecond
-		go serveConn(conn, l, d, log, protocol, login)
-	}
+		log.Warn(protocol+" listener: accept failed", "listener", l.Settings().Name, "error", err)
+		return true
+	})
+	return nil
 }
 
 // serveConn runs one client connection to its end.

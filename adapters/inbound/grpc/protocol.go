@@ -76,5 +76,5 @@ func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) 
 // accept accepts client connections on ln and relays each until ln is
 // closed (drain.Accept: temporary errors are waited out).
 func accept(ln net.Listener, h *handler, tlsCfg *tls.Config, set *sessionSet) error {
-	return drain.Accept(ln, func(c net.Conn) { h.serveConn(c, tlsCfg, set) })
+	return drain.Accept(ln, func(c net.Conn) { h.serveConn(c, tlsCfg, set) }, nil)
 }

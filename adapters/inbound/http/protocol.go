@@ -107,7 +107,7 @@ func (p *Protocol) Serve(ctx context.Context, ln net.Listener, l *app.Listener) 
 // acceptRelay accepts client connections on ln and relays each until ln
 // is closed (drain.Accept: temporary errors are waited out).
 func acceptRelay(ln net.Listener, h *handler, relays *relaySet, hl *handoffListener) error {
-	return drain.Accept(ln, func(c net.Conn) { h.serveRelay(c, relays, hl) })
+	return drain.Accept(ln, func(c net.Conn) { h.serveRelay(c, relays, hl) }, nil)
 }
 
 // drain shuts srv down gracefully and waits for the relayed connections to
