@@ -8,9 +8,16 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 )
+
+// held counts the buffers taken from the pool and not given back: an idle
+// Reader or a flushed Writer holds none.
+var held atomic.Int64
+
+func init() { taken = func(d int64) { held.Add(d) } }
 
 // tcpPair returns both ends of a loopback TCP connection.
 func tcpPair(t testing.TB) (client, server net.Conn) {
