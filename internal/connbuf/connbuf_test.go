@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/hoophq/sidecar/internal/listenertest"
 )
 
 // held counts the buffers taken from the pool and not given back: an idle
@@ -18,31 +20,6 @@ import (
 var held atomic.Int64
 
 func init() { taken = func(d int64) { held.Add(d) } }
-
-// tcpPair returns both ends of a loopback TCP connection.
-func tcpPair(t testing.TB) (client, server net.Conn) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		c, _ := ln.Accept()
-		accepted <- c
-	}()
-	client, err = net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	server = <-accepted
-	if server == nil {
-		t.Fatal("accept failed")
-	}
-	t.Cleanup(func() { client.Close(); server.Close() })
-	return client, server
-}
 
 // wrapped is a connection wrapper like supervisor's counted connections.
 type wrapped struct{ net.Conn }
@@ -57,7 +34,7 @@ func TestIdleReadersHoldNoBuffer(t *testing.T) {
 	var writers []net.Conn
 	results := make(chan error, conns)
 	for i := range conns {
-		c, s := tcpPair(t)
+		c, s := listenertest.TCPPair(t)
 		writers = append(writers, c)
 		var rd io.Reader = s
 		if i%2 == 1 {
@@ -96,7 +73,7 @@ func TestIdleReadersHoldNoBuffer(t *testing.T) {
 
 // A flushed Writer holds no buffer, and what it wrote arrives in order.
 func TestWriterGivesBackItsBuffer(t *testing.T) {
-	c, s := tcpPair(t)
+	c, s := listenertest.TCPPair(t)
 	before := held.Load()
 	w := NewWriter(c)
 	want := bytes.Repeat([]byte("0123456789"), 10000) // 100,000 bytes, > Size
@@ -119,7 +96,7 @@ func TestWriterGivesBackItsBuffer(t *testing.T) {
 // A deadline ends a Peek with os.ErrDeadlineExceeded, bytes that arrive
 // later are read, and the peer's close is io.EOF.
 func TestDeadlineAndEOF(t *testing.T) {
-	c, s := tcpPair(t)
+	c, s := listenertest.TCPPair(t)
 	r := NewReader(s)
 	s.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
 	if _, err := r.Peek(1); !errors.Is(err, os.ErrDeadlineExceeded) {
@@ -147,7 +124,7 @@ func FuzzReader(f *testing.F) {
 		if len(ops) > 64 {
 			ops = ops[:64]
 		}
-		c, s := tcpPair(t)
+		c, s := listenertest.TCPPair(t)
 		go func() {
 			rng := rand.New(rand.NewPCG(uint64(len(data)), 7))
 			for rest := data; len(rest) > 0; {

@@ -4,41 +4,23 @@ import (
 	"bufio"
 	"errors"
 	"io"
-	"net"
 	"testing"
 	"time"
-)
 
-// pair returns both ends of a loopback TCP connection.
-func pair(t *testing.T) (near, far net.Conn) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	accepted := make(chan net.Conn, 1)
-	go func() { c, _ := ln.Accept(); accepted <- c }()
-	near, err = net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	far = <-accepted
-	t.Cleanup(func() { near.Close(); far.Close() })
-	return near, far
-}
+	"github.com/hoophq/sidecar/internal/listenertest"
+)
 
 // Closed tells an open, quiet connection (nil) from one whose peer closed
 // it (io.EOF) or spoke unasked (ErrUnasked, the bytes kept for the
 // reader), and leaves no deadline behind.
 func TestClosed(t *testing.T) {
-	near, _ := pair(t)
+	near, _ := listenertest.TCPPair(t)
 	r := bufio.NewReader(near)
 	if err := Closed(r, near.SetReadDeadline); err != nil {
 		t.Fatalf("open connection: %v, want nil", err)
 	}
 
-	near, far := pair(t)
+	near, far := listenertest.TCPPair(t)
 	r = bufio.NewReader(near)
 	far.Close()
 	time.Sleep(10 * time.Millisecond) // the FIN arrives
@@ -46,7 +28,7 @@ func TestClosed(t *testing.T) {
 		t.Fatalf("closed by the peer: %v, want io.EOF", err)
 	}
 
-	near, far = pair(t)
+	near, far = listenertest.TCPPair(t)
 	r = bufio.NewReader(near)
 	far.Write([]byte("bye"))
 	time.Sleep(10 * time.Millisecond)
@@ -58,7 +40,7 @@ func TestClosed(t *testing.T) {
 	}
 
 	// No deadline is left: a read after the probe waits for the peer.
-	near, far = pair(t)
+	near, far = listenertest.TCPPair(t)
 	r = bufio.NewReader(near)
 	if err := Closed(r, near.SetReadDeadline); err != nil {
 		t.Fatal(err)

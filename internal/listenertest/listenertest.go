@@ -1,7 +1,8 @@
 // Package listenertest runs a listener protocol in-process for the tests and
 // benchmarks of protocol adapters: a core on a Control Plane fake (NewCore,
 // NewSidecar), a listener serving on a random port (Serve), and concurrent
-// load for benchmarks (RunN).
+// load for benchmarks (RunN), and both ends of a loopback TCP connection
+// (TCPPair).
 package listenertest
 
 import (

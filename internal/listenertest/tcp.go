@@ -1,0 +1,33 @@
+package listenertest
+
+import (
+	"net"
+	"testing"
+)
+
+// TCPPair returns both ends of a loopback TCP connection (dialled, then
+// accepted), closed when the test ends.
+func TCPPair(tb testing.TB) (dialed, accepted net.Conn) {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ln.Close()
+	acc := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		acc <- c
+	}()
+	dialed, err = net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	accepted = <-acc
+	if accepted == nil {
+		dialed.Close()
+		tb.Fatal("accept failed")
+	}
+	tb.Cleanup(func() { dialed.Close(); accepted.Close() })
+	return dialed, accepted
+}
