@@ -1,8 +1,8 @@
 // Package listenertest runs a listener protocol in-process for the tests and
 // benchmarks of protocol adapters: a core on a Control Plane fake (NewCore,
-// NewSidecar), a listener serving on a random port (Serve), and concurrent
-// load for benchmarks (RunN), and both ends of a loopback TCP connection
-// (TCPPair).
+// NewSidecar), a listener serving on a random port (Serve), concurrent load
+// for benchmarks (RunN), both ends of a loopback TCP connection (TCPPair),
+// and a loopback server of any connection handler (ServeTCP).
 package listenertest
 
 import (

@@ -12,40 +12,26 @@ import (
 	"time"
 
 	"github.com/hoophq/sidecar/app"
+	"github.com/hoophq/sidecar/internal/listenertest"
 )
 
 // scriptedUpstream answers every request read on a connection with answer, then
 // closes the connection when closeAfter. It returns its address.
 func scriptedUpstream(t *testing.T, answer string, closeAfter bool) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
+	return listenertest.ServeTCP(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
 		for {
-			c, err := ln.Accept()
+			req, err := http.ReadRequest(br)
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					_, _ = io.Copy(io.Discard, req.Body)
-					if _, err := io.WriteString(c, answer); err != nil || closeAfter {
-						return
-					}
-				}
-			}()
+			_, _ = io.Copy(io.Discard, req.Body)
+			if _, err := io.WriteString(c, answer); err != nil || closeAfter {
+				return
+			}
 		}
-	}()
-	return ln.Addr().String()
+	})
 }
 
 // exchange writes raw on one new connection to addr and returns what comes
@@ -108,6 +94,21 @@ func TestRelaySendsAgainWhenTheUpstreamClosedAKeptAliveConnection(t *testing.T) 
 	// so: the next request on the pinned connection finds it closed.
 	up := scriptedUpstream(t, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", true)
 	addr := newSidecar(false).serve(t, app.ListenerSettings{Name: "api", Upstream: "http://" + up})
+	keptAlive(t, addr, func(int) {
+		time.Sleep(20 * time.Millisecond) // let the upstream's close arrive first (the test passes either way)
+	},
+		"GET /a HTTP/1.1\r\nHost: api\r\n\r\n",
+		"GET /b HTTP/1.1\r\nHost: api\r\n\r\n",
+		"POST /c HTTP/1.1\r\nHost: api\r\nContent-Length: 3\r\n\r\nabc", // never sent twice: checked before
+		"HEAD /d HTTP/1.1\r\nHost: api\r\n\r\n",
+	)
+}
+
+// keptAlive sends reqs one after the other on one connection to addr,
+// calling before(i) ahead of request i, and fails t unless each is
+// answered 200 "ok" (HEAD: no body) with the connection kept alive.
+func keptAlive(t *testing.T, addr string, before func(i int), reqs ...string) {
+	t.Helper()
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -115,24 +116,20 @@ func TestRelaySendsAgainWhenTheUpstreamClosedAKeptAliveConnection(t *testing.T) 
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(hangGuard))
 	br := bufio.NewReader(c)
-	for i, req := range []string{
-		"GET /a HTTP/1.1\r\nHost: api\r\n\r\n",
-		"GET /b HTTP/1.1\r\nHost: api\r\n\r\n",
-		"POST /c HTTP/1.1\r\nHost: api\r\nContent-Length: 3\r\n\r\nabc", // never sent twice: checked before
-		"HEAD /d HTTP/1.1\r\nHost: api\r\n\r\n",
-	} {
-		time.Sleep(20 * time.Millisecond) // let the upstream's close arrive first (the test passes either way)
+	for i, req := range reqs {
+		before(i)
 		if _, err := io.WriteString(c, req); err != nil {
 			t.Fatal(err)
 		}
-		resp, err := http.ReadResponse(br, &http.Request{Method: strings.Fields(req)[0]})
+		method := strings.Fields(req)[0]
+		resp, err := http.ReadResponse(br, &http.Request{Method: method})
 		if err != nil {
 			t.Fatalf("request %d: %v", i, err)
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		want := "ok"
-		if i == 3 {
+		if method == "HEAD" {
 			want = ""
 		}
 		if resp.StatusCode != 200 || string(b) != want || resp.Close {
@@ -252,34 +249,15 @@ func TestRelayKeepsItsUpstreamConnectionAcrossSlowAnswersAndPauses(t *testing.T)
 	up.Start()
 	defer up.Close()
 	addr := newSidecar(false).serve(t, app.ListenerSettings{Name: "api", Upstream: up.URL})
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(hangGuard))
-	br := bufio.NewReader(c)
-	for i, req := range []string{
-		"GET /slow HTTP/1.1\r\nHost: api\r\n\r\n",
-		"POST /after-a-pause HTTP/1.1\r\nHost: api\r\nContent-Length: 3\r\n\r\nabc",
-		"GET /next HTTP/1.1\r\nHost: api\r\n\r\n",
-	} {
+	keptAlive(t, addr, func(i int) {
 		if i == 1 {
 			time.Sleep(1200 * time.Millisecond) // the upstream read deadline passes meanwhile
 		}
-		if _, err := io.WriteString(c, req); err != nil {
-			t.Fatal(err)
-		}
-		resp, err := http.ReadResponse(br, nil)
-		if err != nil {
-			t.Fatalf("request %d: %v", i, err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 || string(b) != "ok" || resp.Close {
-			t.Fatalf("request %d: %d %q close=%v", i, resp.StatusCode, b, resp.Close)
-		}
-	}
+	},
+		"GET /slow HTTP/1.1\r\nHost: api\r\n\r\n",
+		"POST /after-a-pause HTTP/1.1\r\nHost: api\r\nContent-Length: 3\r\n\r\nabc",
+		"GET /next HTTP/1.1\r\nHost: api\r\n\r\n",
+	)
 	if n := accepted.Load(); n != 1 {
 		t.Fatalf("the upstream accepted %d connections, want the 1 pinned one", n)
 	}

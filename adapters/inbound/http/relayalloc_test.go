@@ -10,6 +10,7 @@ import (
 
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
+	"github.com/hoophq/sidecar/internal/listenertest"
 )
 
 // A GET that no rule holds, relayed on a kept-alive connection by a
@@ -50,42 +51,27 @@ func TestRelayedGetAllocatesNothingPerRequest(t *testing.T) {
 // answer, reading and writing without allocating; it returns its address.
 func cannedUpstream(t *testing.T, answer string) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
+	return listenertest.ServeTCP(t, func(c net.Conn) {
+		buf, out := make([]byte, 4<<10), []byte(answer)
+		n := 0
 		for {
-			c, err := ln.Accept()
+			k, err := c.Read(buf[n:])
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				buf, out := make([]byte, 4<<10), []byte(answer)
-				n := 0
-				for {
-					k, err := c.Read(buf[n:])
-					if err != nil {
-						return
-					}
-					n += k
-					for {
-						i := bytes.Index(buf[:n], []byte("\r\n\r\n"))
-						if i < 0 {
-							break
-						}
-						n = copy(buf, buf[i+4:n])
-						if _, err := c.Write(out); err != nil {
-							return
-						}
-					}
+			n += k
+			for {
+				i := bytes.Index(buf[:n], []byte("\r\n\r\n"))
+				if i < 0 {
+					break
 				}
-			}()
+				n = copy(buf, buf[i+4:n])
+				if _, err := c.Write(out); err != nil {
+					return
+				}
+			}
 		}
-	}()
-	return ln.Addr().String()
+	})
 }
 
 // readAnswer reads one response with a Content-Length body from c into buf
