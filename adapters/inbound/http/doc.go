@@ -17,7 +17,8 @@
 //     head.go reads request heads, response.go response heads and chunk
 //     framing (responsecache.go: an upstream connection's last head read,
 //     reused for a byte-identical one), upstream.go (alive_*.go) the pinned
-//     upstream connection,
+//     upstream connection, deadline.go the read deadlines kept on both
+//     connections (moved only once they have run down by a slack);
 //     handoff.go gives a connection to net/http's server at its first
 //     request the relay does not serve. FuzzRequestHead and
 //     FuzzResponseHead hold the readers against net/http's.

@@ -33,11 +33,10 @@ const (
 	relayHeadTimeout = time.Minute
 )
 
-// deadlineSlack is how old a read deadline may be before the relay sets it
-// again: setting one is a runtime timer change, so a busy connection moves
-// its deadlines about once per deadlineSlack instead of twice a request,
-// and an idle one times out up to deadlineSlack early.
-const deadlineSlack = time.Second
+// idleSlack is how far the client's idle deadline may run down before the
+// relay moves it (readDeadline.roll): an idle connection times out up to
+// idleSlack early.
+const idleSlack = time.Second
 
 // Client connection states for draining (relaySet).
 const (
@@ -113,9 +112,8 @@ type relayConn struct {
 	remote string
 	// last is the last request head decided on the connection.
 	last *decided
-	// idleSince is when the client's read deadline was set to the idle
-	// timeout (zero: it is not the idle one).
-	idleSince time.Time
+	// rd is the client's read deadline: the idle one rolls (idleSlack).
+	rd readDeadline
 }
 
 // errHandoff says the relay leaves the connection to net/http.
@@ -147,7 +145,7 @@ func (rc *relayConn) loop() error {
 		if rc.set.draining.Load() {
 			return nil
 		}
-		rc.idleDeadline()
+		rc.rd.roll(rc.c, relayIdleTimeout, idleSlack)
 		if _, err := rc.br.Peek(1); err != nil {
 			return err
 		}
@@ -168,24 +166,6 @@ func (rc *relayConn) loop() error {
 	}
 }
 
-// idleDeadline sets the client's read deadline to relayIdleTimeout from
-// now, unless it was set so less than deadlineSlack ago.
-func (rc *relayConn) idleDeadline() {
-	now := time.Now()
-	if now.Sub(rc.idleSince) < deadlineSlack {
-		return
-	}
-	_ = rc.c.SetReadDeadline(now.Add(relayIdleTimeout))
-	rc.idleSince = now
-}
-
-// setReadDeadline sets the client's read deadline to t (zero: none), which
-// is not the idle one.
-func (rc *relayConn) setReadDeadline(t time.Time) {
-	_ = rc.c.SetReadDeadline(t)
-	rc.idleSince = time.Time{}
-}
-
 // readHead waits until the client's buffer holds a whole request head and
 // returns its length. It returns errHandoff for a head the relay leaves to
 // net/http: a bare LF, or a head larger than the buffer.
@@ -201,7 +181,7 @@ func (rc *relayConn) readHead() (int, error) {
 			return n, nil
 		}
 		if !deadline {
-			rc.setReadDeadline(time.Now().Add(relayHeadTimeout))
+			rc.rd.set(rc.c, time.Now().Add(relayHeadTimeout))
 			deadline = true
 		}
 		if _, err := rc.br.Peek(len(b) + 1); err != nil {
@@ -282,11 +262,11 @@ func (rc *relayConn) serveRequest(n int) (keep bool, err error) {
 	rc.served++
 	rh := d.rh // a copy: forward may mark it closing
 	out := rc.h.l.CheckWith(context.Background(), s, d.st)
-	if rh.contentLength > 0 || rc.idleSince.IsZero() {
+	if rh.contentLength > 0 || !rc.rd.rolling {
 		// The body is read with no deadline, and the head's deadline
 		// (readHead) ends with the head. A request without a body reads
 		// nothing more of the client: the idle deadline can stay.
-		rc.setReadDeadline(time.Time{})
+		rc.rd.set(rc.c, time.Time{})
 	}
 	if !out.Forward {
 		den := out.Denial
@@ -320,11 +300,11 @@ func (rc *relayConn) answer(w *headWriter, rh *requestHead) (bool, error) {
 		if rh.contentLength > 256<<10 {
 			keep = false
 		} else {
-			rc.setReadDeadline(time.Now().Add(rc.h.l.Limits().BodyReadTimeout))
+			rc.rd.set(rc.c, time.Now().Add(rc.h.l.Limits().BodyReadTimeout))
 			if _, err := rc.br.Discard(int(rh.contentLength)); err != nil {
 				return false, err
 			}
-			rc.setReadDeadline(time.Time{})
+			rc.rd.set(rc.c, time.Time{})
 		}
 	}
 	rc.out = w.appendTo(rc.out[:0], !keep)

@@ -227,9 +227,8 @@ func TestRelayClosesTheUpstreamWhenTheClientLeaves(t *testing.T) {
 	}
 }
 
-// The relay's read deadlines stay set between requests (relay.go,
-// idleDeadline; upstream.go, checkDeadline): an answer slower than the
-// client check, and a pause longer than it before a request that must go
+// The relay's read deadlines stay set between requests (deadline.go,
+// readDeadline.roll): an answer slower than the client check, and a pause longer than it before a request that must go
 // over a connection known to be open, still use the one pinned upstream
 // connection and are answered.
 func TestRelayKeepsItsUpstreamConnectionAcrossSlowAnswersAndPauses(t *testing.T) {

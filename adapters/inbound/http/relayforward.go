@@ -292,11 +292,11 @@ func (rc *relayConn) fillUpstream(up *upstreamConn) error {
 // (clientGone): a client that hung up ends the wait with errClientWrite,
 // and the upstream connection is closed, as net/http cancels the upstream
 // request of a client that left. up's read deadline is that check's clock:
-// it stays set between waits and is moved only when less than half of
-// clientCheckEvery is left (checkDeadline), not at every read.
+// it stays set between waits and rolls, moved only when less than half of
+// clientCheckEvery is left, not at every read.
 func (rc *relayConn) peekUpstream(up *upstreamConn, n int) error {
 	for {
-		up.checkDeadline()
+		up.rd.roll(up.c, clientCheckEvery, clientCheckEvery/2)
 		_, err := up.br.Peek(n)
 		if err == nil {
 			return nil
@@ -304,10 +304,10 @@ func (rc *relayConn) peekUpstream(up *upstreamConn, n int) error {
 		if !errors.Is(err, os.ErrDeadlineExceeded) {
 			return err
 		}
-		if !rc.idleSince.IsZero() {
-			// A request without a body keeps the client's idle deadline
-			// (idleDeadline); clientGone's look must not run into it.
-			rc.setReadDeadline(time.Time{})
+		if rc.rd.rolling {
+			// A request without a body keeps the client's idle deadline;
+			// clientGone's look must not run into it.
+			rc.rd.set(rc.c, time.Time{})
 		}
 		if clientGone(rc.c) {
 			return errClientWrite

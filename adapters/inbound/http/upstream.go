@@ -17,8 +17,8 @@ type upstreamConn struct {
 	// used: it carried a request already, so the upstream may have closed
 	// it meanwhile (a kept-alive connection's idle timeout).
 	used bool
-	// deadline is the read deadline set on c (peekUpstream).
-	deadline time.Time
+	// rd is c's read deadline, which rolls (peekUpstream).
+	rd readDeadline
 	// last is the last response head parsed on c (parseResponse).
 	last lastResponse
 }
@@ -48,19 +48,8 @@ func dialUpstream(addr string) (*upstreamConn, error) {
 // still open and has sent nothing unasked (connAlive), so a request that
 // must not be sent twice can go over it.
 func (u *upstreamConn) usable() bool {
-	u.checkDeadline() // an expired read deadline would fail connAlive's look
+	u.rd.roll(u.c, clientCheckEvery, clientCheckEvery/2) // an expired read deadline would fail connAlive's look
 	return u.br.Buffered() == 0 && connAlive(u.c)
 }
 
 func (u *upstreamConn) close() { _ = u.c.Close() }
-
-// checkDeadline moves c's read deadline to clientCheckEvery from now when
-// less than half of that is left.
-func (u *upstreamConn) checkDeadline() {
-	now := time.Now()
-	if u.deadline.Sub(now) >= clientCheckEvery/2 {
-		return
-	}
-	u.deadline = now.Add(clientCheckEvery)
-	_ = u.c.SetReadDeadline(u.deadline)
-}
