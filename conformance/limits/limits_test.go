@@ -23,6 +23,7 @@ import (
 
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/conformance/harness"
+	"github.com/hoophq/sidecar/internal/listenertest"
 )
 
 const (
@@ -284,54 +285,39 @@ func status(t *testing.T, pid int, field string) int64 {
 // syntax error as PostgreSQL does, and Sync with ReadyForQuery. It must never
 // see a held statement.
 func standIn(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
+	return listenertest.ServeTCP(t, func(c net.Conn) {
+		be := pgproto3.NewBackend(c, c)
+		if _, err := be.ReceiveStartupMessage(); err != nil {
+			return
+		}
+		be.Send(&pgproto3.AuthenticationOk{})
+		be.Send(&pgproto3.ParameterStatus{Name: "server_version", Value: "17.0"})
+		be.Send(&pgproto3.ParameterStatus{Name: "standard_conforming_strings", Value: "on"})
+		be.Send(&pgproto3.ParameterStatus{Name: "client_encoding", Value: "UTF8"})
+		be.Send(&pgproto3.BackendKeyData{ProcessID: 1, SecretKey: []byte{0, 0, 0, 1}})
+		be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
+		be.Flush()
 		for {
-			c, err := ln.Accept()
+			m, err := be.Receive()
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				be := pgproto3.NewBackend(c, c)
-				if _, err := be.ReceiveStartupMessage(); err != nil {
+			switch m := m.(type) {
+			case *pgproto3.Parse:
+				if !strings.HasPrefix(m.Query, "HOOP SIDECAR DENIED") {
+					t.Errorf("the stand-in received a Parse of %.40q", m.Query)
 					return
 				}
-				be.Send(&pgproto3.AuthenticationOk{})
-				be.Send(&pgproto3.ParameterStatus{Name: "server_version", Value: "17.0"})
-				be.Send(&pgproto3.ParameterStatus{Name: "standard_conforming_strings", Value: "on"})
-				be.Send(&pgproto3.ParameterStatus{Name: "client_encoding", Value: "UTF8"})
-				be.Send(&pgproto3.BackendKeyData{ProcessID: 1, SecretKey: []byte{0, 0, 0, 1}})
+				be.Send(&pgproto3.ErrorResponse{Severity: "ERROR", Code: "42601", Message: "syntax error at or near \"HOOP\""})
+			case *pgproto3.Sync:
 				be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
 				be.Flush()
-				for {
-					m, err := be.Receive()
-					if err != nil {
-						return
-					}
-					switch m := m.(type) {
-					case *pgproto3.Parse:
-						if !strings.HasPrefix(m.Query, "HOOP SIDECAR DENIED") {
-							t.Errorf("the stand-in received a Parse of %.40q", m.Query)
-							return
-						}
-						be.Send(&pgproto3.ErrorResponse{Severity: "ERROR", Code: "42601", Message: "syntax error at or near \"HOOP\""})
-					case *pgproto3.Sync:
-						be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
-						be.Flush()
-					case *pgproto3.Terminate:
-						return
-					default:
-						t.Errorf("the stand-in received %T", m)
-						return
-					}
-				}
-			}()
+			case *pgproto3.Terminate:
+				return
+			default:
+				t.Errorf("the stand-in received %T", m)
+				return
+			}
 		}
-	}()
-	return ln.Addr().String()
+	})
 }

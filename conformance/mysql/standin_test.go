@@ -9,6 +9,8 @@ import (
 
 	gm "github.com/go-mysql-org/go-mysql/mysql"
 	"github.com/go-mysql-org/go-mysql/server"
+
+	"github.com/hoophq/sidecar/internal/listenertest"
 )
 
 // standInPassword is the password of every user of the stand-in.
@@ -33,29 +35,14 @@ func startCachingSha2StandIn(t *testing.T, tlsCfg *tls.Config, users ...string) 
 			t.Fatal(err)
 		}
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				conn, err := srv.NewCustomizedConn(c, auth, standInHandler{})
-				if err != nil {
-					return
-				}
-				for conn.HandleCommand() == nil {
-				}
-			}()
+	return listenertest.ServeTCP(t, func(c net.Conn) {
+		conn, err := srv.NewCustomizedConn(c, auth, standInHandler{})
+		if err != nil {
+			return
 		}
-	}()
-	return ln.Addr().String()
+		for conn.HandleCommand() == nil {
+		}
+	})
 }
 
 // standInHandler answers every query with 1.

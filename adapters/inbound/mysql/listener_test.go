@@ -20,6 +20,7 @@ import (
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/internal/fakecp"
+	"github.com/hoophq/sidecar/internal/listenertest"
 	"github.com/hoophq/sidecar/ports"
 )
 
@@ -38,27 +39,12 @@ func upstreamStandInWith(t *testing.T, h server.Handler) string {
 	srv := server.NewServer("8.0.36-unit", gm.DEFAULT_COLLATION_ID, gm.AUTH_NATIVE_PASSWORD, key, nil)
 	auth := server.NewInMemoryAuthenticationHandler(gm.AUTH_NATIVE_PASSWORD)
 	auth.AddUser("agent", "pw", gm.AUTH_NATIVE_PASSWORD)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
+	return listenertest.ServeTCP(t, func(c net.Conn) {
+		if conn, err := srv.NewCustomizedConn(c, auth, h); err == nil {
+			for conn.HandleCommand() == nil {
 			}
-			go func() {
-				defer c.Close()
-				if conn, err := srv.NewCustomizedConn(c, auth, h); err == nil {
-					for conn.HandleCommand() == nil {
-					}
-				}
-			}()
 		}
-	}()
-	return ln.Addr().String()
+	})
 }
 
 type oneHandler struct{ server.EmptyHandler }

@@ -15,6 +15,7 @@ import (
 	"github.com/hoophq/sidecar/app"
 	"github.com/hoophq/sidecar/domain"
 	"github.com/hoophq/sidecar/internal/fakecp"
+	"github.com/hoophq/sidecar/internal/listenertest"
 )
 
 // serveAlone starts a return-mode listener holding DELETE in front of
@@ -45,36 +46,22 @@ func serveAlone(t *testing.T, upstream string) (string, *fakecp.CP) {
 // for a cleartext password and then only reads. got receives the type of
 // every message it reads after the startup.
 func passwordUpstream(t *testing.T) (addr string, got chan byte) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
 	got = make(chan byte, 16)
-	go func() {
+	addr = listenertest.ServeTCP(t, func(c net.Conn) {
+		r := bufio.NewReader(c)
+		if _, err := readStartup(r); err != nil {
+			return
+		}
+		c.Write(encode(&pgproto3.AuthenticationCleartextPassword{}))
 		for {
-			c, err := ln.Accept()
+			typ, _, err := readFrame(r)
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				r := bufio.NewReader(c)
-				if _, err := readStartup(r); err != nil {
-					return
-				}
-				c.Write(encode(&pgproto3.AuthenticationCleartextPassword{}))
-				for {
-					typ, _, err := readFrame(r)
-					if err != nil {
-						return
-					}
-					got <- typ
-				}
-			}()
+			got <- typ
 		}
-	}()
-	return ln.Addr().String(), got
+	})
+	return addr, got
 }
 
 // Before authentication completes the listener takes only authentication
