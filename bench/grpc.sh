@@ -14,7 +14,9 @@
 # There is no reference gRPC proxy on this machine kind; the goal is the
 # Sidecar at ≥ 0.8× direct. Each row has the proxy's CPU per call (µs,
 # user+system from /proc/<pid>/stat), which a shared machine blurs less than
-# calls/s. A comparison, not a test: the machine is shared,
+# calls/s, and the whole machine's busy CPU per call with the share of CPU
+# time left idle (/proc/stat): with no idle CPU, calls/s is the machine's
+# CPU divided by that figure. A comparison, not a test: the machine is shared,
 # so only rows of the same run compare; the load average is printed.
 #
 #   bench/grpc.sh
@@ -134,10 +136,11 @@ cpu_per_call() { # pid ticks_before ticks_after calls: the proxy's CPU µs per c
     'BEGIN { w = (w ~ /ms$/) ? w / 1000 : w + 0; if (a < 0 || b < 0 || n == 0) print "-"; else printf "%.1f", 1e6 * (b - a) / hz / (n * (s + w) / s) }'
 }
 
-declare -A rps p99s cpus
+declare -A rps p99s cpus machs idles
 printf '\nunary calls, %s in flight on %s connection(s), %s s per path, %s round(s), interleaved\n' "$calls" "$conns" "$seconds" "$rounds"
-printf '(cpu µs: the proxy process'"'"'s user+system CPU per call, /proc/<pid>/stat)\n'
-printf '%-5s %-9s %10s %8s %8s %8s %8s %7s %7s   %s\n' round path "calls/s" "p50 µs" "p90 µs" "p99 µs" "max µs" errors "cpu µs" "load avg"
+printf '(cpu µs: the proxy process'"'"'s user+system CPU per call, /proc/<pid>/stat; machine µs: the busy CPU of the\n'
+printf 'whole machine per call, load generator, server, proxy and kernel, /proc/stat; idle%%: the CPU time left idle)\n'
+printf '%-5s %-9s %10s %8s %8s %8s %8s %7s %7s %8s %5s   %s\n' round path "calls/s" "p50 µs" "p90 µs" "p99 µs" "max µs" errors "cpu µs" "machine" "idle%" "load avg"
 for r in $(seq 1 "$rounds"); do
   for i in $(seq 0 $((npaths - 1))); do
     p=${paths[$(((i + r - 1) % npaths))]}
@@ -147,27 +150,35 @@ for r in $(seq 1 "$rounds"); do
       prof_pid=$!
     fi
     t0=$(ticks "${pid_of[$p]}")
+    m0=$(machine_ticks)
     line=$(load "${addr_of[$p]}")
+    m1=$(machine_ticks)
     t1=$(ticks "${pid_of[$p]}")
     [ -n "$prof_pid" ] && wait "$prof_pid"
     cpu=$(cpu_per_call "${pid_of[$p]}" "$t0" "$t1" "$(field "$line" calls)")
     rps[$p]="${rps[$p]:-} $(field "$line" rps)"
     p99s[$p]="${p99s[$p]:-} $(field "$line" p99)"
     [ "$cpu" = - ] || cpus[$p]="${cpus[$p]:-} $cpu"
-    printf '%-5s %-9s %10s %8s %8s %8s %8s %7s %7s   %s\n' "$r" "$p" "$(field "$line" rps)" "$(field "$line" p50)" \
-      "$(field "$line" p90)" "$(field "$line" p99)" "$(field "$line" max)" "$(field "$line" errors)" "$cpu" "$(cut -d' ' -f1-3 /proc/loadavg)"
+    # The warm-up's calls (not in calls) are counted at the measured rate.
+    read -r mach idle < <(machine_use "$m0" "$m1" "$(awk -v n="$(field "$line" calls)" -v s="$seconds" -v w="$warmup" \
+      'BEGIN { w = (w ~ /ms$/) ? w / 1000 : w + 0; printf "%.0f", n * (s + w) / s }')")
+    [ "$mach" = - ] || { machs[$p]="${machs[$p]:-} $mach"; idles[$p]="${idles[$p]:-} $idle"; }
+    printf '%-5s %-9s %10s %8s %8s %8s %8s %7s %7s %8s %5s   %s\n' "$r" "$p" "$(field "$line" rps)" "$(field "$line" p50)" \
+      "$(field "$line" p90)" "$(field "$line" p99)" "$(field "$line" max)" "$(field "$line" errors)" "$cpu" "$mach" "$idle" "$(cut -d' ' -f1-3 /proc/loadavg)"
   done
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 printf '\nmedian of %s round(s)\n' "$rounds"
-printf '%-9s %10s %8s %9s %9s %7s\n' path "calls/s" "p99 µs" "/direct" "/relay" "cpu µs"
+printf '%-9s %10s %8s %9s %9s %7s %8s %5s\n' path "calls/s" "p99 µs" "/direct" "/relay" "cpu µs" "machine" "idle%"
 d=$(median <<<"${rps[direct]}")
 rl=$(median <<<"${rps[relay]}")
 for p in "${paths[@]}"; do
   c=-
   [ -z "${cpus[$p]:-}" ] || c=$(median <<<"${cpus[$p]}")
-  awk -v p="$p" -v t="$(median <<<"${rps[$p]}")" -v q="$(median <<<"${p99s[$p]}")" -v d="$d" -v r="$rl" -v c="$c" \
-    'BEGIN { printf "%-9s %10.0f %8.0f %8.2f× %8.2f× %7s\n", p, t, q, t / d, t / r, c }'
+  m=- i=-
+  [ -z "${machs[$p]:-}" ] || { m=$(median <<<"${machs[$p]}"); i=$(median <<<"${idles[$p]}"); }
+  awk -v p="$p" -v t="$(median <<<"${rps[$p]}")" -v q="$(median <<<"${p99s[$p]}")" -v d="$d" -v r="$rl" -v c="$c" -v m="$m" -v i="$i" \
+    'BEGIN { printf "%-9s %10.0f %8.0f %8.2f× %8.2f× %7s %8s %5s\n", p, t, q, t / d, t / r, c, m, i }'
 done
 if grep -q 'level=ERROR' "$work/sidecar.log"; then
   echo "sidecar errors:" >&2; grep 'level=ERROR' "$work/sidecar.log" | head -5 >&2

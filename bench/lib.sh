@@ -1,5 +1,6 @@
 # bench/lib.sh: what the bench scripts share (bench/mysql.sh and bench/mongodb.sh all of it;
-# grpc.sh, http.sh and pgbench.sh free_port and wait_port; mssql.sh those, field and ticks). Sourced, not run.
+# grpc.sh, http.sh and pgbench.sh free_port and wait_port, grpc.sh and pgbench.sh machine_ticks and
+# machine_use; mssql.sh free_port, wait_port, field and ticks). Sourced, not run.
 #
 # A run appends one row per (round, connections, workload, path) to the file
 # named by $runs:
@@ -13,6 +14,21 @@
 ticks() {
   [ -n "$1" ] || { echo 0; return; }
   awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo -1
+}
+
+# machine_ticks: busy and idle clock ticks of all CPUs so far (/proc/stat's
+# cpu line: user nice system irq softirq steal, then idle iowait).
+machine_ticks() {
+  awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6; exit }' /proc/stat
+}
+
+# machine_use "busy0 idle0" "busy1 idle1" ops: the machine's busy CPU µs per
+# operation and the share (%) of CPU time left idle between two readings.
+machine_use() {
+  awk -v a="$1" -v b="$2" -v n="$3" -v hz="$(getconf CLK_TCK)" 'BEGIN {
+    split(a, x, " "); split(b, y, " "); busy = y[1] - x[1]; id = y[2] - x[2]
+    if (n <= 0 || busy + id <= 0) { print "- -"; exit }
+    printf "%.1f %.0f\n", busy / hz * 1e6 / n, 100 * id / (busy + id) }'
 }
 
 # free_port: a TCP port free on 127.0.0.1 now.

@@ -18,6 +18,10 @@
 #
 #   relay-blocking  bench/tcprelay -mode blocking: a goroutine per direction
 #                on blocking sockets (a read waits on its own OS thread)
+#   relay-read   bench/tcprelay -mode read: a goroutine per direction that
+#                reads into a buffer and writes it (the Sidecar's shape)
+#   relay-wait   bench/tcprelay -mode wait: relay-read without the read that
+#                finds nothing (after a short read it waits for readiness)
 #   relay-epoll  bench/tcprelay -mode epoll: every connection on one OS
 #                thread, epoll through golang.org/x/sys/unix (pgbouncer's shape)
 #   sidecar-1cpu the Sidecar with GOMAXPROCS=1: one thread runs Go code at a
@@ -27,7 +31,9 @@
 # for each query mode (simple, prepared): TPS, average and p99 latency, and
 # the proxy's own CPU time per transaction (user+system of its process
 # during the run, divided by the transactions: the cost that the machine's
-# load does not blur), then the memory one idle proxied
+# load does not blur), the whole machine's busy CPU per transaction
+# (pgbench, PostgreSQL, the proxy and the kernel: what TPS is bound by once
+# no CPU is idle) and the share of CPU time left idle, then the memory one idle proxied
 # connection costs (RSS growth of each proxy with PGBENCH_IDLE connections
 # open, divided by their number; for the Sidecar also its Go heap and
 # stacks in use after a collection, which RSS blurs with garbage). A comparison, not a test: the machine is
@@ -41,7 +47,7 @@
 # (postgres), PGBENCH_CLIENTS (8), PGBENCH_THREADS (2), PGBENCH_SECONDS (10),
 # PGBENCH_ROUNDS (2), PGBENCH_SCALE (1), PGBENCH_MODES ("simple prepared"),
 # PGBENCH_PATHS ("direct pgbouncer relay sidecar sidecar+audit"; also
-# relay-blocking, relay-epoll, sidecar-1cpu),
+# relay-read, relay-wait, relay-blocking, relay-epoll, sidecar-1cpu),
 # PGBENCH_BASE (a git revision: adds the sidecar@REV row), PGBENCH_EXTRA
 # (proxies already running, compared as more rows: "name=port=pid ...", port
 # on 127.0.0.1, pid for the CPU time), PGBENCH_IDLE (80; fewer when the server has fewer free connection slots;
@@ -156,8 +162,9 @@ start_relay() { # name mode: bench/tcprelay -mode mode, as path name
   port_of[$1]=$(sed -n '1s/.*://p' "$work/$1.addr")
 }
 start_relay relay copy
-[[ " $paths " == *" relay-blocking "* ]] && start_relay relay-blocking blocking
-[[ " $paths " == *" relay-epoll "* ]] && start_relay relay-epoll epoll
+for mode in read wait blocking epoll; do
+  if [[ " $paths " == *" relay-$mode "* ]]; then start_relay "relay-$mode" "$mode"; fi
+done
 
 
 if [ -n "$pgbouncer_bin" ]; then
@@ -207,23 +214,29 @@ hz=$(getconf CLK_TCK)
 cpu_ticks() { # pid: user+system clock ticks of the process so far
   awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0
 }
-# run path mode tag: one pgbench run; prints "tps avg_ms p99_ms cpu_us_per_txn".
+# run path mode tag: one pgbench run; prints "tps avg_ms p99_ms
+# cpu_us_per_txn machine_us_per_txn idle_pct": the proxy's CPU, and the
+# whole machine's busy CPU per transaction (pgbench, PostgreSQL, the proxy
+# and the kernel) with the share of CPU time left idle.
 run() {
-  local h=127.0.0.1 out pid=${pid_of[$1]:-} c0=0 c1=0
+  local h=127.0.0.1 out pid=${pid_of[$1]:-} c0=0 c1=0 m0 m1
   [ "$1" = direct ] && h=$host
   [ -n "$pid" ] && c0=$(cpu_ticks "$pid")
+  m0=$(machine_ticks)
   out=$(pgbench -S -n -M "$2" -c "$clients" -j "$threads" -T "$seconds" -l --log-prefix="$work/lat-$3" \
     -h "$h" -p "${port_of[$1]}" -U "$user" "$db" 2>&1) || { echo "pgbench.sh: pgbench through $1 failed:" >&2; echo "$out" >&2; return 1; }
   [ -n "$pid" ] && c1=$(cpu_ticks "$pid")
-  local tps avg p99 txns cpu=-
+  m1=$(machine_ticks)
+  local tps avg p99 txns cpu=- mach idle
   tps=$(awk '/^tps = / {printf "%.0f", $3; exit}' <<<"$out")
   txns=$(awk '/^number of transactions actually processed: / {print $6; exit}' <<<"$out")
   [ -n "$pid" ] && cpu=$(awk -v a="$c0" -v b="$c1" -v hz="$hz" -v n="$txns" 'BEGIN { printf "%.1f", (b - a) / hz * 1e6 / n }')
+  read -r mach idle < <(machine_use "$m0" "$m1" "$txns")
   avg=$(awk '/^latency average = / {print $4; exit}' <<<"$out")
   # Per-transaction log: the third field is the latency in µs.
   p99=$(cat "$work/lat-$3".* | awk '{print $3}' | sort -n | awk '{v[NR]=$1} END {i=int(NR*0.99); if (i<1) i=1; printf "%.3f", v[i]/1000}')
   rm -f "$work/lat-$3".*
-  echo "$tps $avg $p99 $cpu"
+  echo "$tps $avg $p99 $cpu $mach $idle"
 }
 
 profile() { # takes the Sidecar's profiles while its round runs
@@ -236,7 +249,7 @@ profile() { # takes the Sidecar's profiles while its round runs
 
 declare -A results
 printf '\npgbench -S -c %s -j %s -T %s, scale %s; %s round(s), paths interleaved\n' "$clients" "$threads" "$seconds" "$scale" "$rounds"
-printf '%-5s %-9s %-20s %9s %9s %9s %10s   %s\n' round mode path TPS "avg ms" "p99 ms" "cpu µs/tx" "load avg"
+printf '%-5s %-9s %-20s %9s %9s %9s %10s %11s %6s   %s\n' round mode path TPS "avg ms" "p99 ms" "cpu µs/tx" "machine µs" "idle%" "load avg"
 read -r -a path_list <<<"$paths"
 for r in $(seq 1 "$rounds"); do
   for mode in $modes; do
@@ -252,19 +265,19 @@ for r in $(seq 1 "$rounds"); do
       res=$(run "$p" "$mode" "$r-$mode-$i")
       [ -n "$prof_pid" ] && wait "$prof_pid"
       results[$p,$mode]="${results[$p,$mode]:-} $res"
-      read -r tps avg p99 cpu <<<"$res"
-      printf '%-5s %-9s %-20s %9s %9s %9s %10s   %s\n' "$r" "$mode" "$p" "$tps" "$avg" "$p99" "$cpu" "$(cut -d' ' -f1-3 /proc/loadavg)"
+      read -r tps avg p99 cpu mach idle <<<"$res"
+      printf '%-5s %-9s %-20s %9s %9s %9s %10s %11s %6s   %s\n' "$r" "$mode" "$p" "$tps" "$avg" "$p99" "$cpu" "$mach" "$idle" "$(cut -d' ' -f1-3 /proc/loadavg)"
     done
   done
 done
 
 # Summary: the median over rounds of each path's TPS and p99, and the ratios.
 median() { tr ' ' '\n' | { grep -v '^$' || true; } | sort -g | awk '{v[NR]=$1} END {if (NR) print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
-col() { # path mode field(1 tps, 2 avg, 3 p99, 4 cpu µs per transaction)
-  tr ' ' '\n' <<<"${results[$1,$2]:-}" | { grep -v '^$' || true; } | awk -v f="$3" 'NR % 4 == (f % 4)' | { grep -v '^-$' || true; } | tr '\n' ' ' | median
+col() { # path mode field(1 tps, 2 avg, 3 p99, 4 cpu µs per transaction, 5 machine µs, 6 idle %)
+  tr ' ' '\n' <<<"${results[$1,$2]:-}" | { grep -v '^$' || true; } | awk -v f="$3" 'NR % 6 == (f % 6)' | { grep -v '^-$' || true; } | tr '\n' ' ' | median
 }
 printf '\nmedian of %s round(s)\n' "$rounds"
-printf '%-9s %-20s %9s %9s %9s %10s %10s %10s %10s\n' mode path TPS "avg ms" "p99 ms" "cpu µs/tx" "/direct" "/pgbouncer" "/relay"
+printf '%-9s %-20s %9s %9s %9s %10s %11s %6s %10s %10s %10s\n' mode path TPS "avg ms" "p99 ms" "cpu µs/tx" "machine µs" "idle%" "/direct" "/pgbouncer" "/relay"
 for mode in $modes; do
   d=$(col direct "$mode" 1)
   b=$(col pgbouncer "$mode" 1)
@@ -272,9 +285,9 @@ for mode in $modes; do
   for p in "${path_list[@]}"; do
     t=$(col "$p" "$mode" 1)
     awk -v m="$mode" -v p="$p" -v t="$t" -v a="$(col "$p" "$mode" 2)" -v q="$(col "$p" "$mode" 3)" -v c="$(col "$p" "$mode" 4)" \
-      -v d="$d" -v b="$b" -v r="$rl" '
+      -v mc="$(col "$p" "$mode" 5)" -v id="$(col "$p" "$mode" 6)" -v d="$d" -v b="$b" -v r="$rl" '
       function ratio(x) { return (x > 0) ? sprintf("%.2f×", t / x) : "-" }
-      BEGIN { printf "%-9s %-20s %9.0f %9.3f %9.3f %10s %10s %10s %10s\n", m, p, t, a, q, (c == "") ? "-" : c, ratio(d), ratio(b), ratio(r) }'
+      BEGIN { printf "%-9s %-20s %9.0f %9.3f %9.3f %10s %11s %6s %10s %10s %10s\n", m, p, t, a, q, (c == "") ? "-" : c, mc, id, ratio(d), ratio(b), ratio(r) }'
   done
 done
 

@@ -6,6 +6,10 @@
 //
 //	copy      one goroutine per direction, io.Copy (the default; Go's
 //	          network poller: a read that finds nothing parks the goroutine)
+//	read      one goroutine per direction, Read into a buffer and Write
+//	          (the Sidecar's shape: a read that finds nothing, then a park)
+//	wait      read, but after a short read the goroutine waits for
+//	          readiness instead of reading again (no read finds nothing)
 //	blocking  one goroutine per direction on a blocking socket: each read
 //	          blocks its OS thread in the kernel (no poller, no EAGAIN)
 //	epoll     one OS thread for every connection, level-triggered epoll
@@ -28,9 +32,9 @@ import (
 func main() {
 	listen := flag.String("listen", "127.0.0.1:0", "address to listen on (host:port)")
 	upstream := flag.String("upstream", "", "address to relay to (host:port)")
-	mode := flag.String("mode", "copy", "how bytes move: copy, blocking or epoll")
+	mode := flag.String("mode", "copy", "how bytes move: copy, read, wait, blocking or epoll")
 	flag.Parse()
-	if *mode != "copy" && runtime.GOOS != "linux" {
+	if (*mode == "blocking" || *mode == "epoll") && runtime.GOOS != "linux" {
 		fmt.Fprintf(os.Stderr, "tcprelay: -mode %s needs Linux\n", *mode)
 		os.Exit(2)
 	}
@@ -38,6 +42,10 @@ func main() {
 	switch *mode {
 	case "copy":
 		join = copyRelay
+	case "read":
+		join = readRelay
+	case "wait":
+		join = waitRelay
 	case "blocking":
 		join = blockingRelay
 	case "epoll":
@@ -48,7 +56,7 @@ func main() {
 		}
 		join = loop.add
 	default:
-		fmt.Fprintf(os.Stderr, "tcprelay: -mode %q: want copy, blocking or epoll\n", *mode)
+		fmt.Fprintf(os.Stderr, "tcprelay: -mode %q: want copy, read, wait, blocking or epoll\n", *mode)
 		os.Exit(2)
 	}
 	ln, err := net.Listen("tcp", *listen)
