@@ -9,7 +9,9 @@
 //	read      one goroutine per direction, Read into a buffer and Write
 //	          (the Sidecar's shape: a read that finds nothing, then a park)
 //	wait      read, but after a short read the goroutine waits for
-//	          readiness instead of reading again (no read finds nothing)
+//	          readiness instead of reading again (no read finds nothing;
+//	          for measuring only: it can miss a close that comes with the
+//	          last bytes, see readloop.go)
 //	blocking  one goroutine per direction on a blocking socket: each read
 //	          blocks its OS thread in the kernel (no poller, no EAGAIN)
 //	epoll     one OS thread for every connection, level-triggered epoll
