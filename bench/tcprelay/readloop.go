@@ -36,9 +36,9 @@ func readRelay(c, u net.Conn) {
 //
 // For measuring only: a short read does not prove that the peer had not
 // closed. A FIN that came with the last bytes leaves the end of the stream
-// pending with no further readiness, and that direction then waits until
-// the other one ends (docs/performance.md, "What bounds TPS, and the read
-// that finds nothing"). pgbench's connections end with a Terminate, whose
+// pending with no further readiness, and that direction can then wait for
+// ever (docs/performance.md, "What bounds TPS, and the read that finds
+// nothing"). pgbench's connections end with a Terminate, whose
 // answer is PostgreSQL's close alone, so the bench does not meet it.
 func waitRelay(c, u net.Conn) {
 	joinBy(c, u, func(dst, src net.Conn) {
