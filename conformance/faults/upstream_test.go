@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/hoophq/sidecar/conformance/harness"
+	"github.com/hoophq/sidecar/internal/listenertest"
 )
 
 // cutAfter is how many bytes of a statement's answer the reset proxy relays
@@ -146,7 +147,7 @@ func resendPastReset(try func() attempt, limit time.Duration) (int, error) {
 // server's answer from then on and then resets both connections.
 type resetProxy struct {
 	cutAfter int
-	ln       net.Listener
+	address  string
 	target   string
 	mu       sync.Mutex
 	cut      map[string]bool // values whose answer was reset
@@ -154,25 +155,12 @@ type resetProxy struct {
 
 func startResetProxy(t *testing.T, target string) *resetProxy {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &resetProxy{cutAfter: cutAfter, ln: ln, target: target, cut: map[string]bool{}}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go p.serve(c)
-		}
-	}()
+	p := &resetProxy{cutAfter: cutAfter, target: target, cut: map[string]bool{}}
+	p.address = listenertest.ServeTCP(t, p.serve)
 	return p
 }
 
-func (p *resetProxy) addr() string { return p.ln.Addr().String() }
+func (p *resetProxy) addr() string { return p.address }
 
 func (p *resetProxy) cuts() int {
 	p.mu.Lock()
