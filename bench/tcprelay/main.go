@@ -87,15 +87,5 @@ func main() {
 // copyRelay joins c to u with io.Copy in each direction until either side
 // closes.
 func copyRelay(c, u net.Conn) {
-	defer c.Close()
-	defer u.Close()
-	done := make(chan struct{})
-	go func() {
-		_, _ = io.Copy(u, c)
-		_ = u.(*net.TCPConn).CloseWrite()
-		close(done)
-	}()
-	_, _ = io.Copy(c, u)
-	_ = c.(*net.TCPConn).CloseWrite()
-	<-done
+	joinBy(c, u, func(dst, src net.Conn) { _, _ = io.Copy(dst, src) })
 }
