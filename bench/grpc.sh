@@ -129,11 +129,13 @@ profile() {
   curl -sf "http://127.0.0.1:$admin_port/debug/pprof/allocs" -o "$pprof_dir/allocs-grpc.pprof" || true
 }
 
-cpu_per_call() { # pid ticks_before ticks_after calls: the proxy's CPU µs per call, "-" without a proxy pid;
-  # the warm-up's calls (not in calls) are counted at the measured rate
+with_warmup() { # calls: the calls of a load run, its warm-up's (not counted by grpcload) added at the measured rate
+  awk -v n="$1" -v s="$seconds" -v w="$warmup" 'BEGIN { w = (w ~ /ms$/) ? w / 1000 : w + 0; printf "%.0f", n * (s + w) / s }'
+}
+cpu_per_call() { # pid ticks_before ticks_after calls: the proxy's CPU µs per call, "-" without a proxy pid
   [ -n "$1" ] || { echo -; return; }
-  awk -v a="$2" -v b="$3" -v n="$4" -v hz="$(getconf CLK_TCK)" -v s="$seconds" -v w="$warmup" \
-    'BEGIN { w = (w ~ /ms$/) ? w / 1000 : w + 0; if (a < 0 || b < 0 || n == 0) print "-"; else printf "%.1f", 1e6 * (b - a) / hz / (n * (s + w) / s) }'
+  awk -v a="$2" -v b="$3" -v n="$4" -v hz="$(getconf CLK_TCK)" \
+    'BEGIN { if (a < 0 || b < 0 || n == 0) print "-"; else printf "%.1f", 1e6 * (b - a) / hz / n }'
 }
 
 declare -A rps p99s cpus machs idles
@@ -155,13 +157,12 @@ for r in $(seq 1 "$rounds"); do
     m1=$(machine_ticks)
     t1=$(ticks "${pid_of[$p]}")
     [ -n "$prof_pid" ] && wait "$prof_pid"
-    cpu=$(cpu_per_call "${pid_of[$p]}" "$t0" "$t1" "$(field "$line" calls)")
+    counted=$(with_warmup "$(field "$line" calls)")
+    cpu=$(cpu_per_call "${pid_of[$p]}" "$t0" "$t1" "$counted")
     rps[$p]="${rps[$p]:-} $(field "$line" rps)"
     p99s[$p]="${p99s[$p]:-} $(field "$line" p99)"
     [ "$cpu" = - ] || cpus[$p]="${cpus[$p]:-} $cpu"
-    # The warm-up's calls (not in calls) are counted at the measured rate.
-    read -r mach idle < <(machine_use "$m0" "$m1" "$(awk -v n="$(field "$line" calls)" -v s="$seconds" -v w="$warmup" \
-      'BEGIN { w = (w ~ /ms$/) ? w / 1000 : w + 0; printf "%.0f", n * (s + w) / s }')")
+    read -r mach idle < <(machine_use "$m0" "$m1" "$counted")
     [ "$mach" = - ] || { machs[$p]="${machs[$p]:-} $mach"; idles[$p]="${idles[$p]:-} $idle"; }
     printf '%-5s %-9s %10s %8s %8s %8s %8s %7s %7s %8s %5s   %s\n' "$r" "$p" "$(field "$line" rps)" "$(field "$line" p50)" \
       "$(field "$line" p90)" "$(field "$line" p99)" "$(field "$line" max)" "$(field "$line" errors)" "$cpu" "$mach" "$idle" "$(cut -d' ' -f1-3 /proc/loadavg)"
